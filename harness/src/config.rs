@@ -1,0 +1,180 @@
+//! `scoring.toml`: per-problem defaults (limits, example seeds) and harness settings.
+//!
+//! Parsed once at start-up into plain values; command-line flags override them in `cli`.
+//! Unknown keys are errors, so a typo never silently falls back to a default.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The whole `scoring.toml`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Scoring {
+    pub harness: HarnessSettings,
+    /// `[problem.<id>]` tables.
+    pub problem: BTreeMap<String, ProblemConfig>,
+}
+
+/// `[harness]`: settings of the harness itself.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HarnessSettings {
+    /// Pin each worker thread, and the player it starts, to one core. A round trip between
+    /// processes on different cores of a virtual machine costs ~10x more than on one core.
+    /// A multi-threaded player is then limited to that core.
+    pub pin_cpus: bool,
+    /// Where runs are written.
+    pub results: String,
+}
+
+impl Default for HarnessSettings {
+    fn default() -> Self {
+        HarnessSettings {
+            pin_cpus: true,
+            results: "results".to_string(),
+        }
+    }
+}
+
+/// `[problem.<id>]`: limits and defaults of one problem.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProblemConfig {
+    /// Seconds of the player's own thinking time per test, summed over the game.
+    pub time_limit: f64,
+    /// Address-space limit of the player in MB (0 = none).
+    pub memory_limit: u64,
+    /// Seconds a player may take to exit after its input is closed before it is killed.
+    pub grace: f64,
+    /// The seeds `--seeds examples` means (a seed spec such as `1..10`).
+    pub examples: String,
+    /// Longest line a player may write, in bytes.
+    pub max_line: usize,
+    /// Most bytes a player may write to stdout in one test.
+    pub max_output: u64,
+    /// Most bytes of a player's stderr kept per test (the tail is kept).
+    pub max_stderr: u64,
+    /// The most moves a game may last (problems with unbounded games); 0 = the problem's own.
+    pub move_cap: u64,
+}
+
+impl Default for ProblemConfig {
+    fn default() -> Self {
+        ProblemConfig {
+            time_limit: 20.0,
+            memory_limit: 1024,
+            grace: 1.0,
+            examples: "1..10".to_string(),
+            max_line: 1 << 16,
+            max_output: 64 << 20,
+            max_stderr: 1 << 20,
+            move_cap: 0,
+        }
+    }
+}
+
+/// `scoring.toml` could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl Scoring {
+    /// Reads and checks a `scoring.toml`. Errors name the file, and the line and column.
+    pub fn load(path: &Path, known_problems: &[&str]) -> Result<Scoring, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Scoring::parse(&text, &path.display().to_string(), known_problems)
+    }
+
+    /// Parses the text of a `scoring.toml`; `path` is only used in messages.
+    pub fn parse(text: &str, path: &str, known_problems: &[&str]) -> Result<Scoring, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.to_string(),
+            message,
+        };
+        let scoring: Scoring = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        for (id, cfg) in &scoring.problem {
+            if !known_problems.contains(&id.as_str()) {
+                return Err(invalid(format!(
+                    "unknown problem [problem.{id}] (known: {})",
+                    known_problems.join(", ")
+                )));
+            }
+            if !(cfg.time_limit > 0.0 && cfg.time_limit.is_finite()) {
+                return Err(invalid(format!(
+                    "[problem.{id}] time-limit must be a positive number of seconds"
+                )));
+            }
+            if !(cfg.grace >= 0.0 && cfg.grace.is_finite()) {
+                return Err(invalid(format!(
+                    "[problem.{id}] grace must be a non-negative number of seconds"
+                )));
+            }
+        }
+        Ok(scoring)
+    }
+
+    /// The settings of one problem (defaults when the file has no table for it).
+    pub fn problem(&self, id: &str) -> ProblemConfig {
+        self.problem.get(id).cloned().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_error_names_line_and_column() {
+        let err = Scoring::parse(
+            "[problem.chesspuzzle]\ntime-limit = \"soon\"\n",
+            "scoring.toml",
+            &["chesspuzzle"],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("scoring.toml"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("column"), "{err}");
+    }
+
+    #[test]
+    fn unknown_key_and_unknown_problem_are_errors() {
+        let err = Scoring::parse(
+            "[problem.chesspuzzle]\ntime-limt = 3\n",
+            "s",
+            &["chesspuzzle"],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("time-limt"), "{err}");
+        let err = Scoring::parse("[problem.chess]\n", "s", &["chesspuzzle"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown problem [problem.chess]"), "{err}");
+    }
+
+    #[test]
+    fn missing_keys_take_defaults() {
+        let s = Scoring::parse(
+            "[problem.chesspuzzle]\nmemory-limit = 64\n",
+            "s",
+            &["chesspuzzle"],
+        )
+        .unwrap();
+        let cfg = s.problem("chesspuzzle");
+        assert_eq!(cfg.memory_limit, 64);
+        assert_eq!(cfg.time_limit, 20.0);
+    }
+}

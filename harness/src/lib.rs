@@ -1,0 +1,17 @@
+//! The harness: a TopCoder-style marathon tester and local judge.
+//!
+//! ```text
+//! scoring.toml ─► config ─┐
+//! --players ─► players ───┼─► runner ──(events)──► report: progress bar, table, CSV
+//! --seeds ───► seeds ─────┘     │
+//!                               └─ per (player, case): problem::Game::play(session)
+//!                                   session: one player process over pipes (os-specific bits in os)
+//! ```
+//!
+//! A player's failure is a [`verdict::Verdict`], never an `Err`; `Err` is for the harness's
+//! own faults and for bad input from the user (exit code 2).
+
+pub mod config;
+pub mod problem;
+pub mod testkit;
+pub mod verdict;

@@ -1,0 +1,460 @@
+//! ChessPuzzle (TopCoder NSA 2 non-US): rules, generator and judge.
+//!
+//! A board of H x W stacks of K tiles. A click removes the top tile of a cell; the removed tile
+//! says which cells may be clicked next, seen from the clicked cell. The game ends when no cell
+//! may be clicked; the score is clicks / (H*W*K), and any invalid click scores 0.
+//!
+//! Wire protocol: the judge sends `H W K` and the H rows of top tiles; the player answers
+//! `ROW COL` (0-based); then each turn the judge sends the tile now on top of the cell just
+//! clicked (`-` when it is empty) and the player clicks again. At the end the judge closes the
+//! player's input.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
+use crate::verdict::Outcome;
+
+/// Smallest and largest board side, and stack height, from the statement.
+pub const MIN_SIDE: usize = 6;
+pub const MAX_SIDE: usize = 15;
+pub const MAX_K: usize = 10;
+
+/// A tile type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tile {
+    /// Steps 1..=4 along a row, column or diagonal.
+    Step(u8),
+    Knight,
+    Bishop,
+    Rook,
+    Queen,
+}
+
+impl Tile {
+    /// The 8 tile types, in the statement's order.
+    pub const ALL: [Tile; 8] = [
+        Tile::Step(1),
+        Tile::Step(2),
+        Tile::Step(3),
+        Tile::Step(4),
+        Tile::Knight,
+        Tile::Bishop,
+        Tile::Rook,
+        Tile::Queen,
+    ];
+
+    pub fn from_char(c: char) -> Option<Tile> {
+        Some(match c {
+            '1'..='4' => Tile::Step(c as u8 - b'0'),
+            'K' => Tile::Knight,
+            'B' => Tile::Bishop,
+            'R' => Tile::Rook,
+            'Q' => Tile::Queen,
+            _ => return None,
+        })
+    }
+
+    pub fn to_char(self) -> char {
+        match self {
+            Tile::Step(n) => (b'0' + n) as char,
+            Tile::Knight => 'K',
+            Tile::Bishop => 'B',
+            Tile::Rook => 'R',
+            Tile::Queen => 'Q',
+        }
+    }
+}
+
+const ORTHOGONAL: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+const DIAGONAL: [(i32, i32); 4] = [(-1, -1), (-1, 1), (1, -1), (1, 1)];
+const KNIGHT: [(i32, i32); 8] = [
+    (-2, -1),
+    (-2, 1),
+    (-1, -2),
+    (-1, 2),
+    (1, -2),
+    (1, 2),
+    (2, -1),
+    (2, 1),
+];
+
+/// A cell, (row, column), 0-based from the top left.
+pub type Cell = (usize, usize);
+
+/// The cells that may be clicked next: at most 8 for every tile type.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Targets {
+    cells: [Cell; 8],
+    len: usize,
+}
+
+impl Targets {
+    fn push(&mut self, cell: Cell) {
+        self.cells[self.len] = cell;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[Cell] {
+        &self.cells[..self.len]
+    }
+
+    pub fn contains(&self, cell: Cell) -> bool {
+        self.as_slice().contains(&cell)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// A board position: every stack with the tiles still on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Board {
+    pub height: usize,
+    pub width: usize,
+    /// Tiles per stack at the start.
+    pub k: usize,
+    /// `stacks[r * width + c]`: the tiles of the stack from the top down (all K at the start).
+    stacks: Vec<Vec<Tile>>,
+    /// Tiles already removed from each stack.
+    removed: Vec<u8>,
+}
+
+impl Board {
+    /// Builds a board from its layers: `layers[i][r][c]` is the i-th tile from the top.
+    pub fn from_layers(layers: &[Vec<Vec<Tile>>]) -> Result<Board, String> {
+        let k = layers.len();
+        let height = layers.first().map_or(0, Vec::len);
+        let width = layers.first().and_then(|l| l.first()).map_or(0, Vec::len);
+        if k == 0 || height == 0 || width == 0 {
+            return Err("a board needs at least one layer, row and column".into());
+        }
+        let mut stacks = vec![Vec::with_capacity(k); height * width];
+        for (i, layer) in layers.iter().enumerate() {
+            if layer.len() != height || layer.iter().any(|row| row.len() != width) {
+                return Err(format!("layer {i} is not {height} x {width}"));
+            }
+            for (r, row) in layer.iter().enumerate() {
+                for (c, &tile) in row.iter().enumerate() {
+                    stacks[r * width + c].push(tile);
+                }
+            }
+        }
+        Ok(Board {
+            height,
+            width,
+            k,
+            stacks,
+            removed: vec![0; height * width],
+        })
+    }
+
+    /// Generates the board of a seed: H, W, K uniform in their ranges, then every tile
+    /// uniform and independent, row by row, each stack from the top down.
+    pub fn generate(seed: u64) -> Board {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let height = rng.random_range(MIN_SIDE..=MAX_SIDE);
+        let width = rng.random_range(MIN_SIDE..=MAX_SIDE);
+        let k = rng.random_range(1..=MAX_K);
+        let stacks = (0..height * width)
+            .map(|_| (0..k).map(|_| Tile::ALL[rng.random_range(0..8)]).collect())
+            .collect();
+        Board {
+            height,
+            width,
+            k,
+            stacks,
+            removed: vec![0; height * width],
+        }
+    }
+
+    /// The visible tile of a cell, or `None` when its stack is empty.
+    pub fn top(&self, (r, c): Cell) -> Option<Tile> {
+        let i = r * self.width + c;
+        self.stacks[i].get(self.removed[i] as usize).copied()
+    }
+
+    pub fn is_empty(&self, cell: Cell) -> bool {
+        self.top(cell).is_none()
+    }
+
+    /// Tiles left on a cell.
+    pub fn remaining(&self, (r, c): Cell) -> usize {
+        let i = r * self.width + c;
+        self.stacks[i].len() - self.removed[i] as usize
+    }
+
+    /// Removes and returns the top tile of a cell (`None`, and no change, when it is empty).
+    pub fn click(&mut self, cell: Cell) -> Option<Tile> {
+        let tile = self.top(cell)?;
+        self.removed[cell.0 * self.width + cell.1] += 1;
+        Some(tile)
+    }
+
+    fn offset(&self, (r, c): Cell, dr: i32, dc: i32) -> Option<Cell> {
+        let (nr, nc) = (r as i32 + dr, c as i32 + dc);
+        (nr >= 0 && nc >= 0 && (nr as usize) < self.height && (nc as usize) < self.width)
+            .then_some((nr as usize, nc as usize))
+    }
+
+    /// The cells that may be clicked after `tile` was removed from `from`: never `from`
+    /// itself, never an empty cell, never off the board. Bishops, rooks and queens reach only
+    /// the edge cell in each of their directions, and only when it is not empty.
+    pub fn targets(&self, from: Cell, tile: Tile) -> Targets {
+        let mut out = Targets::default();
+        let mut add = |board: &Board, cell: Option<Cell>| {
+            if let Some(cell) = cell {
+                if cell != from && !board.is_empty(cell) {
+                    out.push(cell);
+                }
+            }
+        };
+        let slide_to_edge = |dr: i32, dc: i32| {
+            let mut cell = from;
+            while let Some(next) = self.offset(cell, dr, dc) {
+                cell = next;
+            }
+            (cell != from).then_some(cell)
+        };
+        match tile {
+            Tile::Step(n) => {
+                let n = n as i32;
+                for (dr, dc) in ORTHOGONAL.iter().chain(&DIAGONAL) {
+                    add(self, self.offset(from, dr * n, dc * n));
+                }
+            }
+            Tile::Knight => {
+                for (dr, dc) in KNIGHT {
+                    add(self, self.offset(from, dr, dc));
+                }
+            }
+            Tile::Bishop | Tile::Rook | Tile::Queen => {
+                let dirs: &[(i32, i32)] = match tile {
+                    Tile::Bishop => &DIAGONAL,
+                    Tile::Rook => &ORTHOGONAL,
+                    _ => &[
+                        (-1, 0),
+                        (1, 0),
+                        (0, -1),
+                        (0, 1),
+                        (-1, -1),
+                        (-1, 1),
+                        (1, -1),
+                        (1, 1),
+                    ],
+                };
+                for &(dr, dc) in dirs {
+                    add(self, slide_to_edge(dr, dc));
+                }
+            }
+        }
+        out
+    }
+
+    /// Total tiles at the start: the score's denominator.
+    pub fn total_tiles(&self) -> usize {
+        self.height * self.width * self.k
+    }
+
+    /// What the player is shown at the start: `H W K` and the rows of top tiles.
+    pub fn player_view(&self) -> String {
+        let mut s = format!("{} {} {}\n", self.height, self.width, self.k);
+        for r in 0..self.height {
+            for c in 0..self.width {
+                s.push(self.top((r, c)).map_or('-', Tile::to_char));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// The full board: `H W K`, then K layers of H rows each (top layer first), a blank line
+/// before each layer. Parsing it gives the board back.
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} {} {}", self.height, self.width, self.k)?;
+        for layer in 0..self.k {
+            writeln!(f)?;
+            for r in 0..self.height {
+                let row: String = (0..self.width)
+                    .map(|c| self.stacks[r * self.width + c][layer].to_char())
+                    .collect();
+                writeln!(f, "{row}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Board {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Board, String> {
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        let header = lines.next().ok_or("empty board")?;
+        let dims: Vec<usize> = header
+            .split_whitespace()
+            .map(|t| t.parse().map_err(|_| format!("bad header {header:?}")))
+            .collect::<Result<_, _>>()?;
+        let [h, w, k] = dims[..] else {
+            return Err(format!("header {header:?} is not `H W K`"));
+        };
+        let mut layers = Vec::with_capacity(k);
+        for i in 0..k {
+            let mut layer = Vec::with_capacity(h);
+            for r in 0..h {
+                let line = lines.next().ok_or(format!("layer {i} has no row {r}"))?;
+                let row: Vec<Tile> = line
+                    .chars()
+                    .map(|ch| Tile::from_char(ch).ok_or(format!("bad tile {ch:?} in {line:?}")))
+                    .collect::<Result<_, _>>()?;
+                if row.len() != w {
+                    return Err(format!("row {line:?} is not {w} tiles wide"));
+                }
+                layer.push(row);
+            }
+            layers.push(layer);
+        }
+        if let Some(extra) = lines.next() {
+            return Err(format!("unexpected line after the last layer: {extra:?}"));
+        }
+        Board::from_layers(&layers)
+    }
+}
+
+/// Parses a click `ROW COL`: exactly two unsigned decimal numbers, inside the board.
+pub fn parse_click(line: &str, board: &Board) -> Result<Cell, String> {
+    let mut tokens = line.split_ascii_whitespace();
+    let (Some(r), Some(c), None) = (tokens.next(), tokens.next(), tokens.next()) else {
+        return Err(format!("expected `ROW COL`, got {line:?}"));
+    };
+    let number = |t: &str, what: &str, bound: usize| -> Result<usize, String> {
+        if t.is_empty() || t.len() > 6 || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("{what} {t:?} is not a number (in {line:?})"));
+        }
+        let v: usize = t.parse().expect("digits");
+        if v >= bound {
+            return Err(format!("{what} {v} is off the board (0..{bound})"));
+        }
+        Ok(v)
+    };
+    Ok((
+        number(r, "row", board.height)?,
+        number(c, "column", board.width)?,
+    ))
+}
+
+/// The ChessPuzzle problem.
+pub struct ChessPuzzle;
+
+impl Problem for ChessPuzzle {
+    fn id(&self) -> &'static str {
+        "chesspuzzle"
+    }
+
+    fn title(&self) -> &'static str {
+        "ChessPuzzle (TopCoder NSA 2)"
+    }
+
+    fn param_names(&self) -> &'static [&'static str] {
+        &["H", "W", "K"]
+    }
+
+    fn case(&self, key: &CaseKey, _env: &Env) -> Result<Box<dyn Game>, CaseError> {
+        match key {
+            CaseKey::Seed(seed) => Ok(Box::new(ChessGame {
+                board: Board::generate(*seed),
+            })),
+            CaseKey::Fixed(name) => Err(CaseError::Unknown {
+                problem: "chesspuzzle",
+                key: name.clone(),
+            }),
+        }
+    }
+}
+
+/// One ChessPuzzle test.
+pub struct ChessGame {
+    pub board: Board,
+}
+
+impl Game for ChessGame {
+    fn params(&self) -> Vec<String> {
+        vec![
+            self.board.height.to_string(),
+            self.board.width.to_string(),
+            self.board.k.to_string(),
+        ]
+    }
+
+    fn describe(&self) -> String {
+        self.board.to_string()
+    }
+
+    fn play(&mut self, player: &mut dyn Channel) -> Outcome {
+        play(&mut self.board, player)
+    }
+}
+
+/// Judges one game on `board` (which is played out in place).
+pub fn play(board: &mut Board, player: &mut dyn Channel) -> Outcome {
+    let mut clicks: u64 = 0;
+    let mut allowed: Option<Targets> = None;
+    let mut message = board.player_view();
+    loop {
+        if let Err(fault) = player.send(&message) {
+            return Outcome::fault(&fault, 0.0, clicks);
+        }
+        let cell = match player.recv() {
+            Ok(line) => match parse_click(line, board) {
+                Ok(cell) => cell,
+                Err(why) => {
+                    return Outcome::wrong(0.0, clicks, format!("click {}: {why}", clicks + 1))
+                }
+            },
+            Err(fault) => return Outcome::fault(&fault, 0.0, clicks),
+        };
+        if let Some(targets) = &allowed {
+            if !targets.contains(cell) {
+                return Outcome::wrong(
+                    0.0,
+                    clicks,
+                    format!(
+                        "click {}: ({}, {}) is not allowed; allowed: {}",
+                        clicks + 1,
+                        cell.0,
+                        cell.1,
+                        describe_cells(targets.as_slice())
+                    ),
+                );
+            }
+        }
+        let Some(tile) = board.click(cell) else {
+            // Only the first click can name an empty cell, and at the start none is empty.
+            return Outcome::wrong(0.0, clicks, format!("click {}: cell is empty", clicks + 1));
+        };
+        clicks += 1;
+        let next = board.targets(cell, tile);
+        if next.is_empty() {
+            return Outcome::ok(clicks as f64 / board.total_tiles() as f64, clicks);
+        }
+        allowed = Some(next);
+        message.clear();
+        message.push(board.top(cell).map_or('-', Tile::to_char));
+        message.push('\n');
+    }
+}
+
+fn describe_cells(cells: &[Cell]) -> String {
+    let list: Vec<String> = cells.iter().map(|(r, c)| format!("({r}, {c})")).collect();
+    list.join(" ")
+}

@@ -1,0 +1,165 @@
+//! The problems the harness judges, behind one trait.
+//!
+//! A [`Problem`] knows how to make a test case from a [`CaseKey`] (a seed of its generator, or a
+//! fixed case shipped under `testcases/`), and a [`Game`] is one such test: it prints its input
+//! and plays it against a player through a [`Channel`], judging every message. One file per
+//! problem holds its rules, generator and judge; nothing here spawns processes, prints or
+//! touches the file system beyond reading `testcases/`.
+//!
+//! A player's mistake is never an `Err`: the game turns it into an [`Outcome`] with a
+//! [`Verdict`] and a reason. `Err` is kept for the harness's own faults (a missing testcase file).
+
+pub mod chesspuzzle;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::config::ProblemConfig;
+use crate::verdict::{Fault, Outcome};
+
+/// The identity of one test of a problem.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CaseKey {
+    /// A test made by the problem's generator from this seed.
+    Seed(u64),
+    /// A fixed test shipped under `testcases/<problem>/` (statement examples, system tests).
+    Fixed(String),
+}
+
+impl fmt::Display for CaseKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseKey::Seed(seed) => write!(f, "{seed}"),
+            CaseKey::Fixed(name) => f.write_str(name),
+        }
+    }
+}
+
+impl CaseKey {
+    /// Reads a key back from its display form: digits are a seed, anything else a fixed case.
+    pub fn parse(text: &str) -> CaseKey {
+        match text.parse::<u64>() {
+            Ok(seed) => CaseKey::Seed(seed),
+            Err(_) => CaseKey::Fixed(text.to_string()),
+        }
+    }
+}
+
+/// What a problem needs from the outside to make a test case.
+#[derive(Clone, Debug)]
+pub struct Env {
+    /// The workspace's `testcases/` folder.
+    pub testcases: PathBuf,
+    /// This problem's settings from `scoring.toml` (after command-line overrides).
+    pub config: ProblemConfig,
+}
+
+impl Env {
+    /// The folder of fixed test data for one problem: `testcases/<id>/`.
+    pub fn problem_dir(&self, id: &str) -> PathBuf {
+        self.testcases.join(id)
+    }
+}
+
+/// The harness's own failure to make a test case (missing or malformed test data).
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{problem} has no test case {key}")]
+    Unknown { problem: &'static str, key: String },
+}
+
+impl CaseError {
+    /// Reads a test data file, naming it on failure.
+    pub fn read(path: &Path) -> Result<String, CaseError> {
+        std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// Whether a higher or a lower raw score is better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    Maximize,
+    Minimize,
+}
+
+/// One problem the harness can judge.
+pub trait Problem: Send + Sync {
+    /// The id used on the command line, in `scoring.toml`, in player metadata and in CSV files.
+    fn id(&self) -> &'static str;
+    /// The problem's name as in its statement.
+    fn title(&self) -> &'static str;
+    /// Whether higher raw scores are better.
+    fn objective(&self) -> Objective {
+        Objective::Maximize
+    }
+    /// Names of the generator parameters a test reports (CSV columns), e.g. `["H", "W", "K"]`.
+    fn param_names(&self) -> &'static [&'static str];
+    /// Fixed tests that every run of this problem includes besides the seeds it is given
+    /// (system tests of the exact-answer problems). Most problems have none.
+    fn fixed_cases(&self, _env: &Env) -> Result<Vec<CaseKey>, CaseError> {
+        Ok(Vec::new())
+    }
+    /// Makes one test case. The same key always gives the same test, on any machine.
+    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError>;
+    /// The reference answer to an input in the problem's own format, for `harness solve`.
+    /// Interactive problems have none.
+    fn solve(&self, _input: &str) -> Option<Result<String, String>> {
+        None
+    }
+}
+
+/// One test case, ready to be played once.
+pub trait Game: Send {
+    /// The generator parameters of this test, in the order of [`Problem::param_names`].
+    fn params(&self) -> Vec<String>;
+    /// The full input of this test in a readable form (`harness gen`), including what the
+    /// player is not shown (hidden tiles, the spawn sequence).
+    fn describe(&self) -> String;
+    /// Plays the test against a player and judges it. Every player message is hostile input:
+    /// whatever it sends, this returns an outcome and never panics.
+    fn play(&mut self, player: &mut dyn Channel) -> Outcome;
+}
+
+/// The judge's side of the conversation with one player.
+///
+/// The runner implements it over pipes to a process (counting thinking time and enforcing
+/// limits), the tests implement it in memory.
+pub trait Channel {
+    /// Sends text to the player: one or more complete lines, each ending in `\n`.
+    /// The player's thinking clock starts when the text is fully written.
+    fn send(&mut self, text: &str) -> Result<(), Fault>;
+    /// Waits for the player's next line and returns it without its line end.
+    fn recv(&mut self) -> Result<&str, Fault>;
+    /// Closes the player's input and returns everything it writes until it closes its output
+    /// (exact-answer problems).
+    fn recv_to_end(&mut self) -> Result<&str, Fault>;
+}
+
+/// Every problem the harness knows, in the order of the documentation.
+pub fn all() -> Vec<Box<dyn Problem>> {
+    vec![Box::new(chesspuzzle::ChessPuzzle)]
+}
+
+/// The ids of all problems, for messages and `--help`.
+pub fn ids() -> Vec<&'static str> {
+    all().iter().map(|p| p.id()).collect()
+}
+
+/// Finds a problem by id.
+pub fn by_id(id: &str) -> Option<Box<dyn Problem>> {
+    all().into_iter().find(|p| p.id() == id)
+}

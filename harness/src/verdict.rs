@@ -1,0 +1,149 @@
+//! How a test ended: the verdict, its reason and the score, and the faults a player can commit
+//! on the wire. Pure data shared by the problems, the session, the runner and the reports.
+
+use std::fmt;
+
+/// The verdict of one test, as in contest judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Verdict {
+    /// The test was played to its end and scored.
+    #[serde(rename = "OK")]
+    Ok,
+    /// Wrong answer: an invalid or malformed move, or a wrong result.
+    #[serde(rename = "WA")]
+    WrongAnswer,
+    /// Thinking time over the limit.
+    #[serde(rename = "TLE")]
+    TimeLimit,
+    /// Memory over the limit.
+    #[serde(rename = "MLE")]
+    MemoryLimit,
+    /// The player died (signal or non-zero status) before the test ended.
+    #[serde(rename = "RE")]
+    RuntimeError,
+    /// Protocol error: a line without newline, a line too long, binary junk, too much output.
+    #[serde(rename = "PE")]
+    ProtocolError,
+    /// The test was not run.
+    #[serde(rename = "SKIP")]
+    Skipped,
+    /// The harness itself failed; never the player's fault.
+    #[serde(rename = "ERR")]
+    HarnessError,
+}
+
+impl Verdict {
+    /// Every verdict, in report column order.
+    pub const ALL: [Verdict; 8] = [
+        Verdict::Ok,
+        Verdict::WrongAnswer,
+        Verdict::TimeLimit,
+        Verdict::MemoryLimit,
+        Verdict::RuntimeError,
+        Verdict::ProtocolError,
+        Verdict::Skipped,
+        Verdict::HarnessError,
+    ];
+
+    /// The short code shown in reports.
+    pub fn code(self) -> &'static str {
+        match self {
+            Verdict::Ok => "OK",
+            Verdict::WrongAnswer => "WA",
+            Verdict::TimeLimit => "TLE",
+            Verdict::MemoryLimit => "MLE",
+            Verdict::RuntimeError => "RE",
+            Verdict::ProtocolError => "PE",
+            Verdict::Skipped => "SKIP",
+            Verdict::HarnessError => "ERR",
+        }
+    }
+
+    /// Reads a code back (CSV files of earlier runs).
+    pub fn from_code(code: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.code() == code)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.code())
+    }
+}
+
+/// A player's fault on the wire, found by the channel while reading or writing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Fault {
+    #[error("thinking time over the limit")]
+    TimeLimit,
+    #[error("the player closed its output before the game ended")]
+    Eof,
+    #[error("last line has no newline before end of output: {0:?}")]
+    Unterminated(String),
+    #[error("line longer than {0} bytes")]
+    LineTooLong(usize),
+    #[error("output over the limit of {0} bytes")]
+    OutputLimit(u64),
+    #[error("output is not text (byte {0:#04x})")]
+    NotText(u8),
+    #[error("cannot write to the player: {0}")]
+    Gone(String),
+}
+
+impl Fault {
+    /// The verdict this fault earns unless the runner learns more (a crash turns `Eof` into RE).
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Fault::TimeLimit => Verdict::TimeLimit,
+            Fault::Eof | Fault::Gone(_) => Verdict::WrongAnswer,
+            Fault::Unterminated(_)
+            | Fault::LineTooLong(_)
+            | Fault::OutputLimit(_)
+            | Fault::NotText(_) => Verdict::ProtocolError,
+        }
+    }
+}
+
+/// How one test ended, as the judge of the problem sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    /// The raw score of the test (what the problem's statement defines).
+    pub score: f64,
+    /// Moves (clicks, answers) the judge accepted.
+    pub moves: u64,
+    /// Why the test ended when it is not `OK`, or a note from the judge; empty otherwise.
+    pub reason: String,
+}
+
+impl Outcome {
+    /// The test was played to its end.
+    pub fn ok(score: f64, moves: u64) -> Outcome {
+        Outcome {
+            verdict: Verdict::Ok,
+            score,
+            moves,
+            reason: String::new(),
+        }
+    }
+
+    /// The player made an invalid or malformed move, or gave a wrong answer.
+    pub fn wrong(score: f64, moves: u64, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            verdict: Verdict::WrongAnswer,
+            score,
+            moves,
+            reason: reason.into(),
+        }
+    }
+
+    /// The player committed a fault on the wire.
+    pub fn fault(fault: &Fault, score: f64, moves: u64) -> Outcome {
+        Outcome {
+            verdict: fault.verdict(),
+            score,
+            moves,
+            reason: fault.to_string(),
+        }
+    }
+}
