@@ -10,6 +10,7 @@
 //! [`Verdict`] and a reason. `Err` is kept for the harness's own faults (a missing testcase file).
 
 pub mod chesspuzzle;
+pub mod exact;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
