@@ -11,7 +11,17 @@
 //! A player's failure is a [`verdict::Verdict`], never an `Err`; `Err` is for the harness's
 //! own faults and for bad input from the user (exit code 2).
 
+pub mod app;
+pub mod bench;
+pub mod cli;
 pub mod config;
+pub mod exit;
+pub mod os;
+pub mod players;
 pub mod problem;
+pub mod report;
+pub mod runner;
+pub mod seeds;
+pub mod session;
 pub mod testkit;
 pub mod verdict;

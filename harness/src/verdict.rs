@@ -88,6 +88,9 @@ pub enum Fault {
     NotText(u8),
     #[error("cannot write to the player: {0}")]
     Gone(String),
+    /// The run was interrupted (Ctrl-C); the test did not finish and is not recorded.
+    #[error("the run was interrupted")]
+    Interrupted,
 }
 
 impl Fault {
@@ -95,6 +98,7 @@ impl Fault {
     pub fn verdict(&self) -> Verdict {
         match self {
             Fault::TimeLimit => Verdict::TimeLimit,
+            Fault::Interrupted => Verdict::Skipped,
             Fault::Eof | Fault::Gone(_) => Verdict::WrongAnswer,
             Fault::Unterminated(_)
             | Fault::LineTooLong(_)
@@ -114,6 +118,9 @@ pub struct Outcome {
     pub moves: u64,
     /// Why the test ended when it is not `OK`, or a note from the judge; empty otherwise.
     pub reason: String,
+    /// The wire fault that ended the test, if one did (the runner refines its verdict with
+    /// what it learns from the process: a crash, a memory limit).
+    pub fault: Option<Fault>,
 }
 
 impl Outcome {
@@ -124,6 +131,7 @@ impl Outcome {
             score,
             moves,
             reason: String::new(),
+            fault: None,
         }
     }
 
@@ -134,6 +142,7 @@ impl Outcome {
             score,
             moves,
             reason: reason.into(),
+            fault: None,
         }
     }
 
@@ -144,6 +153,7 @@ impl Outcome {
             score,
             moves,
             reason: fault.to_string(),
+            fault: Some(fault.clone()),
         }
     }
 }

@@ -369,6 +369,15 @@ impl Problem for ChessPuzzle {
         &["H", "W", "K"]
     }
 
+    fn bench_player(&self, key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
+        let CaseKey::Seed(seed) = key else {
+            return None;
+        };
+        Some(Box::new(crate::testkit::FnPlayer::new(
+            first_allowed_player(Board::generate(*seed)),
+        )))
+    }
+
     fn case(&self, key: &CaseKey, _env: &Env) -> Result<Box<dyn Game>, CaseError> {
         match key {
             CaseKey::Seed(seed) => Ok(Box::new(ChessGame {
@@ -379,6 +388,20 @@ impl Problem for ChessPuzzle {
                 key: name.clone(),
             }),
         }
+    }
+}
+
+/// For `harness bench`: a player that knows the board and clicks the first allowed cell.
+fn first_allowed_player(mut board: Board) -> impl FnMut(&str) -> Option<String> {
+    let mut last: Option<(Cell, Tile)> = None;
+    move |_| {
+        let cell = match last {
+            None => (0, 0),
+            Some((from, tile)) => *board.targets(from, tile).as_slice().first()?,
+        };
+        let tile = board.click(cell)?;
+        last = Some((cell, tile));
+        Some(format!("{} {}", cell.0, cell.1))
     }
 }
 

@@ -107,6 +107,11 @@ pub trait Problem: Send + Sync {
     fn objective(&self) -> Objective {
         Objective::Maximize
     }
+    /// Whether a test that ends in a fault keeps the points made so far (Linez) rather than
+    /// scoring 0 (ChessPuzzle, exact-answer problems).
+    fn keeps_score_on_fault(&self) -> bool {
+        false
+    }
     /// Names of the generator parameters a test reports (CSV columns), e.g. `["H", "W", "K"]`.
     fn param_names(&self) -> &'static [&'static str];
     /// Fixed tests that every run of this problem includes besides the seeds it is given
@@ -116,6 +121,11 @@ pub trait Problem: Send + Sync {
     }
     /// Makes one test case. The same key always gives the same test, on any machine.
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError>;
+    /// An in-process player for `harness bench` to measure the judge's own cost per move
+    /// (interactive problems; it may know the whole test).
+    fn bench_player(&self, _key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
+        None
+    }
     /// The reference answer to an input in the problem's own format, for `harness solve`.
     /// Interactive problems have none.
     fn solve(&self, _input: &str) -> Option<Result<String, String>> {

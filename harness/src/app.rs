@@ -1,0 +1,302 @@
+//! Turns a parsed command line into work: loads `scoring.toml`, finds players, plans the
+//! suites, drives the runner and feeds its events to the reporters. Returns exit codes; every
+//! user mistake becomes a message naming the offending thing and exit code 2.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use crate::cli::{Cli, Command, Common, GenArgs, RunArgs, SolveArgs};
+use crate::config::{ProblemConfig, Scoring};
+use crate::exit;
+use crate::players;
+use crate::problem::{self, CaseKey, Env};
+use crate::report::{self, files::RunFiles, progress::Progress, Summary};
+use crate::runner::{self, Event, RunOptions, Suite};
+use crate::seeds::SeedSpec;
+
+/// A user error: printed as `error: ...`, exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl<E: std::fmt::Display> From<E> for UsageError {
+    fn from(e: E) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+/// Runs the command line; returns the exit code.
+pub fn main(cli: Cli) -> u8 {
+    let result = match cli.command {
+        None => run(&cli.run),
+        Some(Command::Run(args)) => run(&args),
+        Some(Command::Gen(args)) => gen(&args),
+        Some(Command::Solve(args)) => solve(&args),
+        Some(Command::Bench(args)) => crate::bench::main(&args),
+        Some(Command::Echo) => crate::bench::echo(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(UsageError(message)) => {
+            eprintln!("error: {message}");
+            exit::USAGE
+        }
+    }
+}
+
+/// `scoring.toml`, and the folder it is in (where `testcases/` and `results/` are by default).
+pub fn load_config(common: &Common) -> Result<(Scoring, PathBuf), UsageError> {
+    let ids = problem::ids();
+    let root = common
+        .config
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    if !common.config.exists() && common.config == Path::new("scoring.toml") {
+        // No file where the default points: built-in defaults, from the current folder.
+        return Ok((Scoring::default(), root));
+    }
+    Ok((Scoring::load(&common.config, &ids)?, root))
+}
+
+fn testcases_dir(common: &Common, root: &Path) -> PathBuf {
+    common
+        .testcases
+        .clone()
+        .unwrap_or_else(|| root.join("testcases"))
+}
+
+fn find_problem(id: &str) -> Result<Box<dyn problem::Problem>, UsageError> {
+    problem::by_id(id).ok_or_else(|| {
+        UsageError(format!(
+            "unknown problem {id:?} (known: {})",
+            problem::ids().join(", ")
+        ))
+    })
+}
+
+fn problem_config(scoring: &Scoring, id: &str, args: &RunArgs) -> ProblemConfig {
+    let mut cfg = scoring.problem(id);
+    if let Some(t) = args.time_limit {
+        cfg.time_limit = t;
+    }
+    if let Some(m) = args.memory_limit {
+        cfg.memory_limit = m;
+    }
+    cfg
+}
+
+fn run(args: &RunArgs) -> Result<u8, UsageError> {
+    crate::os::install_interrupt_handler()?;
+    let (scoring, root) = load_config(&args.common)?;
+    if let Some(t) = args.time_limit {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(UsageError(format!(
+                "--time-limit {t}: must be a positive number of seconds"
+            )));
+        }
+    }
+    if args.threads == Some(0) {
+        return Err(UsageError(
+            "--threads 0: at least one thread is needed".into(),
+        ));
+    }
+    if let Some(id) = &args.problem {
+        find_problem(id)?;
+    }
+    let spec = SeedSpec::parse(&args.seeds).map_err(|e| UsageError(format!("--seeds: {e}")))?;
+    if args.players.is_empty() {
+        return Err(UsageError(
+            "no players: give --players PATH... (e.g. --players players/*)".into(),
+        ));
+    }
+    let ids = problem::ids();
+    let (found, skipped) = players::discover(&args.players, args.problem.as_deref(), &ids)?;
+    let testcases = testcases_dir(&args.common, &root);
+    let mut suites = Vec::new();
+    for problem in problem::all() {
+        let players: Vec<_> = found
+            .iter()
+            .filter(|p| p.problem == problem.id())
+            .cloned()
+            .collect();
+        if players.is_empty() {
+            continue;
+        }
+        let config = problem_config(&scoring, problem.id(), args);
+        let env = Env {
+            testcases: testcases.clone(),
+            config,
+        };
+        let mut cases = problem.fixed_cases(&env)?;
+        let seeds = spec
+            .resolve(&env.config.examples)
+            .map_err(|e| UsageError(format!("{}: {e}", problem.id())))?;
+        cases.extend(seeds.into_iter().map(CaseKey::Seed));
+        // Test data the harness cannot read is the user's to fix before anything runs.
+        if let Some(first) = cases.first() {
+            problem.case(first, &env)?;
+        }
+        suites.push(Suite {
+            problem,
+            env,
+            cases,
+            players,
+        });
+    }
+    let mut progress_notes: Vec<String> = skipped
+        .iter()
+        .map(|s| format!("skipped player {}: {}", s.name, s.reason))
+        .collect();
+    if suites.is_empty() {
+        for note in &progress_notes {
+            eprintln!("{note}");
+        }
+        return Err(UsageError("no player plays the chosen problem".into()));
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| crate::os::allowed_cpus().len())
+        .max(1);
+    let pin_cpus = scoring.harness.pin_cpus && !args.no_pin;
+    let problems: Vec<(String, Vec<String>)> = suites
+        .iter()
+        .map(|s| {
+            (
+                s.problem.id().to_string(),
+                s.problem
+                    .param_names()
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect(),
+            )
+        })
+        .collect();
+    let results = args
+        .results
+        .clone()
+        .unwrap_or_else(|| root.join(&scoring.harness.results));
+    let mut files = RunFiles::create(&results, &problems, &run_toml(args, &suites, threads))
+        .map_err(|e| UsageError(format!("cannot write results: {e}")))?;
+    let planned: u64 = suites
+        .iter()
+        .map(|s| (s.cases.len() * s.players.len()) as u64)
+        .sum();
+    let rosters: Vec<(String, Vec<String>)> = suites
+        .iter()
+        .map(|s| {
+            (
+                s.problem.id().to_string(),
+                s.players.iter().map(|p| p.name.clone()).collect(),
+            )
+        })
+        .collect();
+    let mut summary = Summary::new(&rosters, planned);
+    let mut progress = Progress::new(planned);
+    for note in progress_notes.drain(..) {
+        progress.note(&note);
+    }
+    let (tx, rx) = mpsc::channel();
+    let mut write_error = None;
+    let options = RunOptions { threads, pin_cpus };
+    let complete = std::thread::scope(|scope| {
+        let suites = &suites;
+        // The runner owns the only sender: the loop below ends when the runner is done.
+        let runner = scope.spawn(move || runner::run(suites, options, &tx));
+        for Event::Finished(result) in rx.iter() {
+            summary.add(&result);
+            progress.on_result(&result);
+            if write_error.is_none() {
+                if let Err(e) = files.on_result(&result) {
+                    // Results that cannot be kept: stop the run rather than lose more.
+                    write_error = Some(e);
+                    crate::os::request_interrupt();
+                }
+            }
+        }
+        runner.join().expect("runner thread")
+    });
+    progress.finish();
+    let partial = !complete;
+    if let Err(e) = files.finish(&summary, partial) {
+        write_error.get_or_insert(e);
+    }
+    let table = report::table::render(&summary, std::io::stdout().is_terminal(), partial);
+    print!("{table}");
+    println!("results: {}", files.dir.display());
+    let _ = std::io::stdout().flush();
+    if let Some(e) = write_error {
+        eprintln!("error: cannot write results: {e}");
+        return Ok(exit::HARNESS_ERROR);
+    }
+    if partial {
+        return Ok(exit::INTERRUPTED);
+    }
+    if summary.harness_errors() > 0 {
+        return Ok(exit::HARNESS_ERROR);
+    }
+    Ok(exit::OK)
+}
+
+/// What was run, kept beside the results so a run can be understood and compared later.
+fn run_toml(args: &RunArgs, suites: &[Suite], threads: usize) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "harness-version = {:?}\ncommand = {:?}\nseeds = {:?}\nthreads = {threads}\n",
+        env!("CARGO_PKG_VERSION"),
+        std::env::args().collect::<Vec<_>>().join(" "),
+        args.seeds
+    ));
+    for suite in suites {
+        let c = &suite.env.config;
+        s.push_str(&format!(
+            "\n[problem.{}]\ntime-limit = {}\nmemory-limit = {}\ncases = {}\n",
+            suite.problem.id(),
+            c.time_limit,
+            c.memory_limit,
+            suite.cases.len()
+        ));
+        for p in &suite.players {
+            s.push_str(&format!(
+                "[problem.{}.players.{:?}]\nsource = {:?}\nhash = {:?}\n",
+                suite.problem.id(),
+                p.name,
+                p.source.display().to_string(),
+                p.hash
+            ));
+        }
+    }
+    s
+}
+
+fn gen(args: &GenArgs) -> Result<u8, UsageError> {
+    let (scoring, root) = load_config(&args.common)?;
+    let problem = find_problem(&args.problem)?;
+    let env = Env {
+        testcases: testcases_dir(&args.common, &root),
+        config: scoring.problem(problem.id()),
+    };
+    let game = problem.case(&CaseKey::parse(&args.seed), &env)?;
+    print!("{}", game.describe());
+    Ok(exit::OK)
+}
+
+fn solve(args: &SolveArgs) -> Result<u8, UsageError> {
+    let problem = find_problem(&args.problem)?;
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| UsageError(format!("cannot read stdin: {e}")))?;
+    match problem.solve(&input) {
+        None => Err(UsageError(format!(
+            "{} is interactive: it has no single answer to solve",
+            problem.id()
+        ))),
+        Some(Err(why)) => Err(UsageError(format!("invalid {} input: {why}", problem.id()))),
+        Some(Ok(answer)) => {
+            print!("{answer}");
+            Ok(exit::OK)
+        }
+    }
+}

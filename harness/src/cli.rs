@@ -1,0 +1,113 @@
+//! The command line: clap definitions only. Turning them into a run is `app`'s job.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A TopCoder-style marathon tester and local judge.
+///
+/// Runs player programs against seeded tests of a problem in parallel, judges every move,
+/// prints a leaderboard and writes scores.csv and leaderboard.csv under results/<run-id>/.
+/// Exit codes: 0 every test ran (whatever the verdicts); 1 some tests ended with the
+/// harness's own error (ERR); 2 usage or configuration error; 130 interrupted.
+#[derive(Debug, Parser)]
+#[command(name = "harness", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run players on seeds (the default when no subcommand is given).
+    Run(RunArgs),
+    /// Print the full input of one test (including what players are not shown).
+    Gen(GenArgs),
+    /// Print the reference answer to an input read from stdin (exact-answer problems).
+    Solve(SolveArgs),
+    /// Measure the harness's cost per move against a raw pipe ping-pong, and suite throughput.
+    Bench(BenchArgs),
+    /// Internal: the echo peer of `bench` (answers each line with `0 0`).
+    #[command(hide = true)]
+    Echo,
+}
+
+/// Options shared by the commands that read `scoring.toml` and `testcases/`.
+#[derive(Debug, Args, Clone)]
+pub struct Common {
+    /// Per-problem defaults (limits, example seeds). Missing file: built-in defaults.
+    #[arg(long, value_name = "PATH", default_value = "scoring.toml")]
+    pub config: PathBuf,
+    /// Folder of fixed test data [default: testcases/ beside the config file].
+    #[arg(long, value_name = "DIR")]
+    pub testcases: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// Players: Cargo packages (folders with Cargo.toml, built in release mode), folders with
+    /// a player.toml (any language), or executable files (then --problem is needed).
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub players: Vec<PathBuf>,
+    /// Seeds: `1..100` (inclusive), `7`, `1,5,9..12`, or `examples` (the problem's example
+    /// seeds from scoring.toml). Exact-answer problems also run their fixed tests.
+    #[arg(long, value_name = "SPEC", default_value = "examples")]
+    pub seeds: String,
+    /// Only run this problem (players of other problems are skipped with a note).
+    /// One of: chesspuzzle, linez, game-ending, russian-checkers, simplified-chess.
+    #[arg(long, value_name = "ID")]
+    pub problem: Option<String>,
+    /// Games played at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Thinking time per test in seconds (overrides scoring.toml for every problem).
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<f64>,
+    /// Memory (address space) limit per player in MB; 0 = none (overrides scoring.toml).
+    #[arg(long, value_name = "MB")]
+    pub memory_limit: Option<u64>,
+    /// Do not pin each worker and its player to one CPU (see scoring.toml [harness] pin-cpus).
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Where runs are written [default: results/ beside the config file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// The problem.
+    #[arg(long, value_name = "ID")]
+    pub problem: String,
+    /// The seed (or the name of a fixed test, e.g. sys-012).
+    #[arg(long, value_name = "SEED")]
+    pub seed: String,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The problem.
+    #[arg(long, value_name = "ID")]
+    pub problem: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Round trips per measurement.
+    #[arg(long, default_value_t = 100_000)]
+    pub round_trips: u64,
+    /// Seeds of the throughput measurement (chesspuzzle-random at 1 and 2 threads).
+    #[arg(long, default_value = "1..100")]
+    pub seeds: String,
+    /// The player of the throughput measurement.
+    #[arg(long, default_value = "players/chesspuzzle-random")]
+    pub player: PathBuf,
+    #[command(flatten)]
+    pub common: Common,
+}

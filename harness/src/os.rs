@@ -1,0 +1,344 @@
+//! Everything that talks to the operating system directly (Linux and other Unixes): pipes in
+//! non-blocking mode, `poll`, process groups, resource limits, reaping with resource usage,
+//! CPU pinning and the interrupt (Ctrl-C) pipe. The rest of the harness calls these small
+//! safe wrappers and never uses `libc` itself.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::Duration;
+
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// Puts a descriptor in non-blocking mode.
+pub fn set_nonblocking(fd: BorrowedFd<'_>) -> io::Result<()> {
+    let fd = fd.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    unsafe {
+        let flags = check(libc::fcntl(fd, libc::F_GETFL))?;
+        check(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK))?;
+    }
+    Ok(())
+}
+
+/// `read(2)` on a non-blocking descriptor: `Ok(None)` when nothing is there yet, `Ok(Some(0))`
+/// at end of file.
+pub fn read(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    loop {
+        // SAFETY: buf is a valid writable slice of the given length.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Ok(Some(n as usize));
+        }
+        let err = io::Error::last_os_error();
+        match err.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(None),
+            _ => return Err(err),
+        }
+    }
+}
+
+/// `write(2)` on a non-blocking descriptor: `Ok(None)` when the pipe is full.
+pub fn write(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<Option<usize>> {
+    loop {
+        // SAFETY: buf is a valid readable slice of the given length.
+        let n = unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Ok(Some(n as usize));
+        }
+        let err = io::Error::last_os_error();
+        match err.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(None),
+            _ => return Err(err),
+        }
+    }
+}
+
+/// What one descriptor in a [`poll`] call waits for and what it got.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub struct PollFd(libc::pollfd);
+
+impl PollFd {
+    pub fn readable(fd: RawFd) -> PollFd {
+        PollFd(libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+    }
+
+    pub fn writable(fd: RawFd) -> PollFd {
+        PollFd(libc::pollfd {
+            fd,
+            events: libc::POLLOUT,
+            revents: 0,
+        })
+    }
+
+    /// A slot that is ignored (negative descriptor).
+    pub fn unused() -> PollFd {
+        PollFd(libc::pollfd {
+            fd: -1,
+            events: 0,
+            revents: 0,
+        })
+    }
+
+    /// Ready, or closed, or in error: any of these means the next read/write will not block.
+    pub fn ready(&self) -> bool {
+        self.0.revents != 0
+    }
+}
+
+/// Waits until one of the descriptors is ready or the timeout passes (`None`: no limit).
+/// Returns whether anything is ready.
+pub fn poll(fds: &mut [PollFd], timeout: Option<Duration>) -> io::Result<bool> {
+    let ms = match timeout {
+        None => -1,
+        // Round up so that a poll never returns just before its deadline and spins.
+        Some(t) => t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int,
+    };
+    loop {
+        // SAFETY: PollFd is repr(transparent) over libc::pollfd; the
+        // slice is valid for its length.
+        let n = unsafe { libc::poll(fds.as_mut_ptr().cast(), fds.len() as libc::nfds_t, ms) };
+        if n >= 0 {
+            return Ok(n > 0);
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// Sends a signal to a whole process group; a group that is already gone is not an error.
+pub fn kill_group(pgid: i32, signal: libc::c_int) {
+    // SAFETY: plain syscall.
+    unsafe {
+        libc::killpg(pgid, signal);
+    }
+}
+
+/// How a reaped process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Exit::Code(c) => write!(f, "exit status {c}"),
+            Exit::Signal(s) => write!(f, "killed by signal {s} ({})", signal_name(s)),
+        }
+    }
+}
+
+/// The usual name of a signal number.
+pub fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => "signal",
+    }
+}
+
+/// A reaped process: how it ended and what it used.
+#[derive(Clone, Copy, Debug)]
+pub struct Reaped {
+    pub exit: Exit,
+    /// User + system CPU time.
+    pub cpu: Duration,
+    /// Peak resident set size in KiB.
+    pub max_rss_kb: u64,
+}
+
+/// Reaps a child if it has ended (`block = false`) or waits for it (`block = true`).
+pub fn reap(pid: i32, block: bool) -> io::Result<Option<Reaped>> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data, zero is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    loop {
+        // SAFETY: pointers to locals, valid for the call.
+        let ret = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        if ret == 0 {
+            return Ok(None);
+        }
+        if ret < 0 {
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(err);
+        }
+        let exit = if libc::WIFSIGNALED(status) {
+            Exit::Signal(libc::WTERMSIG(status))
+        } else {
+            Exit::Code(libc::WEXITSTATUS(status))
+        };
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        return Ok(Some(Reaped {
+            exit,
+            cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+            max_rss_kb: usage.ru_maxrss as u64,
+        }));
+    }
+}
+
+/// Limits applied in the child between fork and exec.
+#[derive(Clone, Copy, Debug)]
+pub struct ChildLimits {
+    /// Address-space limit in bytes (`RLIMIT_AS`); 0 = none.
+    pub address_space: u64,
+}
+
+/// Prepares a command so that the child: leads a new process group (so the whole group can be
+/// signalled), has the given limits, writes no core files, and gets default signal handling.
+pub fn configure_child(cmd: &mut std::process::Command, limits: ChildLimits) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+    // SAFETY: the closure only calls async-signal-safe functions (setrlimit, signal).
+    unsafe {
+        cmd.pre_exec(move || {
+            let zero = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &zero);
+            if limits.address_space > 0 {
+                let lim = libc::rlimit {
+                    rlim_cur: limits.address_space as libc::rlim_t,
+                    rlim_max: limits.address_space as libc::rlim_t,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+}
+
+/// Pins the calling thread (and so every process it starts afterwards) to one CPU.
+/// Returns false where the system refuses (the run goes on unpinned).
+pub fn pin_current_thread(cpu: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
+}
+
+/// The CPUs this process may run on, in order.
+pub fn allowed_cpus() -> Vec<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+                let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect();
+                if !cpus.is_empty() {
+                    return cpus;
+                }
+            }
+        }
+    }
+    (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static INTERRUPT_WRITE_FD: AtomicI32 = AtomicI32::new(-1);
+static INTERRUPT_READ_FD: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    let fd = INTERRUPT_WRITE_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write is async-signal-safe; one byte from a static.
+        unsafe {
+            libc::write(fd, b"!".as_ptr().cast(), 1);
+        }
+    }
+}
+
+/// Installs handlers for SIGINT and SIGTERM that mark the run interrupted and make the
+/// interrupt descriptor readable, so every session's `poll` wakes at once.
+pub fn install_interrupt_handler() -> io::Result<()> {
+    if INTERRUPT_READ_FD.load(Ordering::SeqCst) >= 0 {
+        return Ok(());
+    }
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the two descriptors; sigaction with a plain handler.
+    unsafe {
+        check(libc::pipe2(
+            fds.as_mut_ptr(),
+            libc::O_CLOEXEC | libc::O_NONBLOCK,
+        ))?;
+        INTERRUPT_READ_FD.store(fds[0], Ordering::SeqCst);
+        INTERRUPT_WRITE_FD.store(fds[1], Ordering::SeqCst);
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_interrupt as *const () as usize;
+        action.sa_flags = libc::SA_RESTART;
+        check(libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut()))?;
+        check(libc::sigaction(
+            libc::SIGTERM,
+            &action,
+            std::ptr::null_mut(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Whether SIGINT or SIGTERM arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The descriptor that becomes readable on an interrupt (-1 before the handler is installed;
+/// `poll` ignores negative descriptors).
+pub fn interrupt_fd() -> RawFd {
+    INTERRUPT_READ_FD.load(Ordering::SeqCst)
+}
+
+/// Marks the run interrupted without a signal (tests, and a reporter that cannot write).
+pub fn request_interrupt() {
+    on_interrupt(0);
+}

@@ -1,0 +1,254 @@
+//! The files of a run under `results/<run-id>/`: `scores.csv` (a row per test, appended and
+//! flushed as each test finishes, sorted once the run ends), `leaderboard.csv` (written to a
+//! temporary file and renamed, so it is never half-written), `logs/` (each test's stderr
+//! tail, when it wrote any), `run.toml` (what was run) and the `results/latest` link.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::summary::Summary;
+use crate::runner::TestResult;
+use crate::verdict::Verdict;
+
+/// Fixed columns of `scores.csv`, before the problems' parameters and the reason.
+pub const SCORE_COLUMNS: [&str; 10] = [
+    "problem",
+    "player",
+    "seed",
+    "score",
+    "verdict",
+    "moves",
+    "think_ms",
+    "cpu_ms",
+    "wall_ms",
+    "max_rss_kb",
+];
+
+/// The writer of one run's files.
+pub struct RunFiles {
+    pub dir: PathBuf,
+    pub id: String,
+    scores: csv::Writer<File>,
+    /// Parameter columns of every problem of the run (union, in order), with for each
+    /// problem the index of each of its parameters among them.
+    param_columns: Vec<String>,
+    param_index: Vec<(String, Vec<usize>)>,
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC, from the system clock.
+pub fn timestamp() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+fn io_err(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Writes a file atomically: to a temporary name beside it, then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+impl RunFiles {
+    /// Creates `results/<run-id>/` and the header of `scores.csv`. `problems` lists each
+    /// problem with its parameter names.
+    pub fn create(
+        results: &Path,
+        problems: &[(String, Vec<String>)],
+        run_toml: &str,
+    ) -> io::Result<RunFiles> {
+        fs::create_dir_all(results).map_err(|e| io_err(results, e))?;
+        let stamp = timestamp();
+        let (mut id, mut n) = (stamp.clone(), 1);
+        let dir = loop {
+            let dir = results.join(&id);
+            match fs::create_dir(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    n += 1;
+                    id = format!("{stamp}-{n}");
+                }
+                Err(e) => return Err(io_err(&dir, e)),
+            }
+        };
+        let mut param_columns: Vec<String> = Vec::new();
+        let mut param_index = Vec::new();
+        for (problem, names) in problems {
+            let idx = names
+                .iter()
+                .map(|name| {
+                    // A parameter named like a fixed column gets the problem's prefix.
+                    let col = if SCORE_COLUMNS.contains(&name.as_str()) || name == "reason" {
+                        format!("{problem}.{name}")
+                    } else {
+                        name.clone()
+                    };
+                    match param_columns.iter().position(|c| *c == col) {
+                        Some(i) => i,
+                        None => {
+                            param_columns.push(col);
+                            param_columns.len() - 1
+                        }
+                    }
+                })
+                .collect();
+            param_index.push((problem.clone(), idx));
+        }
+        fs::write(dir.join("run.toml"), run_toml).map_err(|e| io_err(&dir, e))?;
+        let path = dir.join("scores.csv");
+        let file = File::create(&path).map_err(|e| io_err(&path, e))?;
+        let mut scores = csv::Writer::from_writer(file);
+        let header: Vec<&str> = SCORE_COLUMNS
+            .iter()
+            .copied()
+            .chain(param_columns.iter().map(String::as_str))
+            .chain(["reason"])
+            .collect();
+        scores.write_record(&header)?;
+        scores.flush()?;
+        Ok(RunFiles {
+            dir,
+            id,
+            scores,
+            param_columns,
+            param_index,
+        })
+    }
+
+    /// Appends the row of a finished test (flushed at once) and keeps its stderr tail.
+    pub fn on_result(&mut self, r: &TestResult) -> io::Result<()> {
+        let mut params = vec![String::new(); self.param_columns.len()];
+        if let Some((_, idx)) = self.param_index.iter().find(|(p, _)| p == r.problem) {
+            for (value, &i) in r.params.iter().zip(idx) {
+                params[i] = value.clone();
+            }
+        }
+        let fixed = [
+            r.problem.to_string(),
+            r.player.clone(),
+            r.case.to_string(),
+            r.outcome.score.to_string(),
+            r.outcome.verdict.code().to_string(),
+            r.outcome.moves.to_string(),
+            r.think.as_millis().to_string(),
+            r.cpu.as_millis().to_string(),
+            r.wall.as_millis().to_string(),
+            r.max_rss_kb.to_string(),
+        ];
+        let record: Vec<&str> = fixed
+            .iter()
+            .chain(params.iter())
+            .map(String::as_str)
+            .chain([r.outcome.reason.as_str()])
+            .collect();
+        self.scores.write_record(&record)?;
+        self.scores.flush()?;
+        if !r.stderr.bytes.is_empty() {
+            let dir = self.dir.join("logs").join(r.problem).join(&r.player);
+            fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+            let path = dir.join(format!("{}.stderr", r.case));
+            let mut f = File::create(&path).map_err(|e| io_err(&path, e))?;
+            if r.stderr.dropped > 0 {
+                writeln!(
+                    f,
+                    "[harness: the first {} bytes of stderr were dropped; the tail follows]",
+                    r.stderr.dropped
+                )?;
+            }
+            f.write_all(&r.stderr.bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `leaderboard.csv`, sorts `scores.csv` by (problem, player, seed), and points
+    /// `results/latest` at this run.
+    pub fn finish(&mut self, summary: &Summary, partial: bool) -> io::Result<()> {
+        self.scores.flush()?;
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["problem", "player", "tests", "sum", "mean", "min", "max"];
+        header.extend(Verdict::ALL.iter().map(|v| v.code()));
+        header.extend(["think_ms", "partial"]);
+        w.write_record(&header)?;
+        for (problem, players) in &summary.problems {
+            for (player, s) in players {
+                let mut row = vec![
+                    problem.clone(),
+                    player.clone(),
+                    s.tests.to_string(),
+                    s.sum.to_string(),
+                    s.mean().to_string(),
+                    s.min.to_string(),
+                    s.max.to_string(),
+                ];
+                row.extend(Verdict::ALL.iter().map(|&v| s.count(v).to_string()));
+                row.push(s.think.as_millis().to_string());
+                row.push(partial.to_string());
+                w.write_record(&row)?;
+            }
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        write_atomic(&self.dir.join("leaderboard.csv"), &bytes)?;
+        self.sort_scores()?;
+        self.link_latest()
+    }
+
+    fn sort_scores(&self) -> io::Result<()> {
+        let path = self.dir.join("scores.csv");
+        let mut reader = csv::Reader::from_path(&path)?;
+        let header = reader.headers()?.clone();
+        let mut rows: Vec<csv::StringRecord> = reader.records().collect::<Result<_, _>>()?;
+        let seed_key = |r: &csv::StringRecord| {
+            let s = r.get(2).unwrap_or_default();
+            (s.parse::<u64>().ok(), s.to_string())
+        };
+        rows.sort_by(|a, b| {
+            (a.get(0), a.get(1))
+                .cmp(&(b.get(0), b.get(1)))
+                .then_with(|| seed_key(a).cmp(&seed_key(b)))
+        });
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&header)?;
+        for r in &rows {
+            w.write_record(r)?;
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        write_atomic(&path, &bytes)
+    }
+
+    fn link_latest(&self) -> io::Result<()> {
+        let Some(parent) = self.dir.parent() else {
+            return Ok(());
+        };
+        let tmp = parent.join(".latest.tmp");
+        let _ = fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&self.id, &tmp).map_err(|e| io_err(&tmp, e))?;
+        fs::rename(&tmp, parent.join("latest")).map_err(|e| io_err(parent, e))
+    }
+}

@@ -1,0 +1,107 @@
+//! The leaderboard: per problem and player, the count, sum, mean, min and max of the raw
+//! scores, the count of each verdict and the thinking time. Built from test results as they
+//! come, so a partial run has a partial leaderboard.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::runner::TestResult;
+use crate::verdict::Verdict;
+
+/// One player's standing on one problem.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Standing {
+    pub tests: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+    pub verdicts: BTreeMap<Verdict, u64>,
+    pub think: Duration,
+}
+
+impl Standing {
+    pub fn mean(&self) -> f64 {
+        if self.tests == 0 {
+            0.0
+        } else {
+            self.sum / self.tests as f64
+        }
+    }
+
+    pub fn count(&self, v: Verdict) -> u64 {
+        self.verdicts.get(&v).copied().unwrap_or(0)
+    }
+
+    /// Tests that did not end `OK`.
+    pub fn failures(&self) -> u64 {
+        self.tests - self.count(Verdict::Ok)
+    }
+
+    pub fn add(&mut self, score: f64, verdict: Verdict, think: Duration) {
+        if self.tests == 0 {
+            self.min = score;
+            self.max = score;
+        } else {
+            self.min = self.min.min(score);
+            self.max = self.max.max(score);
+        }
+        self.tests += 1;
+        self.sum += score;
+        *self.verdicts.entry(verdict).or_default() += 1;
+        self.think += think;
+    }
+}
+
+/// Standings of every problem of a run, in the order the problems and players were given.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// (problem, players in order with their standing).
+    pub problems: Vec<(String, Vec<(String, Standing)>)>,
+    /// Tests the run was to have.
+    pub planned: u64,
+}
+
+impl Summary {
+    /// An empty leaderboard with every (problem, player) of the run in order.
+    pub fn new(problems: &[(String, Vec<String>)], planned: u64) -> Summary {
+        Summary {
+            problems: problems
+                .iter()
+                .map(|(p, players)| {
+                    (
+                        p.clone(),
+                        players
+                            .iter()
+                            .map(|n| (n.clone(), Standing::default()))
+                            .collect(),
+                    )
+                })
+                .collect(),
+            planned,
+        }
+    }
+
+    pub fn add(&mut self, r: &TestResult) {
+        if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == r.problem) {
+            if let Some((_, s)) = players.iter_mut().find(|(n, _)| *n == r.player) {
+                s.add(r.outcome.score, r.outcome.verdict, r.think);
+            }
+        }
+    }
+
+    /// Tests finished so far.
+    pub fn finished(&self) -> u64 {
+        self.problems
+            .iter()
+            .flat_map(|(_, ps)| ps.iter().map(|(_, s)| s.tests))
+            .sum()
+    }
+
+    /// Tests that ended with the harness's own error.
+    pub fn harness_errors(&self) -> u64 {
+        self.problems
+            .iter()
+            .flat_map(|(_, ps)| ps.iter().map(|(_, s)| s.count(Verdict::HarnessError)))
+            .sum()
+    }
+}

@@ -1,0 +1,104 @@
+//! The leaderboard as a text table, one section per problem, players ranked by mean score.
+//! Pure rendering: the caller decides where it goes and whether colours are on.
+
+use std::fmt::Write;
+
+use super::summary::{Standing, Summary};
+use crate::verdict::Verdict;
+
+/// ANSI colour of a verdict's column (bright for failures).
+fn colour(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Ok => "\x1b[32m",
+        Verdict::WrongAnswer => "\x1b[31m",
+        Verdict::TimeLimit => "\x1b[33m",
+        Verdict::MemoryLimit => "\x1b[35m",
+        Verdict::RuntimeError => "\x1b[91m",
+        Verdict::ProtocolError => "\x1b[36m",
+        Verdict::Skipped => "\x1b[90m",
+        Verdict::HarnessError => "\x1b[41;97m",
+    }
+}
+
+/// Formats a duration of thinking time compactly: `850ms`, `12.3s`, `4m05s`.
+pub fn human_duration(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
+    }
+}
+
+/// Renders the leaderboard. `partial` adds a line saying the run did not finish.
+pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
+    let mut out = String::new();
+    let shown = [
+        Verdict::Ok,
+        Verdict::WrongAnswer,
+        Verdict::TimeLimit,
+        Verdict::MemoryLimit,
+        Verdict::RuntimeError,
+        Verdict::ProtocolError,
+        Verdict::HarnessError,
+    ];
+    for (problem, players) in &summary.problems {
+        let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
+        ranked.sort_by(|a, b| b.1.mean().total_cmp(&a.1.mean()).then(a.0.cmp(&b.0)));
+        let width = ranked
+            .iter()
+            .map(|(n, _)| n.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = writeln!(out, "{problem}");
+        let _ = write!(
+            out,
+            "  {:>2}  {:<width$}  {:>5}  {:>10}  {:>11}  {:>8}  {:>8}",
+            "#", "player", "tests", "mean", "sum", "min", "max"
+        );
+        for v in shown {
+            let _ = write!(out, " {:>4}", v.code());
+        }
+        let _ = writeln!(out, "  {:>8}", "think");
+        for (rank, (name, s)) in ranked.iter().enumerate() {
+            let _ = write!(
+                out,
+                "  {:>2}  {:<width$}  {:>5}  {:>10.6}  {:>11.4}  {:>8.4}  {:>8.4}",
+                rank + 1,
+                name,
+                s.tests,
+                s.mean(),
+                s.sum,
+                s.min,
+                s.max
+            );
+            for v in shown {
+                let n = s.count(v);
+                let cell = if n == 0 {
+                    ".".to_string()
+                } else {
+                    n.to_string()
+                };
+                if colours && n > 0 {
+                    let _ = write!(out, " {}{:>4}\x1b[0m", colour(v), cell);
+                } else {
+                    let _ = write!(out, " {cell:>4}");
+                }
+            }
+            let _ = writeln!(out, "  {:>8}", human_duration(s.think));
+        }
+        out.push('\n');
+    }
+    if partial {
+        let _ = writeln!(
+            out,
+            "partial: {} of {} tests finished (the run was interrupted)",
+            summary.finished(),
+            summary.planned
+        );
+    }
+    out
+}

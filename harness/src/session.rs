@@ -1,0 +1,450 @@
+//! One player process for one test: spawn it, talk to it over pipes with a thinking-time
+//! deadline, and end it (close its input, give it a grace period, kill its process group,
+//! reap it).
+//!
+//! The thinking clock runs from the moment a message is fully written until the player's
+//! answer line has arrived; the judge's own work never counts. Reads use `poll` on the pipes
+//! (no reader thread, no channel hop per move). The player's stderr is drained in the same
+//! `poll` loop into a capped tail buffer, so a chatty player can never block. Everything that
+//! touches the OS directly is in `crate::os`.
+
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::os::{self, PollFd};
+use crate::problem::Channel;
+use crate::verdict::Fault;
+
+/// What a session enforces.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Total thinking time for the test.
+    pub think: Duration,
+    /// Address-space limit in bytes (0 = none).
+    pub memory: u64,
+    /// Longest accepted output line in bytes.
+    pub max_line: usize,
+    /// Most stdout bytes in one test.
+    pub max_output: u64,
+    /// Most stderr bytes kept (the tail).
+    pub max_stderr: u64,
+    /// Time a player gets to exit once its input is closed.
+    pub grace: Duration,
+}
+
+/// A player's stderr: the last `cap` bytes, and how many were dropped before them.
+#[derive(Debug, Default)]
+pub struct StderrTail {
+    pub bytes: Vec<u8>,
+    pub dropped: u64,
+    cap: usize,
+}
+
+impl StderrTail {
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() > self.cap {
+            let cut = self.bytes.len() - self.cap;
+            self.dropped += cut as u64;
+            self.bytes.drain(..cut);
+        }
+    }
+}
+
+/// How the player process ended, after the game.
+#[derive(Debug)]
+pub struct Ending {
+    pub reaped: Option<os::Reaped>,
+    /// The harness had to kill the player (it did not exit within the grace period).
+    pub killed: bool,
+    /// Non-blank output the player wrote after the game ended.
+    pub late_output: Option<String>,
+    pub stderr: StderrTail,
+    /// Thinking time used.
+    pub think: Duration,
+}
+
+/// A running player.
+pub struct Session {
+    pid: i32,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    limits: Limits,
+    /// Bytes read from stdout not yet handed out; `line_start..` is unread.
+    buf: Vec<u8>,
+    consumed: usize,
+    output_total: u64,
+    stdout_eof: bool,
+    stderr_tail: StderrTail,
+    used: Duration,
+    clock: Instant,
+    scratch: Box<[u8; 1 << 16]>,
+    /// A limit was broken: the player is killed at once, without a grace period.
+    doomed: bool,
+}
+
+enum Want {
+    /// Wait until this many bytes of `pending` are written.
+    Write,
+    /// Wait until a full line is buffered (or EOF).
+    Line,
+    /// Wait until stdout is closed.
+    Eof,
+}
+
+impl Session {
+    /// Starts a player. `program` and `args` are the command; `cwd` its working directory.
+    pub fn spawn(
+        program: &Path,
+        args: &[String],
+        cwd: &Path,
+        limits: Limits,
+    ) -> std::io::Result<Session> {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        os::configure_child(
+            &mut cmd,
+            os::ChildLimits {
+                address_space: limits.memory,
+            },
+        );
+        let mut child = cmd.spawn()?;
+        let pid = child.id() as i32;
+        let stdin: OwnedFd = child.stdin.take().expect("piped").into();
+        let stdout: OwnedFd = child.stdout.take().expect("piped").into();
+        let stderr: OwnedFd = child.stderr.take().expect("piped").into();
+        // The child is reaped with wait4 (for its rusage); std's handle is dropped unwaited.
+        drop(child);
+        for fd in [&stdin, &stdout, &stderr] {
+            os::set_nonblocking(fd.as_fd())?;
+        }
+        Ok(Session {
+            pid,
+            stdin: Some(stdin),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            limits,
+            buf: Vec::with_capacity(4096),
+            consumed: 0,
+            output_total: 0,
+            stdout_eof: false,
+            stderr_tail: StderrTail {
+                cap: limits.max_stderr as usize,
+                ..StderrTail::default()
+            },
+            used: Duration::ZERO,
+            clock: Instant::now(),
+            scratch: Box::new([0; 1 << 16]),
+            doomed: false,
+        })
+    }
+
+    /// Thinking time used so far.
+    pub fn think_time(&self) -> Duration {
+        self.used
+    }
+
+    fn remaining(&self, now: Instant) -> Duration {
+        self.limits
+            .think
+            .saturating_sub(self.used + now.duration_since(self.clock))
+    }
+
+    /// Reads what stdout has; records EOF. Enforces the output limit.
+    fn read_stdout(&mut self) -> Result<(), Fault> {
+        let Some(fd) = &self.stdout else {
+            return Ok(());
+        };
+        match os::read(fd.as_fd(), &mut self.scratch[..]) {
+            Ok(Some(0)) | Err(_) => {
+                self.stdout_eof = true;
+                self.stdout = None;
+            }
+            Ok(Some(n)) => {
+                self.output_total += n as u64;
+                if self.output_total > self.limits.max_output {
+                    return Err(Fault::OutputLimit(self.limits.max_output));
+                }
+                self.buf.extend_from_slice(&self.scratch[..n]);
+            }
+            Ok(None) => {}
+        }
+        Ok(())
+    }
+
+    fn read_stderr(&mut self) {
+        let Some(fd) = &self.stderr else {
+            return;
+        };
+        // Drain all that is there now, so a flood cannot fill the pipe while we wait.
+        loop {
+            match os::read(fd.as_fd(), &mut self.scratch[..]) {
+                Ok(Some(0)) | Err(_) => {
+                    self.stderr = None;
+                    return;
+                }
+                Ok(Some(n)) => {
+                    let chunk = self.scratch[..n].to_vec();
+                    self.stderr_tail.push(&chunk);
+                }
+                Ok(None) => return,
+            }
+        }
+    }
+
+    fn has_line(&self) -> bool {
+        self.buf[self.consumed..].contains(&b'\n')
+    }
+
+    /// The poll loop: waits until `want` is met, the deadline passes, or the run is
+    /// interrupted. `pending` is the rest of a message to write (for `Want::Write`).
+    fn pump(&mut self, want: Want, pending: &[u8], deadline: Option<Instant>) -> Result<(), Fault> {
+        let result = self.pump_inner(want, pending, deadline);
+        if let Err(Fault::TimeLimit | Fault::OutputLimit(_) | Fault::LineTooLong(_)) = result {
+            self.doomed = true;
+        }
+        result
+    }
+
+    fn pump_inner(
+        &mut self,
+        want: Want,
+        mut pending: &[u8],
+        deadline: Option<Instant>,
+    ) -> Result<(), Fault> {
+        loop {
+            // Try the cheap path first: write without polling, or find a buffered line.
+            match want {
+                Want::Write => {
+                    let Some(fd) = &self.stdin else {
+                        return Err(Fault::Gone("its input is closed".into()));
+                    };
+                    match os::write(fd.as_fd(), pending) {
+                        Ok(Some(n)) => {
+                            pending = &pending[n..];
+                            if pending.is_empty() {
+                                return Ok(());
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => return Err(Fault::Gone(e.to_string())),
+                    }
+                }
+                Want::Line => {
+                    if self.has_line() || self.stdout_eof {
+                        return Ok(());
+                    }
+                    if self.buf.len() - self.consumed > self.limits.max_line {
+                        return Err(Fault::LineTooLong(self.limits.max_line));
+                    }
+                }
+                Want::Eof => {
+                    if self.stdout_eof {
+                        return Ok(());
+                    }
+                }
+            }
+            let timeout = match deadline {
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(Fault::TimeLimit);
+                    }
+                    Some(d - now)
+                }
+                None => None,
+            };
+            let mut fds = [
+                match (&want, &self.stdin) {
+                    (Want::Write, Some(fd)) => PollFd::writable(fd.as_raw_fd()),
+                    _ => PollFd::unused(),
+                },
+                self.stdout
+                    .as_ref()
+                    .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
+                self.stderr
+                    .as_ref()
+                    .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
+                PollFd::readable(os::interrupt_fd()),
+            ];
+            match os::poll(&mut fds, timeout) {
+                Ok(_) => {}
+                Err(e) => return Err(Fault::Gone(format!("poll failed: {e}"))),
+            }
+            if fds[3].ready() {
+                return Err(Fault::Interrupted);
+            }
+            if fds[2].ready() {
+                self.read_stderr();
+            }
+            if fds[1].ready() {
+                self.read_stdout()?;
+            }
+        }
+    }
+
+    fn deadline(&self) -> Instant {
+        let now = Instant::now();
+        now + self.remaining(now)
+    }
+
+    fn stop_clock(&mut self) -> Instant {
+        let now = Instant::now();
+        self.used += now.duration_since(self.clock);
+        self.clock = now;
+        now
+    }
+
+    /// Ends the player: closes its input, lets it exit within the grace period, then kills
+    /// its whole process group and reaps it. Never blocks longer than the grace period plus
+    /// the time the kernel takes to deliver SIGKILL.
+    pub fn finish(mut self) -> Ending {
+        self.stdin = None;
+        let grace = if self.doomed {
+            Duration::ZERO
+        } else {
+            self.limits.grace
+        };
+        let deadline = Instant::now() + grace;
+        // Anything the player writes now is after the end of the game.
+        let late_start = self.consumed;
+        let _ = self.pump(Want::Eof, &[], Some(deadline));
+        let late = String::from_utf8_lossy(&self.buf[late_start..])
+            .trim()
+            .to_string();
+        let mut reaped = None;
+        let mut pause = Duration::from_micros(50);
+        loop {
+            match os::reap(self.pid, false) {
+                Ok(Some(r)) => {
+                    reaped = Some(r);
+                    break;
+                }
+                Ok(None) => {}
+                Err(_) => break,
+            }
+            let now = Instant::now();
+            if now >= deadline || os::interrupted() {
+                break;
+            }
+            std::thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(5));
+        }
+        let killed = reaped.is_none();
+        // The group may hold grandchildren even when the player itself has exited.
+        os::kill_group(self.pid, libc::SIGKILL);
+        if reaped.is_none() {
+            reaped = os::reap(self.pid, true).ok().flatten();
+        }
+        self.read_stderr();
+        self.stdout = None;
+        self.stderr = None;
+        Ending {
+            reaped,
+            killed,
+            late_output: (!late.is_empty()).then(|| truncate(&late, 200)),
+            stderr: std::mem::take(&mut self.stderr_tail),
+            think: self.used,
+        }
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+/// Checks that a line is text a judge can parse: UTF-8 without control characters.
+fn check_text(line: &[u8]) -> Result<&str, Fault> {
+    if let Some(&b) = line
+        .iter()
+        .find(|&&b| b < 0x20 && b != b'\t' && b != b'\r' || b == 0x7f)
+    {
+        return Err(Fault::NotText(b));
+    }
+    std::str::from_utf8(line).map_err(|e| Fault::NotText(line[e.valid_up_to()]))
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A session dropped without `finish` (a panic in a judge): leave no process behind.
+        if self.stdout.is_some() || self.stdin.is_some() {
+            os::kill_group(self.pid, libc::SIGKILL);
+            let _ = os::reap(self.pid, true);
+        }
+    }
+}
+
+impl Channel for Session {
+    fn send(&mut self, text: &str) -> Result<(), Fault> {
+        // Writing can block only when the player does not read; that is its thinking time.
+        let deadline = self.deadline();
+        self.pump(Want::Write, text.as_bytes(), Some(deadline))?;
+        // The clock restarts once the message is fully written.
+        self.clock = Instant::now();
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        // Drop the line handed out last time; compact now and then.
+        if self.consumed > 0 && self.consumed * 2 >= self.buf.len() {
+            self.buf.drain(..self.consumed);
+            self.consumed = 0;
+        }
+        let deadline = self.deadline();
+        let result = self.pump(Want::Line, &[], Some(deadline));
+        self.stop_clock();
+        result?;
+        let rest = &self.buf[self.consumed..];
+        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+            let tail = String::from_utf8_lossy(rest).to_string();
+            return Err(if tail.is_empty() {
+                Fault::Eof
+            } else {
+                Fault::Unterminated(truncate(&tail, 200))
+            });
+        };
+        if end > self.limits.max_line {
+            self.doomed = true;
+            return Err(Fault::LineTooLong(self.limits.max_line));
+        }
+        let start = self.consumed;
+        self.consumed += end + 1;
+        let mut line = &self.buf[start..start + end];
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        check_text(line)
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        self.stdin = None;
+        let deadline = self.deadline();
+        let result = self.pump(Want::Eof, &[], Some(deadline));
+        self.stop_clock();
+        result?;
+        let start = self.consumed;
+        self.consumed = self.buf.len();
+        let all = &self.buf[start..];
+        if let Some(&b) = all
+            .iter()
+            .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n') || b == 0x7f)
+        {
+            return Err(Fault::NotText(b));
+        }
+        std::str::from_utf8(all).map_err(|e| Fault::NotText(all[e.valid_up_to()]))
+    }
+}
