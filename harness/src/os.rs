@@ -121,6 +121,24 @@ pub fn poll(fds: &mut [PollFd], timeout: Option<Duration>) -> io::Result<bool> {
     }
 }
 
+/// A descriptor that becomes readable when the process exits (Linux `pidfd_open`), so a
+/// player that exits while a grandchild holds its stdout open is noticed at once. `None`
+/// where the system has no pidfds (the game then waits for the pipe to close).
+pub fn pid_fd(pid: i32) -> Option<std::os::fd::OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::FromRawFd;
+        // SAFETY: pidfd_open returns a new descriptor we own, or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if fd >= 0 {
+            // SAFETY: fd is a fresh descriptor owned by nobody else.
+            return Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as RawFd) });
+        }
+    }
+    let _ = pid;
+    None
+}
+
 /// Sends a signal to a whole process group; a group that is already gone is not an error.
 pub fn kill_group(pgid: i32, signal: libc::c_int) {
     // SAFETY: plain syscall.

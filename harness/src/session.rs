@@ -72,6 +72,8 @@ pub struct Session {
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
+    /// Readable once the player process has exited (None where unsupported, or once seen).
+    exited: Option<OwnedFd>,
     limits: Limits,
     /// Bytes read from stdout not yet handed out; `line_start..` is unread.
     buf: Vec<u8>,
@@ -130,6 +132,7 @@ impl Session {
             stdin: Some(stdin),
             stdout: Some(stdout),
             stderr: Some(stderr),
+            exited: os::pid_fd(pid),
             limits,
             buf: Vec::with_capacity(4096),
             consumed: 0,
@@ -273,6 +276,9 @@ impl Session {
                     .as_ref()
                     .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
                 PollFd::readable(os::interrupt_fd()),
+                self.exited
+                    .as_ref()
+                    .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
             ];
             match os::poll(&mut fds, timeout) {
                 Ok(_) => {}
@@ -286,6 +292,21 @@ impl Session {
             }
             if fds[1].ready() {
                 self.read_stdout()?;
+            }
+            if fds[4].ready() {
+                // The player has exited. What it wrote is in the pipe; a grandchild may hold
+                // the pipe open, so take what is there and treat the rest as end of output.
+                self.exited = None;
+                while self.stdout.is_some() {
+                    let before = self.buf.len();
+                    self.read_stdout()?;
+                    if self.buf.len() == before {
+                        break;
+                    }
+                }
+                self.read_stderr();
+                self.stdout = None;
+                self.stdout_eof = true;
             }
         }
     }

@@ -1,0 +1,234 @@
+//! Real player processes that misbehave, each judged through the runner: the verdict, the
+//! reason, the time a test may take, and that no process is left behind.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use harness::config::ProblemConfig;
+use harness::players::Player;
+use harness::problem::{self, CaseKey, Env};
+use harness::runner::{run_one, Suite, TestResult};
+use harness::verdict::Verdict;
+
+const TIME_LIMIT: f64 = 1.0;
+const GRACE: f64 = 0.5;
+
+/// Writes a shell-script player into a fresh folder and returns it.
+fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(format!("{name}.sh"));
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let player = Player {
+        name: name.to_string(),
+        problem: "chesspuzzle".to_string(),
+        program: path.clone(),
+        args: Vec::new(),
+        cwd: dir.path().to_path_buf(),
+        source: path,
+        hash: String::new(),
+    };
+    (dir, player)
+}
+
+fn chess_suite(config: ProblemConfig) -> Suite {
+    Suite {
+        problem: problem::by_id("chesspuzzle").expect("chesspuzzle"),
+        env: Env {
+            testcases: PathBuf::from("../testcases"),
+            config,
+        },
+        cases: vec![CaseKey::Seed(1)],
+        players: Vec::new(),
+    }
+}
+
+fn config() -> ProblemConfig {
+    ProblemConfig {
+        time_limit: TIME_LIMIT,
+        grace: GRACE,
+        memory_limit: 256,
+        max_line: 1000,
+        max_output: 1 << 20,
+        max_stderr: 4096,
+        ..ProblemConfig::default()
+    }
+}
+
+fn judge(name: &str, body: &str) -> (TestResult, Duration, tempfile::TempDir) {
+    let (dir, player) = script_player(name, body);
+    let suite = chess_suite(config());
+    let start = Instant::now();
+    let result = run_one(&suite, &CaseKey::Seed(1), &player).expect("not interrupted");
+    (result, start.elapsed(), dir)
+}
+
+/// Whether a process still exists a moment after its group was killed (SIGKILL is delivered
+/// asynchronously, and an orphan is reaped by init shortly after it dies).
+fn alive(pid: i32) -> bool {
+    let until = Instant::now() + Duration::from_secs(2);
+    loop {
+        // SAFETY: signal 0 only checks that the process exists.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return false;
+        }
+        if Instant::now() > until {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn read_pid(dir: &Path) -> i32 {
+    std::fs::read_to_string(dir.join("pid"))
+        .expect("the player wrote its child's pid")
+        .trim()
+        .parse()
+        .expect("pid")
+}
+
+/// A test must end within its limit plus the grace period plus a second.
+fn assert_prompt(elapsed: Duration) {
+    let bound = Duration::from_secs_f64(TIME_LIMIT + GRACE + 1.0);
+    assert!(elapsed < bound, "took {elapsed:?}, more than {bound:?}");
+}
+
+#[test]
+fn sleeping_past_the_limit_is_tle_and_killed() {
+    let (r, elapsed, dir) = judge("sleeper", "read header\nsleep 30 &\necho $! > pid\nwait");
+    assert_eq!(r.outcome.verdict, Verdict::TimeLimit, "{r:?}");
+    assert_eq!(r.outcome.score, 0.0);
+    assert!(
+        r.outcome.reason.contains("thinking time"),
+        "{}",
+        r.outcome.reason
+    );
+    assert!(r.think >= Duration::from_secs_f64(TIME_LIMIT));
+    assert_prompt(elapsed);
+    assert!(
+        !alive(read_pid(dir.path())),
+        "the sleeping child was left running"
+    );
+}
+
+#[test]
+fn exiting_early_is_a_failure_naming_why() {
+    let (r, elapsed, _dir) = judge("quitter", "read header\nexit 0");
+    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
+    assert_eq!(r.outcome.score, 0.0);
+    assert!(
+        r.outcome
+            .reason
+            .contains("closed its output before the game ended"),
+        "{}",
+        r.outcome.reason
+    );
+    assert!(
+        r.outcome.reason.contains("exit status 0"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_prompt(elapsed);
+}
+
+#[test]
+fn crashing_is_a_runtime_error_with_the_signal() {
+    let (r, _, _dir) = judge("crasher", "read header\nkill -SEGV $$");
+    assert_eq!(r.outcome.verdict, Verdict::RuntimeError, "{r:?}");
+    assert!(r.outcome.reason.contains("SIGSEGV"), "{}", r.outcome.reason);
+}
+
+#[test]
+fn non_zero_exit_is_a_runtime_error_with_the_status() {
+    let (r, _, _dir) = judge("failer", "read header\necho oops >&2\nexit 3");
+    assert_eq!(r.outcome.verdict, Verdict::RuntimeError, "{r:?}");
+    assert!(
+        r.outcome.reason.contains("exit status 3"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.stderr.bytes, b"oops\n");
+}
+
+#[test]
+fn a_line_without_newline_then_eof_is_a_protocol_error() {
+    let (r, _, _dir) = judge("unterminated", "read header\nprintf '0 0'");
+    assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{r:?}");
+    assert_eq!(r.outcome.score, 0.0);
+    assert!(
+        r.outcome.reason.contains("no newline"),
+        "{}",
+        r.outcome.reason
+    );
+}
+
+#[test]
+fn garbage_is_a_wrong_answer_saying_what_was_expected() {
+    let (r, _, _dir) = judge(
+        "garbage",
+        "read header\necho 'hello world'\ncat > /dev/null",
+    );
+    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
+    assert!(
+        r.outcome.reason.contains("\"hello\""),
+        "{}",
+        r.outcome.reason
+    );
+}
+
+#[test]
+fn too_many_numbers_is_a_wrong_answer() {
+    let (r, _, _dir) = judge("chatty", "read header\necho '0 0 0'\ncat > /dev/null");
+    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
+    assert!(r.outcome.reason.contains("ROW COL"), "{}", r.outcome.reason);
+}
+
+#[test]
+fn binary_junk_is_a_protocol_error() {
+    let (r, _, _dir) = judge(
+        "binary",
+        "read header\nprintf '\\001\\002\\n'\ncat > /dev/null",
+    );
+    assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{r:?}");
+    assert!(
+        r.outcome.reason.contains("not text"),
+        "{}",
+        r.outcome.reason
+    );
+}
+
+#[test]
+fn an_endless_line_is_cut_off_as_a_protocol_error() {
+    let (r, elapsed, _dir) = judge("longline", "read header\nyes x | tr -d '\\n'");
+    assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{r:?}");
+    assert!(
+        r.outcome.reason.contains("longer than"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_prompt(elapsed);
+}
+
+#[test]
+fn a_grandchild_holding_stdout_open_does_not_keep_the_test_alive() {
+    let (r, elapsed, dir) = judge("forker", "read header\nsleep 30 &\necho $! > pid\nexit 0");
+    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
+    assert_prompt(elapsed);
+    assert!(
+        !alive(read_pid(dir.path())),
+        "the grandchild was left running"
+    );
+}
+
+#[test]
+fn a_stderr_flood_never_blocks_and_only_the_tail_is_kept() {
+    let (r, elapsed, _dir) = judge(
+        "noisy",
+        "head -c 20000000 /dev/zero | tr '\\000' 'e' >&2\necho tail-marker >&2\nread header\nexit 0",
+    );
+    assert_prompt(elapsed);
+    assert_eq!(r.stderr.bytes.len(), 4096);
+    assert!(r.stderr.bytes.ends_with(b"tail-marker\n"));
+    assert_eq!(r.stderr.dropped, 20_000_012 - 4096);
+}
