@@ -145,3 +145,47 @@ fn crowns_mid_capture(position: &Position, moves: &[String]) -> bool {
                 .any(|s| s.1 == crowning)
     })
 }
+
+#[test]
+fn judge_accepts_the_answer_and_names_the_first_wrong_move() {
+    use harness::testkit::FnPlayer;
+    use harness::verdict::Verdict;
+    let problem = harness::problem::by_id("russian-checkers").unwrap();
+    let key = CaseKey::Fixed("example-1".into());
+    let mut right = FnPlayer::new(|input: &str| russian_checkers::solve(input).ok());
+    let outcome = problem.case(&key, &env()).unwrap().play(&mut right);
+    assert_eq!((outcome.verdict, outcome.score), (Verdict::Ok, 1.0));
+    assert!(right.transcript.starts_with("8\n.......B\n......w.\n"));
+    assert!(right.transcript.ends_with("\nBLACK\n"));
+    // The king stopping on e5 instead of d4 or c3 after jumping g7: a move that ignores the
+    // rule that a king must stop where it can capture again.
+    let mut wrong = FnPlayer::new(|_: &str| Some("3\nh8:c3:e1:g3\nh8:d4:g1\nh8:e5\n".to_string()));
+    let outcome = problem.case(&key, &env()).unwrap().play(&mut wrong);
+    assert_eq!(
+        (outcome.verdict, outcome.score),
+        (Verdict::WrongAnswer, 0.0)
+    );
+    assert!(
+        outcome.reason.contains("expected \"2\", got \"3\""),
+        "{}",
+        outcome.reason
+    );
+}
+
+#[test]
+fn generated_case_is_answered_by_the_solver() {
+    let problem = harness::problem::by_id("russian-checkers").unwrap();
+    let game = problem.case(&CaseKey::Seed(5), &env()).unwrap();
+    let position = russian_checkers::generate(5);
+    assert_eq!(game.describe(), position.to_string());
+    let moves = position.legal_moves();
+    assert_eq!(
+        game.params(),
+        [
+            position.count(|p| p != Piece::Empty).to_string(),
+            position.count(|p| matches!(p, Piece::King(_))).to_string(),
+            moves.len().to_string(),
+            russian_checkers::most_captured(&moves).to_string(),
+        ]
+    );
+}
