@@ -377,8 +377,8 @@ pub fn params(input: &str) -> Vec<String> {
     }
 }
 
-/// A random piece of either side; a man drawn on its crowning row is made a king, as the
-/// statement forbids such men.
+/// A random man or king of `side` for `sq`; a man drawn on its crowning row is made a king,
+/// as the statement forbids such men.
 fn random_piece(rng: &mut Xoshiro256PlusPlus, sq: Square, side: Side, king_chance: f64) -> Piece {
     if rng.random_bool(king_chance) || sq.1 == side.crowning_row() {
         Piece::King(side)
@@ -403,8 +403,8 @@ fn dark_squares() -> impl Iterator<Item = Square> {
 
 /// Plants a capture chain of up to `length` jumps for a piece of the side to move: the
 /// squares the piece passes are kept empty and the victims placed. The rules (a king's forced
-/// stops, pieces sprinkled later) may turn the actual moves elsewhere, but captures, long
-/// chains and flying jumps become common instead of rare.
+/// stops) and the pieces sprinkled later (other captures) may turn the actual moves elsewhere,
+/// but captures, long chains and flying jumps become common instead of rare.
 fn plant_chain(
     rng: &mut Xoshiro256PlusPlus,
     cells: &mut [[Option<Piece>; 8]; 8],
