@@ -11,6 +11,7 @@
 
 pub mod chesspuzzle;
 pub mod exact;
+pub mod russian_checkers;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -162,7 +163,10 @@ pub trait Channel {
 
 /// Every problem the harness knows, in the order of the documentation.
 pub fn all() -> Vec<Box<dyn Problem>> {
-    vec![Box::new(chesspuzzle::ChessPuzzle)]
+    vec![
+        Box::new(chesspuzzle::ChessPuzzle),
+        Box::new(russian_checkers::RussianCheckers),
+    ]
 }
 
 /// The ids of all problems, for messages and `--help`.
