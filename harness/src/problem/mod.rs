@@ -38,6 +38,14 @@ impl fmt::Display for CaseKey {
 }
 
 impl CaseKey {
+    /// How messages name the test: `seed 5`, `case sys-011`.
+    pub fn label(&self) -> String {
+        match self {
+            CaseKey::Seed(seed) => format!("seed {seed}"),
+            CaseKey::Fixed(name) => format!("case {name}"),
+        }
+    }
+
     /// Reads a key back from its display form: digits are a seed, anything else a fixed case.
     pub fn parse(text: &str) -> CaseKey {
         match text.parse::<u64>() {

@@ -69,8 +69,12 @@ impl Progress {
                     ""
                 };
                 self.note(&format!(
-                    "{} {} {} seed {}: {}{more}",
-                    r.outcome.verdict, r.problem, r.player, r.case, r.outcome.reason
+                    "{} {} {} {}: {}{more}",
+                    r.outcome.verdict,
+                    r.problem,
+                    r.player,
+                    r.case.label(),
+                    r.outcome.reason
                 ));
             }
         }

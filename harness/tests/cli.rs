@@ -1,0 +1,308 @@
+//! The `harness` binary as a user runs it: exit codes, error messages that name the offending
+//! thing, the files a run writes, `gen`, determinism across thread counts, and Ctrl-C.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn harness() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.current_dir(root());
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.stdin(Stdio::null()).output().expect("harness runs");
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).to_string(),
+        String::from_utf8_lossy(&stderr).to_string(),
+    )
+}
+
+/// A shell-script player in a fresh folder: (folder, path).
+fn script(body: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("player.sh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    (dir, path)
+}
+
+/// A chesspuzzle player in Python that clicks (0, 0) and then the first cell it may, knowing
+/// the rules only from what it is told: it keeps the visible tops and stack heights unknown,
+/// so it answers with a fixed legal-looking guess and is judged honestly.
+const FIRST_CELL: &str = "read header\necho '0 0'\nwhile read line; do echo '0 0'; done";
+
+#[test]
+fn bad_seed_specs_are_usage_errors_naming_the_spec() {
+    let (_d, player) = script(FIRST_CELL);
+    for (spec, needle) in [("5..1", "\"5..1\" is empty"), ("x", "\"x\"")] {
+        let (code, _, err) = run(harness()
+            .args(["--problem", "chesspuzzle", "--seeds", spec, "--players"])
+            .arg(&player));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+}
+
+#[test]
+fn unknown_problem_and_missing_player_are_usage_errors() {
+    let (code, _, err) = run(harness().args(["--problem", "chess", "--players", "x"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown problem \"chess\""), "{err}");
+    let (code, _, err) = run(harness().args(["--players", "players/no-such-player"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("players/no-such-player"), "{err}");
+}
+
+#[test]
+fn non_executable_player_and_bad_player_toml_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain.txt");
+    std::fs::write(&file, "not a program").unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--players"])
+        .arg(&file));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("plain.txt") && err.contains("not executable"),
+        "{err}"
+    );
+
+    std::fs::write(
+        dir.path().join("player.toml"),
+        "name = \"p\"\nproblem = \"chesspuzzle\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(harness().arg("--players").arg(dir.path()));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("player.toml") && err.contains("command"),
+        "{err}"
+    );
+
+    std::fs::write(
+        dir.path().join("player.toml"),
+        "name = \"p\"\nproblem = \"go\"\ncommand = [\"sh\"]\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(harness().arg("--players").arg(dir.path()));
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown problem \"go\""), "{err}");
+}
+
+#[test]
+fn invalid_scoring_toml_shows_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("scoring.toml");
+    std::fs::write(&config, "[problem.chesspuzzle]\ntime-limit = \"soon\"\n").unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    let (code, _, err) = run(harness()
+        .arg("--config")
+        .arg(&config)
+        .args(["--problem", "chesspuzzle", "--players"])
+        .arg(&player));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("scoring.toml") && err.contains("line 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn gen_prints_the_same_full_input_every_time() {
+    let (code, first, err) =
+        run(harness().args(["gen", "--problem", "chesspuzzle", "--seed", "5"]));
+    assert_eq!(code, 0, "{err}");
+    let (_, second, _) = run(harness().args(["gen", "--problem", "chesspuzzle", "--seed", "5"]));
+    assert_eq!(first, second);
+    let header: Vec<usize> = first
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let (h, k) = (header[0], header[2]);
+    let rows = first.lines().skip(1).filter(|l| !l.is_empty()).count();
+    assert_eq!(rows, h * k, "all K layers are printed");
+}
+
+fn read_csv(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).expect("csv");
+    let mut rows = vec![r.headers().unwrap().iter().map(String::from).collect()];
+    rows.extend(
+        r.records()
+            .map(|rec| rec.unwrap().iter().map(String::from).collect::<Vec<_>>()),
+    );
+    rows
+}
+
+#[test]
+fn a_run_writes_scores_leaderboard_and_latest() {
+    let results = tempfile::tempdir().unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    let (code, out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1..3,7",
+            "--threads",
+            "2",
+            "--results",
+        ])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("chesspuzzle") && out.contains("player"),
+        "{out}"
+    );
+    let latest = results.path().join("latest");
+    let scores = read_csv(&latest.join("scores.csv"));
+    assert_eq!(
+        scores[0][..13],
+        [
+            "problem",
+            "player",
+            "seed",
+            "score",
+            "verdict",
+            "moves",
+            "think_ms",
+            "cpu_ms",
+            "wall_ms",
+            "max_rss_kb",
+            "H",
+            "W",
+            "K"
+        ]
+    );
+    let seeds: Vec<&str> = scores[1..].iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(seeds, ["1", "2", "3", "7"], "rows sorted by seed");
+    for row in &scores[1..] {
+        // Clicking (0, 0) twice is never allowed: the second click is judged invalid.
+        assert_eq!(row[4], "WA", "{row:?}");
+        assert_eq!(row[3], "0");
+        assert!(row[13].contains("not allowed"), "{row:?}");
+    }
+    let board = read_csv(&latest.join("leaderboard.csv"));
+    assert_eq!(board[1][0..3], ["chesspuzzle", "player", "4"]);
+    let wa = board[0].iter().position(|c| c == "WA").unwrap();
+    assert_eq!(board[1][wa], "4");
+}
+
+/// Rows of scores.csv without the time and memory columns (which vary from run to run).
+fn stable_rows(path: &Path) -> Vec<Vec<String>> {
+    read_csv(path)
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
+                .enumerate()
+                .filter(|(i, _)| !(6..=9).contains(i))
+                .map(|(_, v)| v)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn thread_count_does_not_change_any_score() {
+    let players: Vec<PathBuf> = std::fs::read_dir(root().join("players"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    let mut runs = Vec::new();
+    for threads in ["1", "2"] {
+        let results = tempfile::tempdir().unwrap();
+        let (code, _, err) = run(harness()
+            .args(["--seeds", "1..12", "--threads", threads, "--results"])
+            .arg(results.path())
+            .arg("--players")
+            .args(&players));
+        assert_eq!(code, 0, "{err}");
+        runs.push(stable_rows(&results.path().join("latest/scores.csv")));
+    }
+    assert!(runs[0].len() > 12, "every player ran");
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
+fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
+    let results = tempfile::tempdir().unwrap();
+    // Answers at once for the first seeds, then thinks for a long time.
+    let (dir, player) = script(
+        "read header\nif [ -e started ]; then sleep 30 & echo $! >> pids; wait; fi\ntouch started\necho '0 0'\nexit 0",
+    );
+    let mut child = harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1..50",
+            "--threads",
+            "1",
+            "--results",
+        ])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pids = dir.path().join("pids");
+    let until = Instant::now() + Duration::from_secs(20);
+    while !pids.exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(pids.exists(), "the run reached the slow seed");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5), "stopped promptly");
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("partial: 1 of 50 tests finished"),
+        "{stdout}"
+    );
+    let latest = results.path().join("latest");
+    assert_eq!(
+        read_csv(&latest.join("scores.csv")).len(),
+        2,
+        "the finished row is kept"
+    );
+    let board = read_csv(&latest.join("leaderboard.csv"));
+    assert_eq!(board[1][2], "1");
+    assert_eq!(board[1].last().unwrap(), "true", "marked partial");
+    let pid: i32 = std::fs::read_to_string(&pids)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SIGKILL is delivered asynchronously and init reaps the orphan shortly after.
+    let until = Instant::now() + Duration::from_secs(2);
+    // SAFETY: signal 0 only checks that the process exists.
+    while unsafe { libc::kill(pid, 0) } == 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        unsafe { libc::kill(pid, 0) } != 0,
+        "the player's child was killed"
+    );
+}
