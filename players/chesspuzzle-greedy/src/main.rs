@@ -16,7 +16,7 @@
 use std::io::{self, BufRead, Write};
 
 /// Clicks looked ahead after the candidate click.
-const DEPTH: u32 = 3;
+const DEPTH: u32 = 4;
 /// A cell whose tile is not known yet (in the lookahead only).
 const HIDDEN: u8 = b'?';
 const EMPTY: u8 = b'-';
