@@ -124,8 +124,8 @@ pub struct Board {
     pub k: usize,
     /// `stacks[r * width + c]`: the tiles of the stack from the top down (all K at the start).
     stacks: Vec<Vec<Tile>>,
-    /// Tiles already removed from each stack.
-    removed: Vec<u8>,
+    /// Tiles already removed from each stack (a parsed board may have any K).
+    removed: Vec<usize>,
 }
 
 impl Board {
@@ -179,7 +179,7 @@ impl Board {
     /// The visible tile of a cell, or `None` when its stack is empty.
     pub fn top(&self, (r, c): Cell) -> Option<Tile> {
         let i = r * self.width + c;
-        self.stacks[i].get(self.removed[i] as usize).copied()
+        self.stacks[i].get(self.removed[i]).copied()
     }
 
     pub fn is_empty(&self, cell: Cell) -> bool {
@@ -189,7 +189,7 @@ impl Board {
     /// Tiles left on a cell.
     pub fn remaining(&self, (r, c): Cell) -> usize {
         let i = r * self.width + c;
-        self.stacks[i].len() - self.removed[i] as usize
+        self.stacks[i].len() - self.removed[i]
     }
 
     /// Removes and returns the top tile of a cell (`None`, and no change, when it is empty).
@@ -308,9 +308,10 @@ impl FromStr for Board {
         let [h, w, k] = dims[..] else {
             return Err(format!("header {header:?} is not `H W K`"));
         };
-        let mut layers = Vec::with_capacity(k);
+        // Capacities are capped: a wrong header must give an error, not a huge allocation.
+        let mut layers = Vec::with_capacity(k.min(MAX_K));
         for i in 0..k {
-            let mut layer = Vec::with_capacity(h);
+            let mut layer = Vec::with_capacity(h.min(MAX_SIDE));
             for r in 0..h {
                 let line = lines.next().ok_or(format!("layer {i} has no row {r}"))?;
                 let row: Vec<Tile> = line
@@ -338,14 +339,15 @@ pub fn parse_click(line: &str, board: &Board) -> Result<Cell, String> {
         return Err(format!("expected `ROW COL`, got {line:?}"));
     };
     let number = |t: &str, what: &str, bound: usize| -> Result<usize, String> {
-        if t.is_empty() || t.len() > 6 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        if !t.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("{what} {t:?} is not a number (in {line:?})"));
         }
-        let v: usize = t.parse().expect("digits");
-        if v >= bound {
-            return Err(format!("{what} {v} is off the board (0..{bound})"));
+        // All digits: the only way to fail parsing is a number too big for usize, which is
+        // off the board like any other large number (leading zeros are still a number).
+        match t.parse::<usize>() {
+            Ok(v) if v < bound => Ok(v),
+            _ => Err(format!("{what} {t} is off the board (0..{bound})")),
         }
-        Ok(v)
     };
     Ok((
         number(r, "row", board.height)?,
