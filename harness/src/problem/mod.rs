@@ -11,6 +11,8 @@
 
 pub mod chesspuzzle;
 pub mod exact;
+pub mod game_ending;
+pub mod simplified_chess;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -152,7 +154,11 @@ pub trait Channel {
 
 /// Every problem the harness knows, in the order of the documentation.
 pub fn all() -> Vec<Box<dyn Problem>> {
-    vec![Box::new(chesspuzzle::ChessPuzzle)]
+    vec![
+        Box::new(chesspuzzle::ChessPuzzle),
+        Box::new(game_ending::GameEnding),
+        Box::new(simplified_chess::SimplifiedChess),
+    ]
 }
 
 /// The ids of all problems, for messages and `--help`.
