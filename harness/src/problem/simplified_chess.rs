@@ -15,7 +15,8 @@
 //! There is no check and no forbidden move: any move of a piece to an empty square or onto an
 //! enemy piece is legal. (Forbidding moves that leave one's own queen attacked, as some
 //! solutions do, gives the same answers: such a move loses the queen on the next move.) A side
-//! with no legal move cannot occur with these piece counts; should it, White has not won.
+//! is never left without a legal move with these piece counts (the test
+//! `a_side_always_has_a_move` tries every army); the search would count it as White not winning.
 //!
 //! Input and output are HackerRank's own format, unchanged: `g`, then per game `w b m` and the
 //! `w` White then `b` Black pieces as `t c r` (`Q A 4`); one `YES`/`NO` line per game.
@@ -551,6 +552,59 @@ mod tests {
         for (m, answer) in [(1, "NO"), (2, "NO"), (3, "YES"), (6, "YES")] {
             assert_eq!(solve(&boxed(m)), Ok(format!("{answer}\n")), "m = {m}");
         }
+    }
+
+    #[test]
+    fn a_side_always_has_a_move() {
+        // Enemy pieces only turn quiet moves into captures, so it is enough to try every army
+        // of one side alone on the board: 1 queen, 0..=2 rooks, 0..=2 bishops and knights. A
+        // piece can move unless each square next to it along its lines (or a knight's jump away)
+        // is off the board or holds a piece of its own side.
+        type Steps = &'static [(i8, i8)];
+        fn has_move(board: &[Cell; 16]) -> bool {
+            (0..16).filter(|&at| board[at] != EMPTY).any(|at| {
+                let (lines, jumps): (Steps, Steps) = match kind_of(board[at]) {
+                    Kind::Queen => (&ROOK_LINES, &BISHOP_LINES),
+                    Kind::Rook => (&ROOK_LINES, &[]),
+                    Kind::Bishop => (&BISHOP_LINES, &[]),
+                    Kind::Knight => (&KNIGHT_JUMPS, &[]),
+                };
+                lines
+                    .iter()
+                    .chain(jumps)
+                    .filter_map(|&d| step(at, d))
+                    .any(|to| board[to] == EMPTY)
+            })
+        }
+        fn place(board: &mut [Cell; 16], from: usize, rooks: u8, minors: u8, checked: &mut u64) {
+            if board.contains(&code(Side::White, Kind::Queen)) {
+                assert!(has_move(board), "no move: {board:?}");
+                *checked += 1;
+            }
+            for at in from..16 {
+                let queen = !board.contains(&code(Side::White, Kind::Queen));
+                let mut kinds = vec![];
+                if queen {
+                    kinds.push((Kind::Queen, rooks, minors));
+                }
+                if rooks < 2 {
+                    kinds.push((Kind::Rook, rooks + 1, minors));
+                }
+                if minors < 2 {
+                    kinds.push((Kind::Bishop, rooks, minors + 1));
+                    kinds.push((Kind::Knight, rooks, minors + 1));
+                }
+                for (kind, r, m) in kinds {
+                    board[at] = code(Side::White, kind);
+                    place(board, at + 1, r, m, checked);
+                    board[at] = EMPTY;
+                }
+            }
+        }
+        let mut checked = 0;
+        place(&mut [EMPTY; 16], 0, 0, 0, &mut checked);
+        // 16 queen squares x sum over r rooks and k minors of C(15, r) C(15 - r, k) 2^k.
+        assert_eq!(checked, 671_056);
     }
 
     #[test]
