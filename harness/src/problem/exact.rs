@@ -233,6 +233,35 @@ impl<'a> TcReader<'a> {
     }
 }
 
+/// A fixed case where a solver's answer differs from the shipped one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub name: String,
+    /// What differs (from [`compare`]), or why the solver rejected the input.
+    pub why: String,
+}
+
+/// Runs a solver over every fixed case in a folder and lists the cases it gets wrong; an empty
+/// list means it agrees with all of them. Used by the agreement tests and the benchmarks.
+pub fn check_fixed(
+    dir: &Path,
+    solve: impl Fn(&str) -> Result<String, String>,
+) -> Result<Vec<Mismatch>, CaseError> {
+    let mut mismatches = Vec::new();
+    for key in fixed_cases(dir)? {
+        let CaseKey::Fixed(name) = key else {
+            continue;
+        };
+        let input = CaseError::read(&dir.join(format!("{name}.in")))?;
+        let answer = CaseError::read(&dir.join(format!("{name}.ans")))?;
+        let verdict = solve(&input).and_then(|got| compare(&answer, &got));
+        if let Err(why) = verdict {
+            mismatches.push(Mismatch { name, why });
+        }
+    }
+    Ok(mismatches)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,8 @@
 pub mod chesspuzzle;
 pub mod exact;
 pub mod russian_checkers;
+pub mod game_ending;
+pub mod simplified_chess;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -174,6 +176,8 @@ pub fn all() -> Vec<Box<dyn Problem>> {
     vec![
         Box::new(chesspuzzle::ChessPuzzle),
         Box::new(russian_checkers::RussianCheckers),
+        Box::new(game_ending::GameEnding),
+        Box::new(simplified_chess::SimplifiedChess),
     ]
 }
 
