@@ -11,6 +11,7 @@
 
 pub mod chesspuzzle;
 pub mod exact;
+pub mod linez;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -152,7 +153,7 @@ pub trait Channel {
 
 /// Every problem the harness knows, in the order of the documentation.
 pub fn all() -> Vec<Box<dyn Problem>> {
-    vec![Box::new(chesspuzzle::ChessPuzzle)]
+    vec![Box::new(chesspuzzle::ChessPuzzle), Box::new(linez::Linez)]
 }
 
 /// The ids of all problems, for messages and `--help`.
