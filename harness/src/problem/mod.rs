@@ -11,8 +11,9 @@
 
 pub mod chesspuzzle;
 pub mod exact;
-pub mod russian_checkers;
 pub mod game_ending;
+pub mod linez;
+pub mod russian_checkers;
 pub mod simplified_chess;
 
 use std::fmt;
@@ -175,8 +176,9 @@ pub trait Channel {
 pub fn all() -> Vec<Box<dyn Problem>> {
     vec![
         Box::new(chesspuzzle::ChessPuzzle),
-        Box::new(russian_checkers::RussianCheckers),
+        Box::new(linez::Linez),
         Box::new(game_ending::GameEnding),
+        Box::new(russian_checkers::RussianCheckers),
         Box::new(simplified_chess::SimplifiedChess),
     ]
 }
