@@ -3,7 +3,7 @@
 //! thread to two. Reports ratios, never absolute pass/fail times.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -167,7 +167,8 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     os::install_interrupt_handler()?;
     let n = args.round_trips.max(1);
     // Judge and peer on one core, as in a run.
-    let pinned = os::pin_current_thread(os::allowed_cpus()[0]);
+    let all_cpus = os::allowed_cpus();
+    let pinned = os::pin_current_thread(all_cpus[0]);
     println!(
         "ping-pong, {n} round trips, {}:",
         if pinned {
@@ -198,8 +199,16 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         session / base
     );
 
+    // The suites below spread over every CPU again (the runner pins its own workers).
+    os::set_affinity(&all_cpus);
+    let (scoring, root) = load_config(&args.common)?;
+    let testcases = args
+        .common
+        .testcases
+        .clone()
+        .unwrap_or_else(|| root.join("testcases"));
     for problem in problem::all() {
-        if let Some(cost) = judge_cost(problem.as_ref()) {
+        if let Some(cost) = judge_cost(problem.as_ref(), &testcases) {
             println!(
                 "  judge of {:<20} {cost:8.3} us/move (in-process, no player)",
                 problem.id()
@@ -207,7 +216,6 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         }
     }
 
-    let (scoring, root) = load_config(&args.common)?;
     let spec = SeedSpec::parse(&args.seeds).map_err(UsageError)?;
     let ids = problem::ids();
     let (found, _) = players::discover(std::slice::from_ref(&args.player), None, &ids)?;
@@ -224,14 +232,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         .map(CaseKey::Seed)
         .collect();
     let suite = Suite {
-        env: Env {
-            testcases: args
-                .common
-                .testcases
-                .clone()
-                .unwrap_or_else(|| root.join("testcases")),
-            config,
-        },
+        env: Env { testcases, config },
         problem,
         cases,
         players: vec![player.clone()],
@@ -285,9 +286,9 @@ impl Channel for Recorder<'_> {
 /// The judge's own time per move for an interactive problem: a game is played once by the
 /// problem's bench player and recorded, then the recorded answers are replayed from memory
 /// against a fresh copy of the game, timed. `None` for problems without a bench player.
-fn judge_cost(problem: &dyn problem::Problem) -> Option<f64> {
+fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<f64> {
     let env = Env {
-        testcases: PathBuf::from("testcases"),
+        testcases: testcases.to_path_buf(),
         config: Default::default(),
     };
     let mut moves = 0u64;

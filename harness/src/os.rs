@@ -234,55 +234,61 @@ pub struct ChildLimits {
     pub address_space: u64,
 }
 
-/// Prepares a command so that the child: leads a new process group (so the whole group can be
-/// signalled), has the given limits, writes no core files, and gets default signal handling.
-pub fn configure_child(cmd: &mut std::process::Command, limits: ChildLimits) {
+/// Prepares a command so that the child leads a new process group (so the whole group can
+/// be signalled). Nothing runs between fork and exec, so the standard library can start the
+/// child with `posix_spawn` (vfork-like): a plain `fork` of the multi-threaded harness copies
+/// its page tables under a process-wide lock, which serialises the workers' spawns.
+pub fn configure_child(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
-    // SAFETY: the closure only calls async-signal-safe functions (setrlimit, signal).
-    unsafe {
-        cmd.pre_exec(move || {
-            let zero = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            libc::setrlimit(libc::RLIMIT_CORE, &zero);
-            if limits.address_space > 0 {
-                let lim = libc::rlimit {
-                    rlim_cur: limits.address_space as libc::rlim_t,
-                    rlim_max: limits.address_space as libc::rlim_t,
-                };
-                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            libc::signal(libc::SIGTERM, libc::SIG_DFL);
-            Ok(())
-        });
+}
+
+/// Applies limits to a freshly started child: no core files, and the address-space limit.
+/// Set from outside with `prlimit` right after the spawn; the limit binds every mapping the
+/// player makes from then on (its start-up before that point is a few pages of the loader).
+pub fn limit_child(pid: i32, limits: ChildLimits) -> io::Result<()> {
+    let set = |resource, value: u64| -> io::Result<()> {
+        let lim = libc::rlimit {
+            rlim_cur: value as libc::rlim_t,
+            rlim_max: value as libc::rlim_t,
+        };
+        // SAFETY: prlimit with a pointer to a local; no old value is asked for.
+        check(unsafe { libc::prlimit(pid, resource, &lim, std::ptr::null_mut()) }).map(|_| ())
+    };
+    set(libc::RLIMIT_CORE, 0)?;
+    if limits.address_space > 0 {
+        set(libc::RLIMIT_AS, limits.address_space)?;
     }
+    Ok(())
 }
 
 /// Pins the calling thread (and so every process it starts afterwards) to one CPU.
 /// Returns false where the system refuses (the run goes on unpinned).
 pub fn pin_current_thread(cpu: usize) -> bool {
+    set_affinity(&[cpu])
+}
+
+/// Lets the calling thread run on exactly these CPUs.
+pub fn set_affinity(cpus: &[usize]) -> bool {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it.
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut set);
+            for &cpu in cpus {
+                libc::CPU_SET(cpu, &mut set);
+            }
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = cpu;
+        let _ = cpus;
         false
     }
 }
 
-/// The CPUs this process may run on, in order.
+/// The CPUs the calling thread may run on, in order.
 pub fn allowed_cpus() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     {

@@ -111,14 +111,19 @@ impl Session {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        os::configure_child(
-            &mut cmd,
+        os::configure_child(&mut cmd);
+        let mut child = cmd.spawn()?;
+        let pid = child.id() as i32;
+        if let Err(e) = os::limit_child(
+            pid,
             os::ChildLimits {
                 address_space: limits.memory,
             },
-        );
-        let mut child = cmd.spawn()?;
-        let pid = child.id() as i32;
+        ) {
+            os::kill_group(pid, libc::SIGKILL);
+            let _ = os::reap(pid, true);
+            return Err(e);
+        }
         let stdin: OwnedFd = child.stdin.take().expect("piped").into();
         let stdout: OwnedFd = child.stdout.take().expect("piped").into();
         let stderr: OwnedFd = child.stderr.take().expect("piped").into();

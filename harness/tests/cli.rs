@@ -247,7 +247,7 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
     let (dir, player) = script(
         "read header\nif [ -e started ]; then sleep 30 & echo $! >> pids; wait; fi\ntouch started\necho '0 0'\nexit 0",
     );
-    let mut child = harness()
+    let child = harness()
         .args([
             "--problem",
             "chesspuzzle",

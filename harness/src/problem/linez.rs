@@ -554,6 +554,29 @@ impl Problem for Linez {
         "Linez (TopCoder Marathon Match 5)"
     }
 
+    /// TopCoder rule: a crash, a timeout or an invalid move keeps the points made so far.
+    fn keeps_score_on_fault(&self) -> bool {
+        true
+    }
+
+    /// For `harness bench`: moves the first number that can move to its first reachable cell.
+    fn bench_player(&self, _key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
+        Some(Box::new(crate::testkit::FnPlayer::new(|view: &str| {
+            let rows: String = view.lines().take(SIDE).collect::<Vec<_>>().join("\n");
+            let board: Board = rows.parse().ok()?;
+            (0..CELLS).map(Cell::from_index).find_map(|from| {
+                if board.get(from) == 0 {
+                    return None;
+                }
+                let reach = board.reachable_from(from);
+                (reach != 0).then(|| {
+                    let to = Cell::from_index(reach.trailing_zeros() as usize);
+                    format!("{from}{to}")
+                })
+            })
+        })))
+    }
+
     /// Nothing is generated but the position; tests are told apart by their length (`moves`).
     fn param_names(&self) -> &'static [&'static str] {
         &[]
