@@ -60,6 +60,11 @@ pub struct TestResult {
     pub cpu: Duration,
     pub max_rss_kb: u64,
     pub stderr: StderrTail,
+    /// The hash of the player's program (tells versions of a player apart across runs).
+    pub player_hash: String,
+    /// Something worth a look although the verdict stands (time close to the limit, an
+    /// overloaded machine); empty when nothing is.
+    pub warning: String,
 }
 
 /// What the runner reports, in order of happening.
@@ -120,6 +125,8 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
         cpu: Duration::ZERO,
         max_rss_kb: 0,
         stderr: StderrTail::default(),
+        player_hash: player.hash.clone(),
+        warning: String::new(),
     };
     let mut game = match suite.problem.case(case, &suite.env) {
         Ok(game) => game,
@@ -163,7 +170,28 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
         suite.problem.keeps_score_on_fault(),
     );
     result.stderr = ending.stderr;
+    result.warning = warning(result.think, result.cpu, limits.think);
     Some(result)
+}
+
+/// A test that used more than this share of its thinking time is flagged.
+const NEAR_LIMIT: f64 = 0.8;
+
+/// Flags a test whose thinking time came close to the limit, or was far above the CPU time
+/// the player used (the machine is overloaded: too many threads, or another load).
+fn warning(think: Duration, cpu: Duration, limit: Duration) -> String {
+    let mut notes = Vec::new();
+    let used = think.as_secs_f64() / limit.as_secs_f64();
+    if used > NEAR_LIMIT {
+        notes.push(format!("used {:.0}% of the time limit", used * 100.0));
+    }
+    if think >= Duration::from_millis(500) && think > cpu * 3 {
+        notes.push(format!(
+            "thinking time {:.1}x the CPU time: overloaded machine (try fewer --threads) or a player that waits",
+            think.as_secs_f64() / cpu.as_secs_f64().max(1e-3)
+        ));
+    }
+    notes.join("; ")
 }
 
 /// Markers of an allocation failure in common runtimes' dying words.

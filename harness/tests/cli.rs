@@ -173,7 +173,7 @@ fn a_run_writes_scores_leaderboard_and_latest() {
     let latest = results.path().join("latest");
     let scores = read_csv(&latest.join("scores.csv"));
     assert_eq!(
-        scores[0][..13],
+        scores[0],
         [
             "problem",
             "player",
@@ -185,9 +185,13 @@ fn a_run_writes_scores_leaderboard_and_latest() {
             "cpu_ms",
             "wall_ms",
             "max_rss_kb",
+            "warning",
+            "player_hash",
+            "harness_version",
             "H",
             "W",
-            "K"
+            "K",
+            "reason"
         ]
     );
     let seeds: Vec<&str> = scores[1..].iter().map(|r| r[2].as_str()).collect();
@@ -196,7 +200,7 @@ fn a_run_writes_scores_leaderboard_and_latest() {
         // Clicking (0, 0) twice is never allowed: the second click is judged invalid.
         assert_eq!(row[4], "WA", "{row:?}");
         assert_eq!(row[3], "0");
-        assert!(row[13].contains("not allowed"), "{row:?}");
+        assert!(row[16].contains("not allowed"), "{row:?}");
     }
     let board = read_csv(&latest.join("leaderboard.csv"));
     assert_eq!(board[1][0..3], ["chesspuzzle", "player", "4"]);
@@ -204,15 +208,21 @@ fn a_run_writes_scores_leaderboard_and_latest() {
     assert_eq!(board[1][wa], "4");
 }
 
-/// Rows of scores.csv without the time and memory columns (which vary from run to run).
+/// Rows of scores.csv without the columns of times, memory and warnings about them (which
+/// vary from run to run).
 fn stable_rows(path: &Path) -> Vec<Vec<String>> {
-    read_csv(path)
-        .into_iter()
+    const VARYING: [&str; 5] = ["think_ms", "cpu_ms", "wall_ms", "max_rss_kb", "warning"];
+    let rows = read_csv(path);
+    let keep: Vec<bool> = rows[0]
+        .iter()
+        .map(|c| !VARYING.contains(&c.as_str()))
+        .collect();
+    rows.into_iter()
         .map(|row| {
             row.into_iter()
-                .enumerate()
-                .filter(|(i, _)| !(6..=9).contains(i))
-                .map(|(_, v)| v)
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(v, _)| v)
                 .collect()
         })
         .collect()

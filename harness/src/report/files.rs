@@ -13,7 +13,7 @@ use crate::runner::TestResult;
 use crate::verdict::Verdict;
 
 /// Fixed columns of `scores.csv`, before the problems' parameters and the reason.
-pub const SCORE_COLUMNS: [&str; 10] = [
+pub const SCORE_COLUMNS: [&str; 13] = [
     "problem",
     "player",
     "seed",
@@ -24,6 +24,9 @@ pub const SCORE_COLUMNS: [&str; 10] = [
     "cpu_ms",
     "wall_ms",
     "max_rss_kb",
+    "warning",
+    "player_hash",
+    "harness_version",
 ];
 
 /// The writer of one run's files.
@@ -157,6 +160,9 @@ impl RunFiles {
             r.cpu.as_millis().to_string(),
             r.wall.as_millis().to_string(),
             r.max_rss_kb.to_string(),
+            r.warning.clone(),
+            r.player_hash.clone(),
+            env!("CARGO_PKG_VERSION").to_string(),
         ];
         let record: Vec<&str> = fixed
             .iter()
