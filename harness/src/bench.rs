@@ -115,12 +115,8 @@ fn session_ping_pong(n: u64) -> Result<Duration, UsageError> {
         max_stderr: 1 << 20,
         grace: Duration::from_secs(1),
     };
-    let mut session = Session::spawn(
-        &exe,
-        &["echo".to_string()],
-        &std::env::current_dir()?,
-        limits,
-    )?;
+    let here = std::env::current_dir()?;
+    let mut session = Session::spawn(&exe, &["echo".to_string()], &here, &here, limits)?;
     let round = |s: &mut Session| -> Result<(), UsageError> {
         s.send("x\n").map_err(|e| UsageError(e.to_string()))?;
         s.recv().map_err(|e| UsageError(e.to_string()))?;

@@ -19,7 +19,8 @@ pub struct Player {
     pub problem: String,
     pub program: PathBuf,
     pub args: Vec<String>,
-    /// The working directory it runs in (its own folder).
+    /// Its own folder (tests run in a fresh working directory; this is passed to the player
+    /// as `HARNESS_PLAYER_DIR`).
     pub cwd: PathBuf,
     /// The path it was given as.
     pub source: PathBuf,
@@ -156,12 +157,25 @@ fn describe(
             let program = resolve_program(&abs, program)
                 .ok_or_else(|| err(&player_toml, format!("command {program:?} not found")))?;
             check_executable(&program).map_err(|m| err(&player_toml, m))?;
+            // Players run in a fresh folder per test: arguments naming files of the
+            // player's folder (`main.py`) are made absolute.
+            let args = args
+                .iter()
+                .map(|a| {
+                    let p = abs.join(a);
+                    if !a.starts_with('-') && p.exists() {
+                        p.display().to_string()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
             return Ok((
                 Player {
                     name: spec.name,
                     problem: spec.problem,
                     program,
-                    args: args.to_vec(),
+                    args,
                     cwd: abs.clone(),
                     source: path.to_path_buf(),
                     hash: String::new(),

@@ -141,7 +141,27 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
     };
     result.params = game.params();
     let limits = suite.limits();
-    let mut session = match Session::spawn(&player.program, &player.args, &player.cwd, limits) {
+    // A fresh working directory per test: files a player leaves cannot leak into the next
+    // test, and tests running at once do not share one. Removed when the test ends.
+    let workdir = match tempfile::Builder::new().prefix("harness-test-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            result.outcome = Outcome {
+                verdict: Verdict::HarnessError,
+                reason: format!("cannot create a working directory: {e}"),
+                ..Outcome::ok(0.0, 0)
+            };
+            return Some(result);
+        }
+    };
+    let spawned = Session::spawn(
+        &player.program,
+        &player.args,
+        workdir.path(),
+        &player.cwd,
+        limits,
+    );
+    let mut session = match spawned {
         Ok(session) => session,
         Err(e) => {
             result.outcome = Outcome {

@@ -98,16 +98,20 @@ enum Want {
 }
 
 impl Session {
-    /// Starts a player. `program` and `args` are the command; `cwd` its working directory.
+    /// Starts a player. `program` and `args` are the command; `cwd` its working directory;
+    /// `player_dir` the player's own folder, passed as `HARNESS_PLAYER_DIR` so it can find
+    /// its data files from a fresh working directory.
     pub fn spawn(
         program: &Path,
         args: &[String],
         cwd: &Path,
+        player_dir: &Path,
         limits: Limits,
     ) -> std::io::Result<Session> {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .current_dir(cwd)
+            .env("HARNESS_PLAYER_DIR", player_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

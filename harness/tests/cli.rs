@@ -255,7 +255,7 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
     let results = tempfile::tempdir().unwrap();
     // Answers at once for the first seeds, then thinks for a long time.
     let (dir, player) = script(
-        "read header\nif [ -e started ]; then sleep 30 & echo $! >> pids; wait; fi\ntouch started\necho '0 0'\nexit 0",
+        "read header\ncd \"$HARNESS_PLAYER_DIR\"\nif [ -e started ]; then sleep 30 & echo $! >> pids; wait; fi\ntouch started\necho '0 0'\nexit 0",
     );
     let child = harness()
         .args([
