@@ -96,7 +96,10 @@ fn assert_prompt(elapsed: Duration) {
 
 #[test]
 fn sleeping_past_the_limit_is_tle_and_killed() {
-    let (r, elapsed, dir) = judge("sleeper", "read header\nsleep 30 &\necho $! > \"$HARNESS_PLAYER_DIR/pid\"\nwait");
+    let (r, elapsed, dir) = judge(
+        "sleeper",
+        "read header\nsleep 30 &\necho $! > \"$HARNESS_PLAYER_DIR/pid\"\nwait",
+    );
     assert_eq!(r.outcome.verdict, Verdict::TimeLimit, "{r:?}");
     assert_eq!(r.outcome.score, 0.0);
     assert!(
@@ -212,7 +215,10 @@ fn an_endless_line_is_cut_off_as_a_protocol_error() {
 
 #[test]
 fn a_grandchild_holding_stdout_open_does_not_keep_the_test_alive() {
-    let (r, elapsed, dir) = judge("forker", "read header\nsleep 30 &\necho $! > \"$HARNESS_PLAYER_DIR/pid\"\nexit 0");
+    let (r, elapsed, dir) = judge(
+        "forker",
+        "read header\nsleep 30 &\necho $! > \"$HARNESS_PLAYER_DIR/pid\"\nexit 0",
+    );
     assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
     assert_prompt(elapsed);
     assert!(
