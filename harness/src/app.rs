@@ -87,9 +87,61 @@ fn problem_config(scoring: &Scoring, id: &str, args: &RunArgs) -> ProblemConfig 
     cfg
 }
 
+/// What a run was asked to do, kept in its `run.toml` so that `--resume` can finish it.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct RecordedArgs {
+    players: Vec<PathBuf>,
+    seeds: Option<String>,
+    problem: Option<String>,
+    time_limit: Option<f64>,
+    memory_limit: Option<u64>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct RecordedRun {
+    args: RecordedArgs,
+}
+
+/// The arguments of a resumed run: those recorded for it, overridden by any given now.
+fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs, UsageError> {
+    let path = dir.join("run.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        UsageError(format!(
+            "--resume: cannot read {}: {e} (is the run id right? see results/)",
+            path.display()
+        ))
+    })?;
+    let recorded: RecordedRun = toml::from_str(&text)
+        .map_err(|e| UsageError(format!("--resume: {}: {e}", path.display())))?;
+    let r = recorded.args;
+    let mut merged = args.clone();
+    if merged.players.is_empty() {
+        merged.players = r.players;
+    }
+    merged.seeds = merged.seeds.or(r.seeds);
+    merged.problem = merged.problem.or(r.problem);
+    merged.time_limit = merged.time_limit.or(r.time_limit);
+    merged.memory_limit = merged.memory_limit.or(r.memory_limit);
+    Ok(merged)
+}
+
 fn run(args: &RunArgs) -> Result<u8, UsageError> {
     crate::os::install_interrupt_handler()?;
     let (scoring, root) = load_config(&args.common)?;
+    let results = args
+        .results
+        .clone()
+        .unwrap_or_else(|| root.join(&scoring.harness.results));
+    let resume_dir = args.resume.as_ref().map(|id| results.join(id));
+    let resumed;
+    let args = match &resume_dir {
+        Some(dir) => {
+            resumed = resumed_args(args, dir)?;
+            &resumed
+        }
+        None => args,
+    };
     if let Some(t) = args.time_limit {
         if !(t > 0.0 && t.is_finite()) {
             return Err(UsageError(format!(
@@ -105,7 +157,8 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     if let Some(id) = &args.problem {
         find_problem(id)?;
     }
-    let spec = SeedSpec::parse(&args.seeds).map_err(|e| UsageError(format!("--seeds: {e}")))?;
+    let seeds = args.seeds.as_deref().unwrap_or("examples");
+    let spec = SeedSpec::parse(seeds).map_err(|e| UsageError(format!("--seeds: {e}")))?;
     if args.players.is_empty() {
         return Err(UsageError(
             "no players: give --players PATH... (e.g. --players players/*)".into(),
@@ -143,6 +196,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             env,
             cases,
             players,
+            done: Default::default(),
         });
     }
     let mut progress_notes: Vec<String> = skipped
@@ -173,12 +227,33 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             )
         })
         .collect();
-    let results = args
-        .results
-        .clone()
-        .unwrap_or_else(|| root.join(&scoring.harness.results));
-    let mut files = RunFiles::create(&results, &problems, &run_toml(args, &suites, threads))
-        .map_err(|e| UsageError(format!("cannot write results: {e}")))?;
+    let (mut files, prior) = match &resume_dir {
+        None => (
+            RunFiles::create(&results, &problems, &run_toml(args, &suites, threads))
+                .map_err(|e| UsageError(format!("cannot write results: {e}")))?,
+            Vec::new(),
+        ),
+        Some(dir) => {
+            // Rows of players whose program changed since are dropped and run again.
+            let current = |problem: &str, player: &str, hash: &str| {
+                suites.iter().any(|s| {
+                    s.problem.id() == problem
+                        && s.players.iter().any(|p| p.name == player && p.hash == hash)
+                })
+            };
+            RunFiles::reopen(dir, &problems, |row| {
+                current(&row.problem, &row.player, &row.player_hash)
+            })
+            .map_err(|e| UsageError(format!("--resume: {e}")))?
+        }
+    };
+    for row in &prior {
+        if let Some(suite) = suites.iter_mut().find(|s| s.problem.id() == row.problem) {
+            suite
+                .done
+                .insert((CaseKey::parse(&row.case), row.player.clone()));
+        }
+    }
     let planned: u64 = suites
         .iter()
         .map(|s| (s.cases.len() * s.players.len()) as u64)
@@ -193,7 +268,23 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         })
         .collect();
     let mut summary = Summary::new(&rosters, planned);
-    let mut progress = Progress::new(planned);
+    for row in &prior {
+        summary.record(
+            &row.problem,
+            &row.player,
+            row.score,
+            row.verdict,
+            std::time::Duration::from_millis(row.think_ms),
+        );
+    }
+    let mut progress = Progress::new(planned - summary.finished());
+    if !prior.is_empty() {
+        progress.note(&format!(
+            "resuming {}: {} of {planned} tests already done",
+            files.id,
+            summary.finished()
+        ));
+    }
     for note in progress_notes.drain(..) {
         progress.note(&note);
     }
@@ -243,11 +334,23 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
 fn run_toml(args: &RunArgs, suites: &[Suite], threads: usize) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "harness-version = {:?}\ncommand = {:?}\nseeds = {:?}\nthreads = {threads}\n",
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {threads}\n",
         env!("CARGO_PKG_VERSION"),
         std::env::args().collect::<Vec<_>>().join(" "),
-        args.seeds
     ));
+    let recorded = RecordedArgs {
+        players: args
+            .players
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+            .collect(),
+        seeds: args.seeds.clone(),
+        problem: args.problem.clone(),
+        time_limit: args.time_limit,
+        memory_limit: args.memory_limit,
+    };
+    s.push_str("\n[args]\n");
+    s.push_str(&toml::to_string(&recorded).unwrap_or_default());
     for suite in suites {
         let c = &suite.env.config;
         s.push_str(&format!(

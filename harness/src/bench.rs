@@ -232,6 +232,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         problem,
         cases,
         players: vec![player.clone()],
+        done: Default::default(),
     };
     println!(
         "\nsuite throughput: {} on seeds {}:",

@@ -52,9 +52,10 @@ pub struct RunArgs {
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub players: Vec<PathBuf>,
     /// Seeds: `1..100` (inclusive), `7`, `1,5,9..12`, or `examples` (the problem's example
-    /// seeds from scoring.toml). Exact-answer problems also run their fixed tests.
-    #[arg(long, value_name = "SPEC", default_value = "examples")]
-    pub seeds: String,
+    /// seeds from scoring.toml) [default: examples]. Exact-answer problems also run their
+    /// fixed tests.
+    #[arg(long, value_name = "SPEC")]
+    pub seeds: Option<String>,
     /// Only run this problem (players of other problems are skipped with a note).
     /// One of: chesspuzzle, linez, game-ending, russian-checkers, simplified-chess.
     #[arg(long, value_name = "ID")]
@@ -71,6 +72,11 @@ pub struct RunArgs {
     /// Do not pin each worker and its player to one CPU (see scoring.toml [harness] pin-cpus).
     #[arg(long)]
     pub no_pin: bool,
+    /// Finish an interrupted run: run only the (player, test) pairs missing from
+    /// results/RUN-ID/scores.csv, with the players, seeds and limits recorded for it (flags
+    /// given now override them). A player whose program changed since is run again in full.
+    #[arg(long, value_name = "RUN-ID")]
+    pub resume: Option<String>,
     /// Where runs are written [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,

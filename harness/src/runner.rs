@@ -23,6 +23,8 @@ pub struct Suite {
     pub env: Env,
     pub cases: Vec<CaseKey>,
     pub players: Vec<Player>,
+    /// (case, player name) pairs already finished (a resumed run): not run again.
+    pub done: std::collections::HashSet<(CaseKey, String)>,
 }
 
 impl Suite {
@@ -83,6 +85,12 @@ pub fn run(suites: &[Suite], options: RunOptions, events: &Sender<Event>) -> boo
         .flat_map(|(s, suite)| {
             (0..suite.cases.len())
                 .flat_map(move |c| (0..suite.players.len()).map(move |p| (s, c, p)))
+        })
+        .filter(|&(s, c, p)| {
+            let suite = &suites[s];
+            !suite
+                .done
+                .contains(&(suite.cases[c].clone(), suite.players[p].name.clone()))
         })
         .collect();
     let cpus = os::allowed_cpus();

@@ -316,3 +316,96 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
         "the player's child was killed"
     );
 }
+
+#[test]
+fn resume_runs_only_the_missing_tests_and_reruns_a_changed_player() {
+    let results = tempfile::tempdir().unwrap();
+    let (dir, player) = script(&format!(
+        "echo run >> \"$HARNESS_PLAYER_DIR/calls\"\n{FIRST_CELL}"
+    ));
+    let calls = || {
+        std::fs::read_to_string(dir.path().join("calls"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1..4", "--results"])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(calls(), 4);
+    let id = std::fs::read_link(results.path().join("latest")).unwrap();
+    let id = id.to_str().unwrap();
+    let scores_path = results.path().join(id).join("scores.csv");
+
+    // As an interrupted run leaves it: only some rows written.
+    let text = std::fs::read_to_string(&scores_path).unwrap();
+    let kept: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(&scores_path, kept.join("\n") + "\n").unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--resume", id, "--results"])
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(calls(), 6, "only the 2 missing tests ran");
+    let rows = read_csv(&scores_path);
+    let seeds: Vec<&str> = rows[1..].iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(seeds, ["1", "2", "3", "4"]);
+    let board = read_csv(&results.path().join(id).join("leaderboard.csv"));
+    assert_eq!(board[1][2], "4", "the leaderboard counts old and new rows");
+
+    // A changed player is not mixed with its old rows: all its tests run again.
+    std::fs::write(
+        &player,
+        format!("#!/bin/sh\n# changed\necho run >> \"$HARNESS_PLAYER_DIR/calls\"\n{FIRST_CELL}\n"),
+    )
+    .unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--resume", id, "--results"])
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(calls(), 10);
+    assert_eq!(read_csv(&scores_path).len(), 5);
+
+    let (code, _, err) = run(harness()
+        .args(["--resume", "no-such-run", "--results"])
+        .arg(results.path()));
+    assert_eq!(code, 2);
+    assert!(err.contains("no-such-run"), "{err}");
+}
+
+#[test]
+fn unreadable_test_data_and_unwritable_results_are_usage_errors() {
+    let empty = tempfile::tempdir().unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let (_d, player) = script("exit 0");
+    // Linez needs its example positions from testcases/linez/examples.txt.
+    let (code, _, err) = run(harness()
+        .args(["--problem", "linez", "--seeds", "1", "--testcases"])
+        .arg(empty.path())
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 2);
+    assert!(err.contains("examples.txt"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(results.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+
+    let file = empty.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1", "--results"])
+        .arg(file.join("results"))
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("cannot write results") && err.contains("a-file"),
+        "{err}"
+    );
+}

@@ -41,6 +41,7 @@ fn chess_suite(config: ProblemConfig) -> Suite {
         },
         cases: vec![CaseKey::Seed(1)],
         players: Vec::new(),
+        done: Default::default(),
     }
 }
 

@@ -75,7 +75,144 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::rename(&tmp, path).map_err(|e| io_err(path, e))
 }
 
+/// A row of `scores.csv` from an earlier (interrupted) part of a run.
+#[derive(Clone, Debug)]
+pub struct PriorRow {
+    pub problem: String,
+    pub player: String,
+    pub case: String,
+    pub score: f64,
+    pub verdict: Verdict,
+    pub think_ms: u64,
+    pub player_hash: String,
+}
+
+/// The columns of `scores.csv` for these problems: the fixed ones, the union of the
+/// problems' parameters (a parameter named like a fixed column gets the problem's prefix),
+/// and `reason`; with, for each problem, the index of each of its parameters among them.
+fn layout(problems: &[(String, Vec<String>)]) -> (Vec<String>, Vec<(String, Vec<usize>)>) {
+    let mut param_columns: Vec<String> = Vec::new();
+    let mut param_index = Vec::new();
+    for (problem, names) in problems {
+        let idx = names
+            .iter()
+            .map(|name| {
+                let col = if SCORE_COLUMNS.contains(&name.as_str()) || name == "reason" {
+                    format!("{problem}.{name}")
+                } else {
+                    name.clone()
+                };
+                match param_columns.iter().position(|c| *c == col) {
+                    Some(i) => i,
+                    None => {
+                        param_columns.push(col);
+                        param_columns.len() - 1
+                    }
+                }
+            })
+            .collect();
+        param_index.push((problem.clone(), idx));
+    }
+    (param_columns, param_index)
+}
+
+fn header(param_columns: &[String]) -> Vec<String> {
+    SCORE_COLUMNS
+        .iter()
+        .map(|c| c.to_string())
+        .chain(param_columns.iter().cloned())
+        .chain(["reason".to_string()])
+        .collect()
+}
+
 impl RunFiles {
+    /// Reopens the folder of an earlier run to finish it: keeps the rows of `scores.csv` that
+    /// `keep` accepts (rewriting the file without the others) and appends from there.
+    pub fn reopen(
+        dir: &Path,
+        problems: &[(String, Vec<String>)],
+        keep: impl Fn(&PriorRow) -> bool,
+    ) -> io::Result<(RunFiles, Vec<PriorRow>)> {
+        let path = dir.join("scores.csv");
+        let mut reader = csv::Reader::from_path(&path)
+            .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+        let (param_columns, param_index) = layout(problems);
+        let expected = header(&param_columns);
+        let found: Vec<String> = reader.headers()?.iter().map(String::from).collect();
+        if found != expected {
+            return Err(io::Error::other(format!(
+                "{}: its columns are not those of this run's problems (was it made for other players?)",
+                path.display()
+            )));
+        }
+        let col = |name: &str| {
+            expected
+                .iter()
+                .position(|c| c == name)
+                .expect("fixed column")
+        };
+        let (c_problem, c_player, c_seed, c_score, c_verdict, c_think, c_hash) = (
+            col("problem"),
+            col("player"),
+            col("seed"),
+            col("score"),
+            col("verdict"),
+            col("think_ms"),
+            col("player_hash"),
+        );
+        let mut kept_records = Vec::new();
+        let mut kept = Vec::new();
+        for record in reader.records() {
+            let record = record?;
+            let get = |i: usize| record.get(i).unwrap_or_default().to_string();
+            let (Ok(score), Some(verdict)) =
+                (get(c_score).parse(), Verdict::from_code(&get(c_verdict)))
+            else {
+                continue;
+            };
+            let row = PriorRow {
+                problem: get(c_problem),
+                player: get(c_player),
+                case: get(c_seed),
+                score,
+                verdict,
+                think_ms: get(c_think).parse().unwrap_or(0),
+                player_hash: get(c_hash),
+            };
+            if keep(&row) {
+                kept.push(row);
+                kept_records.push(record);
+            }
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&expected)?;
+        for r in &kept_records {
+            w.write_record(r)?;
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        write_atomic(&path, &bytes)?;
+        let file = fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| io_err(&path, e))?;
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        Ok((
+            RunFiles {
+                dir: dir.to_path_buf(),
+                id,
+                scores: csv::Writer::from_writer(file),
+                param_columns,
+                param_index,
+            },
+            kept,
+        ))
+    }
+
     /// Creates `results/<run-id>/` and the header of `scores.csv`. `problems` lists each
     /// problem with its parameter names.
     pub fn create(
@@ -97,40 +234,12 @@ impl RunFiles {
                 Err(e) => return Err(io_err(&dir, e)),
             }
         };
-        let mut param_columns: Vec<String> = Vec::new();
-        let mut param_index = Vec::new();
-        for (problem, names) in problems {
-            let idx = names
-                .iter()
-                .map(|name| {
-                    // A parameter named like a fixed column gets the problem's prefix.
-                    let col = if SCORE_COLUMNS.contains(&name.as_str()) || name == "reason" {
-                        format!("{problem}.{name}")
-                    } else {
-                        name.clone()
-                    };
-                    match param_columns.iter().position(|c| *c == col) {
-                        Some(i) => i,
-                        None => {
-                            param_columns.push(col);
-                            param_columns.len() - 1
-                        }
-                    }
-                })
-                .collect();
-            param_index.push((problem.clone(), idx));
-        }
+        let (param_columns, param_index) = layout(problems);
         fs::write(dir.join("run.toml"), run_toml).map_err(|e| io_err(&dir, e))?;
         let path = dir.join("scores.csv");
         let file = File::create(&path).map_err(|e| io_err(&path, e))?;
         let mut scores = csv::Writer::from_writer(file);
-        let header: Vec<&str> = SCORE_COLUMNS
-            .iter()
-            .copied()
-            .chain(param_columns.iter().map(String::as_str))
-            .chain(["reason"])
-            .collect();
-        scores.write_record(&header)?;
+        scores.write_record(header(&param_columns))?;
         scores.flush()?;
         Ok(RunFiles {
             dir,

@@ -82,9 +82,27 @@ impl Summary {
     }
 
     pub fn add(&mut self, r: &TestResult) {
-        if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == r.problem) {
-            if let Some((_, s)) = players.iter_mut().find(|(n, _)| *n == r.player) {
-                s.add(r.outcome.score, r.outcome.verdict, r.think);
+        self.record(
+            r.problem,
+            &r.player,
+            r.outcome.score,
+            r.outcome.verdict,
+            r.think,
+        );
+    }
+
+    /// Counts one test of a player (also the rows of a resumed run).
+    pub fn record(
+        &mut self,
+        problem: &str,
+        player: &str,
+        score: f64,
+        verdict: Verdict,
+        think: Duration,
+    ) {
+        if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
+            if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
+                s.add(score, verdict, think);
             }
         }
     }
