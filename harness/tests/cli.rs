@@ -409,3 +409,49 @@ fn unreadable_test_data_and_unwritable_results_are_usage_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn players_inherit_no_descriptor_of_the_harness() {
+    // The player becomes `ls`, which lists its open descriptors on stderr (one of them is
+    // the folder `ls` reads, in the baseline too).
+    let (_d, player) = script("exec ls /proc/self/fd >&2");
+    // What a process started directly by this test has: the baseline.
+    let direct = Command::new(&player)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("HARNESS_PLAYER_DIR", "/")
+        .output()
+        .unwrap();
+    let baseline = String::from_utf8_lossy(&direct.stderr).to_string();
+    let lines: Vec<&str> = baseline.lines().collect();
+    assert!(
+        ["0", "1", "2"].iter().all(|fd| lines.contains(fd)),
+        "{baseline:?}"
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1..6",
+            "--threads",
+            "2",
+            "--results",
+        ])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    for seed in 1..=6 {
+        let log = results
+            .path()
+            .join(format!("latest/logs/chesspuzzle/player/{seed}.stderr"));
+        let fds = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            fds, baseline,
+            "seed {seed}: descriptors beyond the baseline leaked"
+        );
+    }
+}
