@@ -18,6 +18,8 @@ pub struct Progress {
     terminal: bool,
     means: BTreeMap<String, (u64, f64)>,
     failures: BTreeMap<String, u64>,
+    /// Tests with a warning (near the time limit, overloaded machine).
+    warnings: u64,
 }
 
 impl Progress {
@@ -39,6 +41,7 @@ impl Progress {
             terminal,
             means: BTreeMap::new(),
             failures: BTreeMap::new(),
+            warnings: 0,
         }
     }
 
@@ -52,6 +55,9 @@ impl Progress {
     }
 
     pub fn on_result(&mut self, r: &TestResult) {
+        if !r.warning.is_empty() {
+            self.warnings += 1;
+        }
         let key = format!("{}/{}", r.problem, r.player);
         let entry = self.means.entry(key.clone()).or_default();
         entry.0 += 1;
@@ -94,5 +100,11 @@ impl Progress {
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+        if self.warnings > 0 {
+            eprintln!(
+                "warning: {} tests came close to their time limit or ran on an overloaded machine (see the warning column of scores.csv)",
+                self.warnings
+            );
+        }
     }
 }
