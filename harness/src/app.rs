@@ -182,7 +182,11 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             testcases: testcases.clone(),
             config,
         };
-        let mut cases = problem.fixed_cases(&env)?;
+        let mut cases = if args.no_fixed {
+            Vec::new()
+        } else {
+            problem.fixed_cases(&env)?
+        };
         let seeds = spec
             .resolve(&env.config.examples)
             .map_err(|e| UsageError(format!("{}: {e}", problem.id())))?;

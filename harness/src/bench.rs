@@ -212,6 +212,15 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         }
     }
 
+    for problem in problem::all() {
+        if let Some((cases, per_pass)) = solver_cost(problem.as_ref(), &testcases) {
+            println!(
+                "  reference solver of {:<16} {:8.3} ms per pass over its {cases} fixed tests",
+                problem.id(),
+                per_pass * 1e3
+            );
+        }
+    }
     let spec = SeedSpec::parse(&args.seeds).map_err(UsageError)?;
     let ids = problem::ids();
     let (found, _) = players::discover(std::slice::from_ref(&args.player), None, &ids)?;
@@ -254,6 +263,32 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         rates[1] / rates[0]
     );
     Ok(exit::OK)
+}
+
+/// The reference solver's time for one pass over a problem's fixed tests (best of 10 passes),
+/// with the number of tests; `None` for problems without fixed tests or a solver.
+fn solver_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<(usize, f64)> {
+    let env = Env {
+        testcases: testcases.to_path_buf(),
+        config: Default::default(),
+    };
+    let keys = problem.fixed_cases(&env).ok()?;
+    let inputs: Vec<String> = keys
+        .iter()
+        .filter_map(|k| problem.case(k, &env).ok().map(|g| g.describe()))
+        .collect();
+    if inputs.is_empty() {
+        return None;
+    }
+    let mut best = f64::MAX;
+    for _ in 0..10 {
+        let start = Instant::now();
+        for input in &inputs {
+            problem.solve(input)?.ok()?;
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    Some((inputs.len(), best))
 }
 
 /// Passes messages through to a player and keeps its answers, to replay them later.

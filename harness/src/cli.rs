@@ -69,6 +69,9 @@ pub struct RunArgs {
     /// Memory (address space) limit per player in MB; 0 = none (overrides scoring.toml).
     #[arg(long, value_name = "MB")]
     pub memory_limit: Option<u64>,
+    /// Skip the fixed tests (testcases/) of exact-answer problems: run only generated ones.
+    #[arg(long)]
+    pub no_fixed: bool,
     /// Do not pin each worker and its player to one CPU (see scoring.toml [harness] pin-cpus).
     #[arg(long)]
     pub no_pin: bool,

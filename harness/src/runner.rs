@@ -191,12 +191,7 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
         result.cpu = r.cpu;
         result.max_rss_kb = r.max_rss_kb;
     }
-    result.outcome = refine(
-        outcome,
-        &ending,
-        limits.memory,
-        suite.problem.keeps_score_on_fault(),
-    );
+    result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
     result.stderr = ending.stderr;
     result.warning = warning(result.think, result.cpu, limits.think);
     Some(result)
@@ -238,15 +233,17 @@ fn refine(
     mut outcome: Outcome,
     ending: &crate::session::Ending,
     memory_limit: u64,
-    keeps_score: bool,
+    problem: &dyn Problem,
 ) -> Outcome {
+    let keeps_score = problem.keeps_score_on_fault();
     let exit = ending.reaped.map(|r| r.exit);
     let crashed =
         !ending.killed && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
+    // A player that left mid-game, or one that answers at exit and did not answer right.
     let vanished = matches!(
         outcome.fault,
         Some(Fault::Eof) | Some(Fault::Gone(_)) | Some(Fault::Unterminated(_))
-    );
+    ) || (problem.answers_at_exit() && outcome.verdict == Verdict::WrongAnswer);
     let stderr = String::from_utf8_lossy(&ending.stderr.bytes);
     let near_limit = memory_limit > 0
         && ending

@@ -455,3 +455,35 @@ fn players_inherit_no_descriptor_of_the_harness() {
         );
     }
 }
+
+#[test]
+fn exact_answer_players_that_crash_hang_or_babble_get_verdicts_not_errors() {
+    let cases = [
+        ("crash", "kill -SEGV $$", "RE", "SIGSEGV"),
+        ("hang", "sleep 30", "TLE", "thinking time"),
+        ("silent", "cat > /dev/null", "WA", "no output"),
+        (
+            "garbage",
+            "cat > /dev/null; echo 'no idea'",
+            "WA",
+            "line 1: expected",
+        ),
+    ];
+    for (name, body, verdict, reason) in cases {
+        let results = tempfile::tempdir().unwrap();
+        let (_d, player) = script(body);
+        let (code, _, err) = run(harness()
+            .args(["--problem", "game-ending", "--no-fixed", "--seeds", "1..2"])
+            .args(["--time-limit", "0.5", "--results"])
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player));
+        assert_eq!(code, 0, "{name}: {err}");
+        let rows = read_csv(&results.path().join("latest/scores.csv"));
+        assert_eq!(rows.len(), 3, "{name}: two generated tests, no fixed ones");
+        for row in &rows[1..] {
+            assert_eq!(row[4], verdict, "{name}: {row:?}");
+            assert!(row.last().unwrap().contains(reason), "{name}: {row:?}");
+        }
+    }
+}

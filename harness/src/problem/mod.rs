@@ -124,6 +124,11 @@ pub trait Problem: Send + Sync {
     fn keeps_score_on_fault(&self) -> bool {
         false
     }
+    /// Whether the player answers once and exits (exact-answer problems): then a crash or a
+    /// non-zero exit status decides the verdict (RE) even when some output came.
+    fn answers_at_exit(&self) -> bool {
+        false
+    }
     /// Names of the generator parameters a test reports (CSV columns), e.g. `["H", "W", "K"]`.
     fn param_names(&self) -> &'static [&'static str];
     /// Fixed tests that every run of this problem includes besides the seeds it is given

@@ -500,6 +500,10 @@ pub fn check_fixed(dir: &Path) -> Result<Vec<exact::Mismatch>, CaseError> {
 pub struct SimplifiedChess;
 
 impl Problem for SimplifiedChess {
+    fn answers_at_exit(&self) -> bool {
+        true
+    }
+
     fn id(&self) -> &'static str {
         ID
     }
