@@ -74,6 +74,7 @@ svg text { font-family: "DejaVu Sans", system-ui, sans-serif; }
 <div id="status">move <b id="move">0</b> / <span id="moves">0</span> &nbsp; score <b id="score">0</b> <span id="extra"></span></div>
 <div id="note"></div><div id="error"></div>
 <div id="board"></div>
+<span id="resources" hidden></span>
 <p class="help">Keys: &#x2190; &#x2192; step, Home / End, space play/pause. Address <code>#step=N</code> or <code>#step=last</code> opens a given move.</p>
 <script id="data" type="application/json">__DATA__</script>
 <script>
@@ -199,6 +200,8 @@ function fromHash() {
 }
 window.addEventListener("hashchange", fromHash);
 fromHash();
+// What the page fetched besides itself (the browser test expects none).
+$("resources").textContent = String(performance.getEntriesByType("resource").length);
 </script>
 </body>
 </html>
