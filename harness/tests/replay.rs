@@ -308,3 +308,38 @@ fn manual_chesspuzzle_reprompts_a_click_that_is_not_allowed() {
         .collect();
     assert_eq!(answers, ["0 0", "5 0"]);
 }
+
+#[test]
+fn a_refused_click_ends_the_replay_with_the_reason_and_the_recorded_score() {
+    let tmp = tempfile::tempdir().unwrap();
+    let player = tmp.path().join("p.sh");
+    // Clicks (0, 0) for ever: on seed 3 the second click is not allowed.
+    std::fs::write(
+        &player,
+        "#!/bin/sh\nread header\necho '0 0'\nwhile read line; do echo '0 0'; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (code, out, err) = run_with(
+        harness()
+            .args(["--problem", "chesspuzzle", "--seeds", "3", "--players"])
+            .arg(&player)
+            .arg("--results")
+            .arg(tmp.path().join("res")),
+        "",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let run = std::fs::canonicalize(tmp.path().join("res/latest")).unwrap();
+    let html = std::fs::read_to_string(run.join("replays/chesspuzzle-p-3.html")).unwrap();
+    let data = replay_data(&html);
+    assert_eq!(data["verdict"], "WA");
+    assert_eq!(data["score"].as_f64(), Some(0.0));
+    let frames = data["frames"].as_array().unwrap();
+    let last = frames.last().unwrap();
+    assert_eq!(frames.len(), 3, "start, one click, the refused one");
+    assert_eq!(last["move"], 1);
+    assert!(last["error"]
+        .as_str()
+        .unwrap()
+        .contains("(0, 0) is not allowed"));
+}

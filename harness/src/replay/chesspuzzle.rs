@@ -26,7 +26,8 @@ fn cells(cells: &[Cell]) -> Vec<[usize; 2]> {
 
 /// One frame per click, after a first frame of the starting board. Each frame has the top
 /// tiles (`-` for empty), the stack heights, the clicked cell and the tile it removed, the
-/// cells allowed next, and the score the game would have if it ended there.
+/// cells allowed next, and the score the game would have if it ended there. A refused click
+/// ends the frames with one that says why (its `move` is the count of accepted clicks).
 pub fn frames(mut board: Board, answers: &[String]) -> Vec<Value> {
     let total = board.total_tiles() as f64;
     let (tops, heights) = view(&board);
@@ -45,17 +46,17 @@ pub fn frames(mut board: Board, answers: &[String]) -> Vec<Value> {
         let cell = match parse_click(answer, &board) {
             Ok(cell) => cell,
             Err(why) => {
-                out.push(json!({"move": clicks, "error": format!("click {clicks}: {why}")}));
+                out.push(json!({"move": i, "error": format!("click {clicks}: {why}")}));
                 break;
             }
         };
         if allowed.as_ref().is_some_and(|a| !a.contains(&cell)) {
-            out.push(json!({"move": clicks, "clicked": [cell.0, cell.1],
+            out.push(json!({"move": i, "clicked": [cell.0, cell.1],
                 "error": format!("click {clicks}: ({}, {}) is not allowed", cell.0, cell.1)}));
             break;
         }
         let Some(tile) = board.click(cell) else {
-            out.push(json!({"move": clicks, "error": format!("click {clicks}: cell is empty")}));
+            out.push(json!({"move": i, "error": format!("click {clicks}: cell is empty")}));
             break;
         };
         let next = board.targets(cell, tile);

@@ -71,7 +71,7 @@ pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
         let mut step = game.clone();
         let outcome = step.play(&mut scripted(&[answer]));
         if outcome.moves == 0 {
-            out.push(json!({"move": turn, "score": score, "error": outcome.reason}));
+            out.push(json!({"move": i, "score": score, "error": outcome.reason}));
             break;
         }
         score += outcome.score;
