@@ -34,6 +34,8 @@ pub fn main(cli: Cli) -> u8 {
         Some(Command::Solve(args)) => solve(&args),
         Some(Command::Bench(args)) => crate::bench::main(&args),
         Some(Command::Echo) => crate::bench::echo(),
+        Some(Command::Replay(args)) => crate::replay::main(&args),
+        Some(Command::Play(args)) => crate::play::main(&args),
     };
     match result {
         Ok(code) => code,
@@ -60,14 +62,14 @@ pub fn load_config(common: &Common) -> Result<(Scoring, PathBuf), UsageError> {
     Ok((Scoring::load(&common.config, &ids)?, root))
 }
 
-fn testcases_dir(common: &Common, root: &Path) -> PathBuf {
+pub fn testcases_dir(common: &Common, root: &Path) -> PathBuf {
     common
         .testcases
         .clone()
         .unwrap_or_else(|| root.join("testcases"))
 }
 
-fn find_problem(id: &str) -> Result<Box<dyn problem::Problem>, UsageError> {
+pub fn find_problem(id: &str) -> Result<Box<dyn problem::Problem>, UsageError> {
     problem::by_id(id).ok_or_else(|| {
         UsageError(format!(
             "unknown problem {id:?} (known: {})",
@@ -317,6 +319,11 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     if let Err(e) = files.finish(&summary, partial) {
         write_error.get_or_insert(e);
     }
+    let envs: Vec<_> = suites
+        .iter()
+        .map(|s| (s.problem.id().to_string(), s.env.clone()))
+        .collect();
+    crate::replay::after_run(&files.dir, &envs);
     let table = report::table::render(&summary, std::io::stdout().is_terminal(), partial);
     print!("{table}");
     println!("results: {}", files.dir.display());

@@ -29,6 +29,10 @@ pub enum Command {
     Solve(SolveArgs),
     /// Measure the harness's cost per move against a raw pipe ping-pong, and suite throughput.
     Bench(BenchArgs),
+    /// Write replay pages (HTML) of tests of a run, from their transcripts.
+    Replay(ReplayArgs),
+    /// Play one test yourself in the terminal (interactive problems).
+    Play(PlayArgs),
     /// Internal: the echo peer of `bench` (answers each line with `0 0`).
     #[command(hide = true)]
     Echo,
@@ -117,6 +121,48 @@ pub struct BenchArgs {
     /// The player of the throughput measurement.
     #[arg(long, default_value = "players/chesspuzzle-random")]
     pub player: PathBuf,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The run: its id under the results folder, `latest`, or the path of its folder.
+    #[arg(value_name = "RUN", default_value = "latest")]
+    pub run: String,
+    /// Only this player's tests.
+    #[arg(long, value_name = "NAME")]
+    pub player: Option<String>,
+    /// Only this problem's tests.
+    #[arg(long, value_name = "ID")]
+    pub problem: Option<String>,
+    /// The test with this seed (or fixed case name).
+    #[arg(long, value_name = "SEED", conflicts_with = "worst")]
+    pub seed: Option<String>,
+    /// The N lowest-scoring tests of each player.
+    #[arg(long, value_name = "N")]
+    pub worst: Option<usize>,
+    /// Where runs are written [default: results/ beside the config file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The problem: chesspuzzle or linez.
+    #[arg(long, value_name = "ID")]
+    pub problem: String,
+    /// The seed of the test.
+    #[arg(long, value_name = "SEED")]
+    pub seed: u64,
+    /// The player name the game is saved under.
+    #[arg(long, value_name = "NAME", default_value = "human")]
+    pub name: String,
+    /// Where the game is saved, as a run `play-<time>` [default: results/ beside the config].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
     #[command(flatten)]
     pub common: Common,
 }

@@ -67,6 +67,8 @@ pub struct TestResult {
     /// Something worth a look although the verdict stands (time close to the limit, an
     /// overloaded machine); empty when nothing is.
     pub warning: String,
+    /// Every message of the test, both ways ([`crate::transcript`] format).
+    pub transcript: String,
 }
 
 /// What the runner reports, in order of happening.
@@ -135,6 +137,7 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
         stderr: StderrTail::default(),
         player_hash: player.hash.clone(),
         warning: String::new(),
+        transcript: String::new(),
     };
     let mut game = match suite.problem.case(case, &suite.env) {
         Ok(game) => game,
@@ -180,7 +183,9 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
             return Some(result);
         }
     };
-    let outcome = game.play(&mut session);
+    let mut recorder = crate::transcript::Recorder::new(&mut session);
+    let outcome = game.play(&mut recorder);
+    result.transcript = recorder.text;
     let ending = session.finish();
     if outcome.fault == Some(Fault::Interrupted) || os::interrupted() {
         return None;

@@ -583,6 +583,14 @@ impl Problem for Linez {
     }
 
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
+        Ok(Box::new(Linez::game(key, env)?))
+    }
+}
+
+impl Linez {
+    /// The test of a key as its concrete type, which can be cloned mid-game (replays play
+    /// it one move at a time).
+    pub fn game(key: &CaseKey, env: &Env) -> Result<LinezGame, CaseError> {
         let CaseKey::Seed(seed) = *key else {
             return Err(CaseError::Unknown {
                 problem: "linez",
@@ -604,7 +612,7 @@ impl Problem for Linez {
             ),
             None => LinezGame::generate(seed, move_cap),
         };
-        Ok(Box::new(game))
+        Ok(game)
     }
 }
 

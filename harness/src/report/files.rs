@@ -1,7 +1,8 @@
 //! The files of a run under `results/<run-id>/`: `scores.csv` (a row per test, appended and
 //! flushed as each test finishes, sorted once the run ends), `leaderboard.csv` (written to a
 //! temporary file and renamed, so it is never half-written), `logs/` (each test's stderr
-//! tail, when it wrote any), `run.toml` (what was run) and the `results/latest` link.
+//! tail, when it wrote any), `transcripts/` (each test's messages, see [`crate::transcript`]),
+//! `report.html` (see [`super::html`]), `run.toml` (what was run) and the `results/latest` link.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -28,6 +29,15 @@ pub const SCORE_COLUMNS: [&str; 13] = [
     "player_hash",
     "harness_version",
 ];
+
+/// Where the transcript of one test is kept: one plain-text file per test, so a failing game
+/// can be read with `less` and found by its seed.
+pub fn transcript_path(run: &Path, problem: &str, player: &str, case: &str) -> PathBuf {
+    run.join("transcripts")
+        .join(problem)
+        .join(player)
+        .join(format!("{case}.txt"))
+}
 
 /// The writer of one run's files.
 pub struct RunFiles {
@@ -220,8 +230,18 @@ impl RunFiles {
         problems: &[(String, Vec<String>)],
         run_toml: &str,
     ) -> io::Result<RunFiles> {
+        Self::create_named(results, "", problems, run_toml)
+    }
+
+    /// Like [`RunFiles::create`], with the run id starting with `prefix` (`play-`).
+    pub fn create_named(
+        results: &Path,
+        prefix: &str,
+        problems: &[(String, Vec<String>)],
+        run_toml: &str,
+    ) -> io::Result<RunFiles> {
         fs::create_dir_all(results).map_err(|e| io_err(results, e))?;
-        let stamp = timestamp();
+        let stamp = format!("{prefix}{}", timestamp());
         let (mut id, mut n) = (stamp.clone(), 1);
         let dir = loop {
             let dir = results.join(&id);
@@ -294,6 +314,12 @@ impl RunFiles {
                 )?;
             }
             f.write_all(&r.stderr.bytes)?;
+        }
+        if !r.transcript.is_empty() {
+            let path = transcript_path(&self.dir, r.problem, &r.player, &r.case.to_string());
+            let dir = path.parent().expect("a transcript path has a folder");
+            fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+            fs::write(&path, &r.transcript).map_err(|e| io_err(&path, e))?;
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! files. Reporters consume the runner's events; none of them runs players or judges.
 
 pub mod files;
+pub mod html;
 pub mod progress;
 pub mod summary;
 pub mod table;

@@ -1,0 +1,265 @@
+//! `harness play`: a person is the player, in the terminal.
+//!
+//! The game is the same [`crate::problem::Game`] the runner judges; only the channel differs:
+//! [`Terminal`] shows the board before each move and reads the person's move from stdin. A
+//! move the rules refuse is explained and asked again instead of ending the game: before a
+//! move reaches the judge, the problem's own rule code checks it (ChessPuzzle's
+//! `parse_click` and `targets`; for Linez the judge itself, stepped on a clone of the game).
+//! The accepted moves are recorded as a transcript and saved as a run `play-<time>` under
+//! `results/`, with its replay page, so `harness replay` shows the game again.
+//!
+//! This module reads stdin, writes stdout and the run folder; it starts no process.
+
+mod chesspuzzle;
+mod linez;
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use crate::app::{find_problem, load_config, testcases_dir, UsageError};
+use crate::cli::PlayArgs;
+use crate::exit;
+use crate::problem::{CaseKey, Channel, Env};
+use crate::report::files::RunFiles;
+use crate::report::Summary;
+use crate::runner::TestResult;
+use crate::session::StderrTail;
+use crate::transcript::Recorder;
+use crate::verdict::{Fault, Outcome};
+
+/// What a problem's terminal view knows: how to draw the position and how to check a move.
+trait View {
+    /// The judge sent a message (the view may read it, or keep its own state).
+    fn on_message(&mut self, _text: &str) {}
+    /// The position, the legal targets marked, and the score so far.
+    fn render(&self, colour: bool) -> String;
+    /// Checks a typed line: `Ok(Some(line))` is a legal move to pass to the judge (the view
+    /// has applied it), `Ok(None)` was a request the view answered (e.g. show a cell's
+    /// targets), `Err` says why the move is not allowed.
+    fn check(&mut self, line: &str) -> Result<Option<String>, String>;
+    /// How a move is written.
+    fn help(&self) -> &'static str;
+}
+
+/// The channel of a person at a terminal.
+struct Terminal<'a> {
+    view: Box<dyn View + 'a>,
+    input: Box<dyn BufRead + 'a>,
+    out: Box<dyn Write + 'a>,
+    colour: bool,
+    line: String,
+    think: Duration,
+    /// A message to show above the next board (a refused move, an answer to a request).
+    notice: String,
+}
+
+impl Terminal<'_> {
+    fn say(&mut self, text: &str) {
+        let _ = self.out.write_all(text.as_bytes());
+        let _ = self.out.flush();
+    }
+}
+
+impl Channel for Terminal<'_> {
+    fn send(&mut self, text: &str) -> Result<(), Fault> {
+        self.view.on_message(text);
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        let mut redraw = true;
+        loop {
+            let notice = std::mem::take(&mut self.notice);
+            if redraw {
+                let board = self.view.render(self.colour);
+                self.say(&format!("\n{board}{notice}move> "));
+            } else {
+                self.say(&format!("{notice}move> "));
+            }
+            redraw = false;
+            let mut typed = String::new();
+            let start = Instant::now();
+            let read = self.input.read_line(&mut typed);
+            self.think += start.elapsed();
+            match read {
+                Ok(0) | Err(_) => {
+                    self.say("\n(end of input: the game ends)\n");
+                    return Err(Fault::Eof);
+                }
+                Ok(_) => {}
+            }
+            let typed = typed.trim();
+            if !std::io::stdin().is_terminal() {
+                // Piped input is not echoed by a terminal: show what was read.
+                self.say(&format!("{typed}\n"));
+            }
+            match typed {
+                "" => continue,
+                "q" | "quit" | "exit" => return Err(Fault::Eof),
+                "?" | "h" | "help" => {
+                    self.notice = format!("{}\n", self.view.help());
+                    continue;
+                }
+                _ => {}
+            }
+            match self.view.check(typed) {
+                Ok(Some(line)) => {
+                    self.line = line;
+                    return Ok(&self.line);
+                }
+                // A request the view answered (targets of a cell): show the board again.
+                Ok(None) => redraw = true,
+                Err(why) => {
+                    self.notice = format!(
+                        "{}\n",
+                        paint(
+                            self.colour,
+                            "1;31",
+                            &format!("illegal move {typed:?}: {why} (try another)")
+                        )
+                    );
+                }
+            }
+        }
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        Err(Fault::Eof)
+    }
+}
+
+/// Wraps text in an ANSI style when colour is on.
+fn paint(colour: bool, style: &str, text: &str) -> String {
+    if colour {
+        format!("\x1b[{style}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Runs `harness play`.
+pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
+    let (scoring, root) = load_config(&args.common)?;
+    let problem = find_problem(&args.problem)?;
+    let env = Env {
+        testcases: testcases_dir(&args.common, &root),
+        config: scoring.problem(problem.id()),
+    };
+    let key = CaseKey::Seed(args.seed);
+    let mut game = problem.case(&key, &env)?;
+    let view: Box<dyn View> = match problem.id() {
+        "chesspuzzle" => Box::new(chesspuzzle::ChessView::new(
+            game.describe()
+                .parse()
+                .map_err(|e| UsageError(format!("board of seed {}: {e}", args.seed)))?,
+        )),
+        "linez" => Box::new(linez::LinezView::new(crate::problem::linez::Linez::game(
+            &key, &env,
+        )?)),
+        other => {
+            return Err(UsageError(format!(
+                "{other} is not interactive: play chesspuzzle or linez"
+            )))
+        }
+    };
+    if args.name.is_empty() || args.name.contains(['/', '\\']) || args.name.starts_with('.') {
+        return Err(UsageError(format!(
+            "--name {:?}: a player name is a plain file name",
+            args.name
+        )));
+    }
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let stdin = std::io::stdin();
+    let mut terminal = Terminal {
+        view,
+        input: Box::new(stdin.lock()),
+        out: Box::new(std::io::stdout()),
+        colour,
+        line: String::new(),
+        think: Duration::ZERO,
+        notice: String::new(),
+    };
+    terminal.say(&format!(
+        "{} seed {}: {}\n",
+        problem.title(),
+        args.seed,
+        terminal.view.help()
+    ));
+    let start = Instant::now();
+    let mut recorder = Recorder::new(&mut terminal);
+    let outcome: Outcome = game.play(&mut recorder);
+    let transcript = recorder.text;
+    let board = terminal.view.render(colour);
+    terminal.say(&format!(
+        "\n{board}game over: score {} ({}{}), {} moves\n",
+        outcome.score,
+        outcome.verdict.code(),
+        if outcome.reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", outcome.reason)
+        },
+        outcome.moves
+    ));
+    let result = TestResult {
+        problem: problem.id(),
+        player: args.name.clone(),
+        case: key,
+        params: game.params(),
+        outcome,
+        think: terminal.think,
+        wall: start.elapsed(),
+        cpu: Duration::ZERO,
+        max_rss_kb: 0,
+        stderr: StderrTail::default(),
+        player_hash: String::new(),
+        warning: String::new(),
+        transcript,
+    };
+    let results = args
+        .results
+        .clone()
+        .unwrap_or_else(|| root.join(&scoring.harness.results));
+    let params: Vec<String> = problem
+        .param_names()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    let run_toml = format!(
+        "harness-version = {:?}\ncommand = {:?}\nplayer = {:?}\n",
+        env!("CARGO_PKG_VERSION"),
+        std::env::args().collect::<Vec<_>>().join(" "),
+        args.name
+    );
+    let save = || -> std::io::Result<std::path::PathBuf> {
+        let mut files = RunFiles::create_named(
+            &results,
+            "play-",
+            &[(problem.id().to_string(), params.clone())],
+            &run_toml,
+        )?;
+        let mut summary = Summary::new(&[(problem.id().to_string(), vec![args.name.clone()])], 1);
+        summary.add(&result);
+        files.on_result(&result)?;
+        files.finish(&summary, false)?;
+        Ok(files.dir)
+    };
+    match save() {
+        Ok(dir) => {
+            crate::replay::after_run(&dir, &[(problem.id().to_string(), env)]);
+            let id = dir
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().to_string());
+            println!("saved: {}", dir.display());
+            println!(
+                "replay: harness replay {id} --player {} --seed {}",
+                args.name, args.seed
+            );
+            Ok(exit::OK)
+        }
+        Err(e) => {
+            eprintln!("error: cannot save the game: {e}");
+            Ok(exit::HARNESS_ERROR)
+        }
+    }
+}

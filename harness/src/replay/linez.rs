@@ -1,0 +1,104 @@
+//! Linez frames: the judge itself is played one move at a time on a clone of the game
+//! ([`crate::problem::linez::LinezGame`] is `Clone`, random stream included), so every
+//! landing and every point is the judge's own; this module only compares boards before and
+//! after a move to say what moved, what was removed and what landed.
+
+use std::collections::VecDeque;
+
+use serde_json::{json, Value};
+
+use crate::problem::linez::{parse_move, Board, Cell, LinezGame, CELLS, SIDE};
+use crate::problem::Game;
+use crate::testkit::scripted;
+
+fn cells(board: &Board) -> Vec<u8> {
+    (0..CELLS).map(|i| board.get(Cell::from_index(i))).collect()
+}
+
+/// A shortest path of empty cells from `from` to `to` (both included), for drawing the move.
+fn path(board: &Board, from: Cell, to: Cell) -> Vec<usize> {
+    let mut prev = [usize::MAX; CELLS];
+    let mut queue = VecDeque::from([from.index()]);
+    prev[from.index()] = from.index();
+    while let Some(i) = queue.pop_front() {
+        if i == to.index() {
+            break;
+        }
+        let (r, c) = (i / SIDE, i % SIDE);
+        let mut next = Vec::with_capacity(4);
+        if r > 0 {
+            next.push(i - SIDE);
+        }
+        if r + 1 < SIDE {
+            next.push(i + SIDE);
+        }
+        if c > 0 {
+            next.push(i - 1);
+        }
+        if c + 1 < SIDE {
+            next.push(i + 1);
+        }
+        for n in next {
+            if prev[n] == usize::MAX && board.get(Cell::from_index(n)) == 0 {
+                prev[n] = i;
+                queue.push_back(n);
+            }
+        }
+    }
+    if prev[to.index()] == usize::MAX {
+        return vec![from.index(), to.index()];
+    }
+    let mut out = vec![to.index()];
+    while *out.last().expect("not empty") != from.index() {
+        out.push(prev[*out.last().expect("not empty")]);
+    }
+    out.reverse();
+    out
+}
+
+/// One frame per move, after a first frame of the starting position. Each frame has the 81
+/// cells (0 empty), `nextThree`, the running score, and for a move: `from`, `to`, the
+/// `path`, the cells `removed` (with the number each held) and the cells `placed` by landing.
+pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
+    let mut score = 0.0;
+    let mut out = vec![json!({
+        "move": 0, "score": 0.0, "cells": cells(&game.board), "next": game.next_three,
+        "note": "start",
+    })];
+    for (i, answer) in answers.iter().enumerate() {
+        let turn = i + 1;
+        let before = game.board;
+        let mut step = game.clone();
+        let outcome = step.play(&mut scripted(&[answer]));
+        if outcome.moves == 0 {
+            out.push(json!({"move": i, "score": score, "error": outcome.reason}));
+            break;
+        }
+        score += outcome.score;
+        let (from, to) = parse_move(answer).expect("the judge accepted it");
+        let mut moved = before;
+        moved.set(to, before.get(from));
+        moved.set(from, 0);
+        let (mut removed, mut placed) = (Vec::new(), Vec::new());
+        for i in 0..CELLS {
+            let cell = Cell::from_index(i);
+            match (moved.get(cell), step.board.get(cell)) {
+                (n, 0) if n != 0 => removed.push([i, n as usize]),
+                (0, n) if n != 0 => placed.push(i),
+                _ => {}
+            }
+        }
+        let note = match (removed.is_empty(), placed.is_empty()) {
+            (false, _) => format!("move {turn}: {from}{to}, removed {}", removed.len()),
+            (true, false) => format!("move {turn}: {from}{to}, {} landed", placed.len()),
+            (true, true) => format!("move {turn}: {from}{to}"),
+        };
+        out.push(json!({
+            "move": turn, "score": score, "cells": cells(&step.board), "next": step.next_three,
+            "from": from.index(), "to": to.index(), "path": path(&before, from, to),
+            "removed": removed, "placed": placed, "note": note,
+        }));
+        game = step;
+    }
+    out
+}

@@ -1,0 +1,321 @@
+//! Replays: one self-contained HTML page per game, rebuilt from a run's transcripts.
+//!
+//! A transcript keeps the player's answers; the judges are deterministic for a case, so
+//! playing the answers again gives every state of the game (`chesspuzzle`, `linez` turn them
+//! into frames) and the judge's own final score (checked against `scores.csv` by the tests).
+//! Pages go to `results/<run-id>/replays/`; `page` draws them. This module reads a run's
+//! files and writes replays and `report.html`; it never runs a player.
+
+pub mod chesspuzzle;
+pub mod linez;
+pub mod page;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::app::UsageError;
+use crate::problem::{self, CaseKey, Env, Objective, Problem};
+use crate::report::files::transcript_path;
+use crate::testkit::scripted;
+use crate::transcript;
+
+/// The problems that have replays (the interactive ones).
+pub const PROBLEMS: [&str; 2] = ["chesspuzzle", "linez"];
+
+/// One row of `scores.csv`, as much of it as replays need.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub problem: String,
+    pub player: String,
+    pub seed: String,
+    pub score: f64,
+    pub verdict: String,
+    pub reason: String,
+}
+
+/// Reads a run's `scores.csv`.
+pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
+    let path = run.join("scores.csv");
+    let mut reader =
+        csv::Reader::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let header = reader
+        .headers()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .clone();
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (Some(p), Some(pl), Some(s), Some(sc), Some(v), Some(r)) = (
+        col("problem"),
+        col("player"),
+        col("seed"),
+        col("score"),
+        col("verdict"),
+        col("reason"),
+    ) else {
+        return Err(format!(
+            "{}: not a scores.csv of the harness",
+            path.display()
+        ));
+    };
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+        let get = |i: usize| record.get(i).unwrap_or_default().to_string();
+        rows.push(Row {
+            problem: get(p),
+            player: get(pl),
+            seed: get(s),
+            score: get(sc).parse().unwrap_or(f64::NAN),
+            verdict: get(v),
+            reason: get(r),
+        });
+    }
+    Ok(rows)
+}
+
+/// The `n` worst tests of every (problem, player) with replays, worst first; ties go to the
+/// smaller seed.
+pub fn worst(rows: &[Row], n: usize) -> Vec<&Row> {
+    let mut groups: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        if PROBLEMS.contains(&r.problem.as_str()) && !groups.contains(&(&r.problem, &r.player)) {
+            groups.push((&r.problem, &r.player));
+        }
+    }
+    let mut out = Vec::new();
+    for (problem, player) in groups {
+        let minimize =
+            problem::by_id(problem).is_some_and(|p| p.objective() == Objective::Minimize);
+        let mut group: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.problem == problem && r.player == player)
+            .collect();
+        group.sort_by(|a, b| {
+            let (a_s, b_s) = if minimize {
+                (-a.score, -b.score)
+            } else {
+                (a.score, b.score)
+            };
+            a_s.total_cmp(&b_s).then_with(|| {
+                (a.seed.parse::<u64>().ok(), &a.seed).cmp(&(b.seed.parse::<u64>().ok(), &b.seed))
+            })
+        });
+        out.extend(group.into_iter().take(n));
+    }
+    out
+}
+
+/// A game ready to be drawn.
+#[derive(Serialize)]
+pub struct Replay {
+    pub problem: String,
+    pub player: String,
+    pub seed: String,
+    /// The score the judge gives the recorded answers.
+    pub score: f64,
+    /// What `scores.csv` says of the test (the run's own verdict: a time limit, a crash).
+    pub recorded_score: f64,
+    pub verdict: String,
+    pub reason: String,
+    pub frames: Vec<Value>,
+}
+
+/// Rebuilds one game from its transcript.
+pub fn build(
+    problem: &dyn Problem,
+    env: &Env,
+    row: &Row,
+    transcript: &str,
+) -> Result<Replay, String> {
+    let key = CaseKey::parse(&row.seed);
+    let answers = transcript::answers(transcript);
+    let game = problem.case(&key, env).map_err(|e| e.to_string())?;
+    let frames = match problem.id() {
+        "chesspuzzle" => {
+            let board = game
+                .describe()
+                .parse()
+                .map_err(|e| format!("board of {}: {e}", key.label()))?;
+            chesspuzzle::frames(board, &answers)
+        }
+        "linez" => {
+            let game = problem::linez::Linez::game(&key, env).map_err(|e| e.to_string())?;
+            linez::frames(game, &answers)
+        }
+        other => return Err(format!("{other} is not interactive: it has no replay")),
+    };
+    let lines: Vec<&str> = answers.iter().map(String::as_str).collect();
+    let mut game = game;
+    let judged = game.play(&mut scripted(&lines));
+    Ok(Replay {
+        problem: row.problem.clone(),
+        player: row.player.clone(),
+        seed: row.seed.clone(),
+        score: judged.score,
+        recorded_score: row.score,
+        verdict: row.verdict.clone(),
+        reason: row.reason.clone(),
+        frames,
+    })
+}
+
+/// Where the replay of a test is written, relative to the run folder.
+pub fn replay_file(row: &Row) -> PathBuf {
+    Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))
+}
+
+/// Writes the replay page of one test of a run; returns its path.
+pub fn write(run: &Path, problem: &dyn Problem, env: &Env, row: &Row) -> Result<PathBuf, String> {
+    let path = transcript_path(run, &row.problem, &row.player, &row.seed);
+    let text = fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "no transcript for {} {} seed {}: {}: {e}",
+            row.problem,
+            row.player,
+            row.seed,
+            path.display()
+        )
+    })?;
+    let replay = build(problem, env, row, &text)?;
+    let out = run.join(replay_file(row));
+    let dir = out.parent().expect("replays/ folder");
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fs::write(&out, page::render(&replay)).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(out)
+}
+
+/// After a run: the replay of the worst test of every player of an interactive problem, then
+/// `report.html`. Failures are notes on stderr, never the run's failure.
+pub fn after_run(run: &Path, envs: &[(String, Env)]) {
+    let rows = match read_scores(run) {
+        Ok(rows) => rows,
+        Err(e) => return eprintln!("note: no report: {e}"),
+    };
+    for row in worst(&rows, 1) {
+        let (Some(problem), Some((_, env))) = (
+            problem::by_id(&row.problem),
+            envs.iter().find(|(p, _)| *p == row.problem),
+        ) else {
+            continue;
+        };
+        if let Err(e) = write(run, problem.as_ref(), env, row) {
+            eprintln!("note: no replay: {e}");
+        }
+    }
+    if let Err(e) = crate::report::html::write(run, &rows) {
+        eprintln!("note: cannot write report.html: {e}");
+    }
+}
+
+/// Finds a run folder: a path to it, or a run id (or `latest`) under the results folder.
+pub fn find_run(run: &str, results: &Path) -> Result<PathBuf, UsageError> {
+    let direct = Path::new(run);
+    for dir in [direct.to_path_buf(), results.join(run)] {
+        if dir.join("scores.csv").is_file() {
+            return Ok(dir);
+        }
+    }
+    Err(UsageError(format!(
+        "run {run:?} not found: neither {} nor {} holds a scores.csv",
+        direct.display(),
+        results.join(run).display()
+    )))
+}
+
+/// `harness replay`: writes the chosen tests' pages and refreshes `report.html`.
+pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
+    let (scoring, root) = crate::app::load_config(&args.common)?;
+    let results = args
+        .results
+        .clone()
+        .unwrap_or_else(|| root.join(&scoring.harness.results));
+    let run = find_run(&args.run, &results)?;
+    if let Some(id) = &args.problem {
+        crate::app::find_problem(id)?;
+    }
+    let rows = read_scores(&run).map_err(UsageError)?;
+    let chosen: Vec<&Row> = rows
+        .iter()
+        .filter(|r| PROBLEMS.contains(&r.problem.as_str()))
+        .filter(|r| args.problem.as_ref().is_none_or(|p| *p == r.problem))
+        .filter(|r| args.player.as_ref().is_none_or(|p| *p == r.player))
+        .collect();
+    if chosen.is_empty() {
+        let mut players: Vec<&str> = rows
+            .iter()
+            .filter(|r| PROBLEMS.contains(&r.problem.as_str()))
+            .map(|r| r.player.as_str())
+            .collect();
+        players.dedup();
+        return Err(UsageError(format!(
+            "run {} has no test of an interactive problem{}; its players: {}",
+            run.display(),
+            args.player
+                .as_ref()
+                .map_or(String::new(), |p| format!(" by player {p:?}")),
+            if players.is_empty() {
+                "none".to_string()
+            } else {
+                players.join(", ")
+            }
+        )));
+    }
+    let selected: Vec<&Row> = match (&args.seed, args.worst) {
+        (Some(seed), _) => {
+            let hits: Vec<&Row> = chosen.iter().copied().filter(|r| r.seed == *seed).collect();
+            if hits.is_empty() {
+                return Err(UsageError(format!(
+                    "run {} has no test with seed {seed}{}",
+                    run.display(),
+                    args.player
+                        .as_ref()
+                        .map_or(String::new(), |p| format!(" for player {p:?}"))
+                )));
+            }
+            hits
+        }
+        (None, Some(n)) => {
+            let owned: Vec<Row> = chosen.iter().map(|r| (*r).clone()).collect();
+            let keys: Vec<(String, String, String)> = worst(&owned, n)
+                .into_iter()
+                .map(|r| (r.problem.clone(), r.player.clone(), r.seed.clone()))
+                .collect();
+            chosen
+                .iter()
+                .copied()
+                .filter(|r| keys.contains(&(r.problem.clone(), r.player.clone(), r.seed.clone())))
+                .collect()
+        }
+        (None, None) => {
+            return Err(UsageError(
+                "which tests? give --seed S (with --player P) or --worst N".into(),
+            ))
+        }
+    };
+    let testcases = crate::app::testcases_dir(&args.common, &root);
+    let mut failed = false;
+    for row in selected {
+        let problem = crate::app::find_problem(&row.problem)?;
+        let env = Env {
+            testcases: testcases.clone(),
+            config: scoring.problem(problem.id()),
+        };
+        match write(&run, problem.as_ref(), &env, row) {
+            Ok(path) => println!("{}", path.display()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+    }
+    crate::report::html::write(&run, &rows)
+        .map_err(|e| UsageError(format!("cannot write report.html: {e}")))?;
+    println!("{}", run.join("report.html").display());
+    Ok(if failed {
+        crate::exit::HARNESS_ERROR
+    } else {
+        crate::exit::OK
+    })
+}

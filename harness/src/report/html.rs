@@ -1,0 +1,426 @@
+//! `results/<run-id>/report.html`: the leaderboard, a per-seed score chart and a histogram of
+//! scores for every problem of a run, and links to the replays written under `replays/`.
+//!
+//! Built from `scores.csv` alone (so `harness replay` can rewrite it after adding replays).
+//! Charts are drawn by plotters' SVG backend and embedded inline: the page is one
+//! self-contained file. This module reads the run folder and writes only `report.html`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use super::files::write_atomic;
+use crate::problem::{self, Objective};
+use crate::replay::page::escape;
+use crate::replay::{replay_file, Row, PROBLEMS};
+
+/// Okabe-Ito colours: one per player, told apart with any colour vision.
+const COLOURS: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(230, 159, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+];
+
+/// Bins of a histogram.
+const BINS: usize = 20;
+
+fn colour(i: usize) -> RGBColor {
+    COLOURS[i % COLOURS.len()]
+}
+
+fn css(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+fn seed_order(seed: &str) -> (Option<u64>, String) {
+    (seed.parse().ok(), seed.to_string())
+}
+
+/// One problem's tests, grouped.
+struct Problem<'a> {
+    id: String,
+    players: Vec<String>,
+    seeds: Vec<String>,
+    /// (player, seed) -> row.
+    rows: BTreeMap<(String, String), &'a Row>,
+}
+
+fn group(rows: &[Row]) -> Vec<Problem<'_>> {
+    let mut out: Vec<Problem> = Vec::new();
+    for r in rows {
+        let i = match out.iter().position(|p| p.id == r.problem) {
+            Some(i) => i,
+            None => {
+                out.push(Problem {
+                    id: r.problem.clone(),
+                    players: Vec::new(),
+                    seeds: Vec::new(),
+                    rows: BTreeMap::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let p = &mut out[i];
+        if !p.players.contains(&r.player) {
+            p.players.push(r.player.clone());
+        }
+        if !p.seeds.contains(&r.seed) {
+            p.seeds.push(r.seed.clone());
+        }
+        p.rows.insert((r.player.clone(), r.seed.clone()), r);
+    }
+    for p in &mut out {
+        p.seeds.sort_by_key(|s| seed_order(s));
+    }
+    out
+}
+
+/// Writes `report.html` of a run from its `scores.csv` rows.
+pub fn write(run: &Path, rows: &[Row]) -> io::Result<()> {
+    let html = render(run, rows).map_err(io::Error::other)?;
+    write_atomic(&run.join("report.html"), html.as_bytes())
+}
+
+/// The page. `run` is only looked at for which replays exist.
+pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
+    let id = run
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().to_string());
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
+<title>run {id}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>Run {id}</h1>\n",
+        id = escape(&id)
+    );
+    for p in group(rows) {
+        let minimize =
+            problem::by_id(&p.id).is_some_and(|pr| pr.objective() == Objective::Minimize);
+        let title = problem::by_id(&p.id).map_or(p.id.clone(), |pr| pr.title().to_string());
+        let _ = writeln!(h, "<h2>{}</h2>", escape(&title));
+        leaderboard(&mut h, &p, minimize);
+        h.push_str("<div class=\"charts\">");
+        h.push_str(&per_seed_chart(&p)?);
+        h.push_str(&histogram(&p)?);
+        h.push_str("</div>\n");
+        if PROBLEMS.contains(&p.id.as_str()) {
+            worst_table(&mut h, run, &p, minimize, &id);
+        }
+        seed_table(&mut h, run, &p);
+    }
+    h.push_str("</body>\n</html>\n");
+    Ok(h)
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.2em;color:#222}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}\
+th{background:#f0f0f0}td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:1em}\
+.sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:middle}\
+code{background:#f4f4f4;padding:0 .2em}details{margin:.5em 0}";
+
+/// Tests, mean, min, max and verdict counts of one player.
+type Stats = (usize, f64, f64, f64, BTreeMap<String, usize>);
+
+fn stats(p: &Problem, player: &str) -> Stats {
+    let scores: Vec<&Row> = p
+        .rows
+        .values()
+        .filter(|r| r.player == player)
+        .copied()
+        .collect();
+    let n = scores.len();
+    let sum: f64 = scores.iter().map(|r| r.score).sum();
+    let min = scores.iter().map(|r| r.score).fold(f64::INFINITY, f64::min);
+    let max = scores
+        .iter()
+        .map(|r| r.score)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let mut verdicts = BTreeMap::new();
+    for r in &scores {
+        *verdicts.entry(r.verdict.clone()).or_default() += 1;
+    }
+    (
+        n,
+        if n == 0 { 0.0 } else { sum / n as f64 },
+        min,
+        max,
+        verdicts,
+    )
+}
+
+fn leaderboard(h: &mut String, p: &Problem, minimize: bool) {
+    let mut standings: Vec<(usize, &String, Stats)> = p
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (i, name, stats(p, name)))
+        .collect();
+    standings.sort_by(|a, b| {
+        let (x, y) = (a.2 .1, b.2 .1);
+        if minimize {
+            x.total_cmp(&y)
+        } else {
+            y.total_cmp(&x)
+        }
+    });
+    h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>min</th><th>max</th><th class=\"l\">verdicts</th></tr>\n");
+    for (rank, (i, name, (n, mean, min, max, verdicts))) in standings.iter().enumerate() {
+        let v: Vec<String> = verdicts.iter().map(|(k, c)| format!("{k} {c}")).collect();
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean:.6}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            rank + 1,
+            css(colour(*i)),
+            escape(name),
+            short(*min),
+            short(*max),
+            v.join(", ")
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+/// A score in a table: integers as they are, fractions to 6 places.
+fn short(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x}")
+    } else {
+        format!("{x:.6}")
+    }
+}
+
+fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if hi - lo < 1e-12 {
+        return (lo - 0.5, hi + 0.5);
+    }
+    (lo, hi)
+}
+
+fn plot_err<E: std::fmt::Debug>(e: E) -> String {
+    format!("chart: {e:?}")
+}
+
+/// One line per player over the seeds (in seed order).
+fn per_seed_chart(p: &Problem) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 340)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let (lo, hi) = range(p.rows.values().map(|r| r.score));
+        let pad = (hi - lo) * 0.05;
+        let n = p.seeds.len().max(2);
+        let seeds = p.seeds.clone();
+        let mut chart = ChartBuilder::on(&root)
+            .caption("score per seed", ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..(n - 1) as f64, (lo - pad)..(hi + pad))
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("seed")
+            .y_desc("score")
+            .x_labels(10.min(n))
+            .x_label_formatter(&|x| {
+                let i = x.round() as usize;
+                seeds.get(i).cloned().unwrap_or_default()
+            })
+            .draw()
+            .map_err(plot_err)?;
+        for (i, player) in p.players.iter().enumerate() {
+            let points: Vec<(f64, f64)> = p
+                .seeds
+                .iter()
+                .enumerate()
+                .filter_map(|(x, s)| {
+                    p.rows
+                        .get(&(player.clone(), s.clone()))
+                        .map(|r| (x as f64, r.score))
+                })
+                .collect();
+            let c = colour(i);
+            chart
+                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
+                .map_err(plot_err)?
+                .label(player.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                });
+            chart
+                .draw_series(points.iter().map(|&pt| Circle::new(pt, 2, c.filled())))
+                .map_err(plot_err)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// Scores of every player in 20 bins, the players' bars stacked side by side in each bin.
+fn histogram(p: &Problem) -> Result<String, String> {
+    let (lo, hi) = range(p.rows.values().map(|r| r.score));
+    let width = (hi - lo) / BINS as f64;
+    let bin = |s: f64| (((s - lo) / width) as usize).min(BINS - 1);
+    let players = p.players.len().max(1);
+    let mut counts = vec![vec![0u32; BINS]; players];
+    for r in p.rows.values() {
+        if let Some(i) = p.players.iter().position(|x| *x == r.player) {
+            if r.score.is_finite() {
+                counts[i][bin(r.score)] += 1;
+            }
+        }
+    }
+    let top = counts.iter().flatten().copied().max().unwrap_or(1).max(1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (560, 340)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let slots = (BINS * players) as u32;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("histogram of scores", ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(45)
+            .build_cartesian_2d((0u32..slots).into_segmented(), 0u32..top + 1)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("score")
+            .y_desc("tests")
+            .x_labels(6)
+            .x_label_formatter(&|v| {
+                let slot = match v {
+                    SegmentValue::Exact(s) | SegmentValue::CenterOf(s) => *s,
+                    SegmentValue::Last => slots,
+                };
+                let b = slot as f64 / players as f64;
+                format!("{:.3}", lo + b * width)
+            })
+            .draw()
+            .map_err(plot_err)?;
+        for (i, player) in p.players.iter().enumerate() {
+            let c = colour(i);
+            let data: Vec<(u32, u32)> = counts[i]
+                .iter()
+                .enumerate()
+                .map(|(b, &n)| ((b * players + i) as u32, n))
+                .collect();
+            chart
+                .draw_series(
+                    Histogram::vertical(&chart)
+                        .style(c.filled())
+                        .margin(0)
+                        .data(data),
+                )
+                .map_err(plot_err)?
+                .label(player.as_str())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err)?;
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+fn link_or_command(run: &Path, row: &Row, run_id: &str) -> String {
+    let file = replay_file(row);
+    if run.join(&file).is_file() {
+        format!("<a href=\"{}\">replay</a>", escape(&file.to_string_lossy()))
+    } else {
+        format!(
+            "<code>harness replay {} --player {} --seed {}</code>",
+            escape(run_id),
+            escape(&row.player),
+            escape(&row.seed)
+        )
+    }
+}
+
+fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: &str) {
+    h.push_str("<h3>Worst seeds</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th>score</th><th class=\"l\">verdict</th><th class=\"l\">replay</th></tr>\n");
+    let all: Vec<Row> = p.rows.values().map(|r| (*r).clone()).collect();
+    for player in &p.players {
+        let mut mine: Vec<&Row> = all.iter().filter(|r| r.player == *player).collect();
+        mine.sort_by(|a, b| {
+            let o = a.score.total_cmp(&b.score);
+            let o = if minimize { o.reverse() } else { o };
+            o.then_with(|| seed_order(&a.seed).cmp(&seed_order(&b.seed)))
+        });
+        for r in mine.into_iter().take(5) {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+                escape(&r.player),
+                escape(&r.seed),
+                r.score,
+                escape(&r.verdict),
+                link_or_command(run, r, run_id)
+            );
+        }
+    }
+    h.push_str("</table>\n");
+}
+
+fn seed_table(h: &mut String, run: &Path, p: &Problem) {
+    h.push_str("<details><summary>every test</summary>\n<table><tr><th>seed</th>");
+    for player in &p.players {
+        let _ = write!(h, "<th>{}</th>", escape(player));
+    }
+    h.push_str("</tr>\n");
+    for seed in &p.seeds {
+        let _ = write!(h, "<tr><td>{}</td>", escape(seed));
+        for player in &p.players {
+            match p.rows.get(&(player.clone(), seed.clone())) {
+                Some(r) => {
+                    let file = replay_file(r);
+                    let verdict = if r.verdict == "OK" {
+                        String::new()
+                    } else {
+                        format!(" {}", escape(&r.verdict))
+                    };
+                    if run.join(&file).is_file() {
+                        let _ = write!(
+                            h,
+                            "<td><a href=\"{}\">{}</a>{verdict}</td>",
+                            escape(&file.to_string_lossy()),
+                            r.score
+                        );
+                    } else {
+                        let _ = write!(h, "<td>{}{verdict}</td>", r.score);
+                    }
+                }
+                None => h.push_str("<td></td>"),
+            }
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table></details>\n");
+}

@@ -1,0 +1,93 @@
+//! What was said in one test, both ways, kept for debugging and for replays.
+//!
+//! [`Recorder`] wraps the [`Channel`] a game plays through and appends every message to one
+//! `String`: each line the judge sends as `> line`, each line the player sends as `< line`.
+//! One string per test grows by amortised doubling, so recording costs a copy of the bytes
+//! and nothing per move beyond that. [`answers`] reads a transcript back into the player's
+//! lines, which is all a deterministic judge needs to play the same game again.
+//!
+//! This module neither reads nor writes files: `report::files` writes transcripts and
+//! `replay` reads them.
+
+use crate::problem::Channel;
+use crate::verdict::Fault;
+
+/// Marks a line the judge sent to the player.
+pub const TO_PLAYER: &str = "> ";
+/// Marks a line the player sent to the judge.
+pub const FROM_PLAYER: &str = "< ";
+
+/// A channel that records everything passing through another one.
+pub struct Recorder<'a> {
+    inner: &'a mut dyn Channel,
+    /// The transcript so far.
+    pub text: String,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(inner: &'a mut dyn Channel) -> Self {
+        Recorder {
+            inner,
+            text: String::new(),
+        }
+    }
+
+    fn push_lines(text: &mut String, marker: &str, message: &str) {
+        for line in message.lines() {
+            text.push_str(marker);
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+}
+
+impl Channel for Recorder<'_> {
+    fn send(&mut self, text: &str) -> Result<(), Fault> {
+        Self::push_lines(&mut self.text, TO_PLAYER, text);
+        self.inner.send(text)
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        let line = self.inner.recv()?;
+        // One line, whatever it holds: a stray `\r` or an empty answer is recorded as sent.
+        self.text.push_str(FROM_PLAYER);
+        self.text.push_str(line);
+        self.text.push('\n');
+        Ok(line)
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        let answer = self.inner.recv_to_end()?;
+        Self::push_lines(&mut self.text, FROM_PLAYER, answer);
+        Ok(answer)
+    }
+}
+
+/// The player's lines of a transcript, in order.
+pub fn answers(transcript: &str) -> Vec<String> {
+    transcript
+        .lines()
+        .filter_map(|l| l.strip_prefix(FROM_PLAYER).or((l == "<").then_some("")))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::scripted;
+
+    #[test]
+    fn records_both_directions_and_reads_the_answers_back() {
+        let mut player = scripted(&["0 1", "", "2 3"]);
+        let mut rec = Recorder::new(&mut player);
+        rec.send("3 3 1\nabc\n").unwrap();
+        assert_eq!(rec.recv().unwrap(), "0 1");
+        rec.send("x\n").unwrap();
+        assert_eq!(rec.recv().unwrap(), "");
+        assert_eq!(rec.recv().unwrap(), "2 3");
+        assert!(rec.recv().is_err());
+        assert_eq!(rec.text, "> 3 3 1\n> abc\n< 0 1\n> x\n< \n< 2 3\n");
+        assert_eq!(answers(&rec.text), ["0 1", "", "2 3"]);
+    }
+}

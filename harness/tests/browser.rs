@@ -1,0 +1,121 @@
+//! Replays as a person sees them: headless Chromium opens a replay page at its last move and
+//! the score it shows must be the one in scores.csv; the page must fetch nothing.
+//!
+//! Skips with a loud message when no Chromium is installed (`.ci/run` installs Debian's
+//! `chromium`). Set `CHROMIUM` to use another binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
+        .find(|p| p.is_file())
+}
+
+/// Opens `url` headless, lets its script run, and returns the DOM it ends with.
+fn dump_dom(browser: &Path, url: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            // No name resolves: nothing outside this machine could load even if asked.
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(url)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "chromium failed on {url}");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The text of the element with this id in a dumped DOM.
+fn text_of(dom: &str, id: &str) -> String {
+    let start = dom
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id}"));
+    let open = start + dom[start..].find('>').unwrap() + 1;
+    let close = open + dom[open..].find('<').unwrap();
+    dom[open..close].to_string()
+}
+
+#[test]
+fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "\n\n*** SKIPPED browser test: no chromium in PATH (apt-get install chromium, or set CHROMIUM) ***\n"
+        );
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args([
+            "--players",
+            "players/linez-python",
+            "players/chesspuzzle-python",
+        ])
+        .args(["--seeds", "1..2", "--threads", "2", "--results"])
+        .arg(tmp.path())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = std::fs::canonicalize(tmp.path().join("latest")).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .arg("replay")
+        .arg(&run)
+        .args(["--worst", "2"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut reader = csv::Reader::from_path(run.join("scores.csv")).unwrap();
+    let mut checked = 0;
+    for row in reader.records() {
+        let row = row.unwrap();
+        let (problem, player, seed, score, moves) = (&row[0], &row[1], &row[2], &row[3], &row[5]);
+        let page = run.join(format!("replays/{problem}-{player}-{seed}.html"));
+        let dom = dump_dom(&browser, &format!("file://{}#step=last", page.display()));
+        let shown: f64 = text_of(&dom, "score").parse().expect("a number");
+        assert_eq!(shown, score.parse::<f64>().unwrap(), "{}", page.display());
+        assert_eq!(text_of(&dom, "move"), moves, "{}", page.display());
+        assert!(dom.contains("<svg"), "the board is drawn");
+        assert_eq!(
+            text_of(&dom, "resources"),
+            "0",
+            "{} fetched something",
+            page.display()
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+    // The report opens too, with its charts.
+    let dom = dump_dom(
+        &browser,
+        &format!("file://{}", run.join("report.html").display()),
+    );
+    assert!(dom.matches("<svg").count() >= 4);
+}
