@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use super::{CaseError, CaseKey, Channel, Env, Game};
+use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
 use crate::verdict::Outcome;
 
 /// One exact-answer test.
@@ -150,6 +150,61 @@ pub fn case(
         answer,
         params,
     }))
+}
+
+/// What an exact-answer problem supplies: its names, generator, reference solver and the
+/// parameters of an input. [`Exact`] makes a [`Problem`] of it.
+pub struct Spec {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Names of the parameters `params_of` reads from an input (CSV columns).
+    pub params: &'static [&'static str],
+    /// The input of a seed, in the problem's own format.
+    pub generate: fn(u64) -> String,
+    /// The right answer to an input, or why the input is invalid.
+    pub solve: fn(&str) -> Result<String, String>,
+    pub params_of: fn(&str) -> Vec<String>,
+}
+
+/// An exact-answer problem: fixed tests from `testcases/<id>/` and generated ones, each
+/// answered once by a player that then exits.
+pub struct Exact(pub Spec);
+
+impl Problem for Exact {
+    fn id(&self) -> &'static str {
+        self.0.id
+    }
+
+    fn title(&self) -> &'static str {
+        self.0.title
+    }
+
+    fn answers_at_exit(&self) -> bool {
+        true
+    }
+
+    fn param_names(&self) -> &'static [&'static str] {
+        self.0.params
+    }
+
+    fn fixed_cases(&self, env: &Env) -> Result<Vec<CaseKey>, CaseError> {
+        fixed_cases(&env.problem_dir(self.0.id))
+    }
+
+    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
+        case(
+            self.0.id,
+            key,
+            env,
+            self.0.generate,
+            self.0.solve,
+            self.0.params_of,
+        )
+    }
+
+    fn solve(&self, input: &str) -> Option<Result<String, String>> {
+        Some((self.0.solve)(input))
+    }
 }
 
 /// Writes values in the TopCoder encoding.

@@ -24,7 +24,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::exact::{self, TcReader, TcWriter};
-use super::{CaseError, CaseKey, Env, Game, Problem};
+use super::CaseError;
 
 pub const ID: &str = "game-ending";
 /// Largest board side, from the statement.
@@ -265,45 +265,15 @@ pub fn check_fixed(dir: &Path) -> Result<Vec<exact::Mismatch>, CaseError> {
     exact::check_fixed(dir, solve)
 }
 
-/// GameEnding as a problem of the harness.
-pub struct GameEnding;
-
-impl Problem for GameEnding {
-    fn answers_at_exit(&self) -> bool {
-        true
-    }
-
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn title(&self) -> &'static str {
-        "GameEnding (TopCoder SRM 271)"
-    }
-
-    fn param_names(&self) -> &'static [&'static str] {
-        &["n", "moves"]
-    }
-
-    fn fixed_cases(&self, env: &Env) -> Result<Vec<CaseKey>, CaseError> {
-        exact::fixed_cases(&env.problem_dir(ID))
-    }
-
-    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
-        exact::case(
-            ID,
-            key,
-            env,
-            |seed| generate(seed).to_string(),
-            solve,
-            params,
-        )
-    }
-
-    fn solve(&self, input: &str) -> Option<Result<String, String>> {
-        Some(solve(input))
-    }
-}
+/// The problem as the harness runs it.
+pub const SPEC: exact::Spec = exact::Spec {
+    id: ID,
+    title: "GameEnding (TopCoder SRM 271)",
+    params: &["n", "moves"],
+    generate: |seed| generate(seed).to_string(),
+    solve,
+    params_of: params,
+};
 
 #[cfg(test)]
 mod tests {

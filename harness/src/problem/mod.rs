@@ -182,9 +182,9 @@ pub fn all() -> Vec<Box<dyn Problem>> {
     vec![
         Box::new(chesspuzzle::ChessPuzzle),
         Box::new(linez::Linez),
-        Box::new(game_ending::GameEnding),
-        Box::new(russian_checkers::RussianCheckers),
-        Box::new(simplified_chess::SimplifiedChess),
+        Box::new(exact::Exact(game_ending::SPEC)),
+        Box::new(exact::Exact(russian_checkers::SPEC)),
+        Box::new(exact::Exact(simplified_chess::SPEC)),
     ]
 }
 

@@ -19,7 +19,7 @@ use std::str::FromStr;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{exact, CaseError, CaseKey, Env, Game, Problem};
+use super::exact;
 
 /// The side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -506,47 +506,17 @@ pub fn generate(seed: u64) -> Position {
     position
 }
 
-/// The RussianCheckers problem.
-pub struct RussianCheckers;
-
 pub const ID: &str = "russian-checkers";
 
-impl Problem for RussianCheckers {
-    fn answers_at_exit(&self) -> bool {
-        true
-    }
-
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn title(&self) -> &'static str {
-        "RussianCheckers (TopCoder SRM 416 Div I Level 3)"
-    }
-
-    fn param_names(&self) -> &'static [&'static str] {
-        &["pieces", "kings", "moves", "captures"]
-    }
-
-    fn fixed_cases(&self, env: &Env) -> Result<Vec<CaseKey>, CaseError> {
-        exact::fixed_cases(&env.problem_dir(ID))
-    }
-
-    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
-        exact::case(
-            ID,
-            key,
-            env,
-            |seed| generate(seed).to_string(),
-            solve,
-            params,
-        )
-    }
-
-    fn solve(&self, input: &str) -> Option<Result<String, String>> {
-        Some(solve(input))
-    }
-}
+/// The problem as the harness runs it.
+pub const SPEC: exact::Spec = exact::Spec {
+    id: ID,
+    title: "RussianCheckers (TopCoder SRM 416 Div I Level 3)",
+    params: &["pieces", "kings", "moves", "captures"],
+    generate: |seed| generate(seed).to_string(),
+    solve,
+    params_of: params,
+};
 
 #[cfg(test)]
 mod tests {

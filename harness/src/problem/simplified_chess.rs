@@ -30,7 +30,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::exact;
-use super::{CaseError, CaseKey, Env, Game, Problem};
+use super::CaseError;
 
 pub const ID: &str = "simplified-chess";
 pub const MAX_GAMES: usize = 200;
@@ -496,45 +496,15 @@ pub fn check_fixed(dir: &Path) -> Result<Vec<exact::Mismatch>, CaseError> {
     exact::check_fixed(dir, solve)
 }
 
-/// SimplifiedChessEngine as a problem of the harness.
-pub struct SimplifiedChess;
-
-impl Problem for SimplifiedChess {
-    fn answers_at_exit(&self) -> bool {
-        true
-    }
-
-    fn id(&self) -> &'static str {
-        ID
-    }
-
-    fn title(&self) -> &'static str {
-        "SimplifiedChessEngine (HackerRank)"
-    }
-
-    fn param_names(&self) -> &'static [&'static str] {
-        &["games", "w", "b", "m"]
-    }
-
-    fn fixed_cases(&self, env: &Env) -> Result<Vec<CaseKey>, CaseError> {
-        exact::fixed_cases(&env.problem_dir(ID))
-    }
-
-    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
-        exact::case(
-            ID,
-            key,
-            env,
-            |seed| generate(seed).to_string(),
-            solve,
-            params,
-        )
-    }
-
-    fn solve(&self, input: &str) -> Option<Result<String, String>> {
-        Some(solve(input))
-    }
-}
+/// The problem as the harness runs it.
+pub const SPEC: exact::Spec = exact::Spec {
+    id: ID,
+    title: "SimplifiedChessEngine (HackerRank)",
+    params: &["games", "w", "b", "m"],
+    generate: |seed| generate(seed).to_string(),
+    solve,
+    params_of: params,
+};
 
 #[cfg(test)]
 mod tests {
