@@ -40,6 +40,21 @@ fn echo_command() -> Result<Command, UsageError> {
     Ok(cmd)
 }
 
+/// Times `n` round trips, after 1000 to warm up.
+fn timed<E>(n: u64, mut round: impl FnMut() -> Result<(), E>) -> Result<Duration, UsageError>
+where
+    UsageError: From<E>,
+{
+    for _ in 0..1000 {
+        round()?;
+    }
+    let start = Instant::now();
+    for _ in 0..n {
+        round()?;
+    }
+    Ok(start.elapsed())
+}
+
 /// Raw baseline: blocking write and blocking line read, no deadline, no checks.
 fn raw_ping_pong(n: u64) -> Result<Duration, UsageError> {
     let mut child = echo_command()?
@@ -55,14 +70,7 @@ fn raw_ping_pong(n: u64) -> Result<Duration, UsageError> {
         stdout.read_line(&mut line)?;
         Ok(())
     };
-    for _ in 0..1000 {
-        round(&mut stdin)?;
-    }
-    let start = Instant::now();
-    for _ in 0..n {
-        round(&mut stdin)?;
-    }
-    let t = start.elapsed();
+    let t = timed(n, || round(&mut stdin))?;
     drop(stdin);
     child.wait()?;
     Ok(t)
@@ -90,14 +98,7 @@ fn thread_channel_ping_pong(n: u64) -> Result<Duration, UsageError> {
         rx.recv()?;
         Ok(())
     };
-    for _ in 0..1000 {
-        round(&mut stdin)?;
-    }
-    let start = Instant::now();
-    for _ in 0..n {
-        round(&mut stdin)?;
-    }
-    let t = start.elapsed();
+    let t = timed(n, || round(&mut stdin))?;
     drop(stdin);
     child.wait()?;
     let _ = reader.join();
@@ -122,14 +123,7 @@ fn session_ping_pong(n: u64) -> Result<Duration, UsageError> {
         s.recv().map_err(|e| UsageError(e.to_string()))?;
         Ok(())
     };
-    for _ in 0..1000 {
-        round(&mut session)?;
-    }
-    let start = Instant::now();
-    for _ in 0..n {
-        round(&mut session)?;
-    }
-    let t = start.elapsed();
+    let t = timed(n, || round(&mut session))?;
     session.finish();
     Ok(t)
 }
