@@ -239,3 +239,22 @@ fn a_stderr_flood_never_blocks_and_only_the_tail_is_kept() {
     assert!(r.stderr.bytes.ends_with(b"tail-marker\n"));
     assert_eq!(r.stderr.dropped, 20_000_012 - 4096);
 }
+
+#[test]
+fn endless_output_is_cut_off_at_the_output_limit() {
+    // An exact-answer player reads its whole answer to the end: one that never stops writing
+    // lines is stopped at the output limit (1 MiB here).
+    let (_dir, mut player) = script_player("flood", "cat > /dev/null\nyes 'First player wins'");
+    player.problem = "game-ending".to_string();
+    let mut suite = chess_suite(config());
+    suite.problem = problem::by_id("game-ending").expect("game-ending");
+    let start = Instant::now();
+    let r = run_one(&suite, &CaseKey::Seed(1), &player).expect("not interrupted");
+    assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{r:?}");
+    assert!(
+        r.outcome.reason.contains("output over the limit"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_prompt(start.elapsed());
+}
