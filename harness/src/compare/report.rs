@@ -349,16 +349,20 @@ pub fn sentence(c: &Comparison, p: &Pair) -> String {
         WilcoxonMethod::Normal => "normal approx.",
     };
     format!(
-        "{head} ({} wins, {} ties, {} losses), {}% of best (95% CI {}..{}), sign p = {}, Wilcoxon p = {} ({method})",
-        s.wins,
-        s.ties,
-        s.losses,
+        "{head} ({}, {}, {}), {}% of best (95% CI {}..{}), sign p = {}, Wilcoxon p = {} ({method})",
+        count(s.wins, "win", "wins"),
+        count(s.ties, "tie", "ties"),
+        count(s.losses, "loss", "losses"),
         pct(p.diff.mean),
         pct(p.diff.low),
         pct(p.diff.high),
         p_value(s.p),
         p_value(p.wilcoxon.p),
     )
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// What the comparison is made on: the common tests, and what the others had.
