@@ -203,8 +203,8 @@ impl History {
         let best_path = results.join("best.csv");
         let mut best = BestTable::load(&best_path)?;
         let mut lines = Vec::new();
-        let options = Options {
-            groups: Some(self.flags.groups.clone().unwrap_or_default()),
+        let mut options = Options {
+            groups: Some(Vec::new()),
             filters: Vec::new(),
             best: self.flags.vs_best.then_some(&best),
             scale: self.scale,
@@ -215,15 +215,21 @@ impl History {
                 summary.set_relative(&c.problem, label, t.relative);
             }
         }
-        if self.flags.groups.as_ref().is_some_and(|g| !g.is_empty()) {
-            let mut grouped = comparisons.clone();
-            for c in &mut grouped {
-                c.pairs.clear();
+        // Groups apart, so a --group-by no test has costs only the group table.
+        if let Some(groups) = self.flags.groups.clone().filter(|g| !g.is_empty()) {
+            options.groups = Some(groups);
+            match report::compare(&self.entries, info, &options) {
+                Ok(mut grouped) => {
+                    let csv = report::to_csv(&grouped).map_err(|e| e.to_string())?;
+                    let path = results.join(run).join("compare.csv");
+                    crate::report::files::write_atomic(&path, &csv).map_err(|e| e.to_string())?;
+                    for c in &mut grouped {
+                        c.pairs.clear();
+                    }
+                    lines.push(report::render(&grouped).trim_end().to_string());
+                }
+                Err(e) => lines.push(format!("warning: no groups: {e}")),
             }
-            lines.push(report::render(&grouped).trim_end().to_string());
-            let csv = report::to_csv(&comparisons).map_err(|e| e.to_string())?;
-            let path = results.join(run).join("compare.csv");
-            crate::report::files::write_atomic(&path, &csv).map_err(|e| e.to_string())?;
         }
         for c in &comparisons {
             if let Some(line) = versus_previous(results, run, c, self.scale)? {
