@@ -33,6 +33,8 @@ pub fn main(cli: Cli) -> u8 {
         Some(Command::Gen(args)) => gen(&args),
         Some(Command::Solve(args)) => solve(&args),
         Some(Command::Bench(args)) => crate::bench::main(&args),
+        Some(Command::Compare(args)) => crate::compare::compare_main(&args),
+        Some(Command::Runs(args)) => crate::compare::runs_main(&args),
         Some(Command::Echo) => crate::bench::echo(),
         Some(Command::Replay(args)) => crate::replay::main(&args),
         Some(Command::Play(args)) => crate::play::main(&args),
@@ -167,6 +169,8 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         ));
     }
     let ids = problem::ids();
+    let mut history = crate::compare::History::new(&args.compare, &scoring)?;
+    let mut filter_applied = vec![false; history.flags().filters.len()];
     let (found, skipped) = players::discover(&args.players, args.problem.as_deref(), &ids)?;
     let testcases = testcases_dir(&args.common, &root);
     let mut suites = Vec::new();
@@ -193,6 +197,12 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             .resolve(&env.config.examples)
             .map_err(|e| UsageError(format!("{}: {e}", problem.id())))?;
         cases.extend(seeds.into_iter().map(CaseKey::Seed));
+        let (cases, applied) =
+            crate::compare::filter_cases(&*problem, &env, cases, &history.flags().filters)?;
+        filter_applied
+            .iter_mut()
+            .zip(applied)
+            .for_each(|(a, b)| *a |= b);
         // Test data the harness cannot read is the user's to fix before anything runs.
         if let Some(first) = cases.first() {
             problem.case(first, &env)?;
@@ -204,6 +214,12 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             players,
             done: Default::default(),
         });
+    }
+    if let Some(i) = filter_applied.iter().position(|a| !a) {
+        return Err(UsageError(format!(
+            "--filter {}: not a parameter of any problem of this run",
+            args.compare.filter[i]
+        )));
     }
     let mut progress_notes: Vec<String> = skipped
         .iter()
@@ -303,6 +319,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         let runner = scope.spawn(move || runner::run(suites, options, &tx));
         for Event::Finished(result) in rx.iter() {
             summary.add(&result);
+            history.on_result(&result);
             progress.on_result(&result);
             if write_error.is_none() {
                 if let Err(e) = files.on_result(&result) {
@@ -316,6 +333,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     });
     progress.finish();
     let partial = !complete;
+    let compared = history.finish(&results, &files.id, &mut summary);
     if let Err(e) = files.finish(&summary, partial) {
         write_error.get_or_insert(e);
     }
@@ -326,6 +344,10 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     crate::replay::after_run(&files.dir, &envs);
     let table = report::table::render(&summary, std::io::stdout().is_terminal(), partial);
     print!("{table}");
+    match compared {
+        Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+        Err(e) => eprintln!("warning: no comparison: {e}"),
+    }
     println!("results: {}", files.dir.display());
     let _ = std::io::stdout().flush();
     if let Some(e) = write_error {

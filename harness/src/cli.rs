@@ -33,6 +33,11 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Play one test yourself in the terminal (interactive problems).
     Play(PlayArgs),
+    /// Compare players or runs on their common tests: mean and relative scores,
+    /// wins/ties/losses, sign and Wilcoxon tests, a bootstrap interval, per-group means.
+    Compare(CompareArgs),
+    /// List the recorded runs: id, date, players, tests and mean scores.
+    Runs(RunsArgs),
     /// Internal: the echo peer of `bench` (answers each line with `0 0`).
     #[command(hide = true)]
     Echo,
@@ -85,6 +90,52 @@ pub struct RunArgs {
     #[arg(long, value_name = "RUN-ID")]
     pub resume: Option<String>,
     /// Where runs are written [default: results/ beside the config file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub compare: CompareFlags,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// How scores are compared (shared by `run` and `compare`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct CompareFlags {
+    /// Relative scores against the best score of every run recorded so far (results/best.csv)
+    /// instead of the best of the players compared.
+    #[arg(long)]
+    pub vs_best: bool,
+    /// Per-group means by a test parameter or column: `K`, `H*W`, `moves`; `EXPR:10,20` cuts
+    /// bands at 10 and 20; `none` turns off `compare`'s default groups. Repeatable.
+    #[arg(long, value_name = "EXPR")]
+    pub group_by: Vec<String>,
+    /// Only the tests whose parameters match: `K=1..3`, `H=6`, `K=1,5`. Repeatable (all must
+    /// match).
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub filter: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Runs (an id, `latest`, or a run folder: all its players) and players (`NAME`: the
+    /// newest run that has it; `NAME@RUN`). Default: the latest run.
+    #[arg(value_name = "RUN-OR-PLAYER")]
+    pub what: Vec<String>,
+    #[command(flatten)]
+    pub flags: CompareFlags,
+    /// Where runs are read from [default: results/ beside the config file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// Where the comparison's CSV is written [default: <results>/compare.csv].
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Where runs are read from [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
     #[command(flatten)]

@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::problem::Objective;
+
 /// The whole `scoring.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -27,6 +29,8 @@ pub struct HarnessSettings {
     pub pin_cpus: bool,
     /// Where runs are written.
     pub results: String,
+    /// The relative score of a player who is best on every test (TopCoder's 1,000,000).
+    pub relative_scale: f64,
 }
 
 impl Default for HarnessSettings {
@@ -34,6 +38,7 @@ impl Default for HarnessSettings {
         HarnessSettings {
             pin_cpus: true,
             results: "results".to_string(),
+            relative_scale: 1_000_000.0,
         }
     }
 }
@@ -58,6 +63,10 @@ pub struct ProblemConfig {
     pub max_stderr: u64,
     /// The most moves a game may last (problems with unbounded games); 0 = the problem's own.
     pub move_cap: u64,
+    /// Whether higher (`"max"`) or lower (`"min"`) raw scores are better. The problem's
+    /// judge is the source of truth (it computes the score); this key states it where users
+    /// read, and a value that contradicts the judge is an error rather than an override.
+    pub objective: Option<Objective>,
 }
 
 impl Default for ProblemConfig {
@@ -71,6 +80,7 @@ impl Default for ProblemConfig {
             max_output: 64 << 20,
             max_stderr: 1 << 20,
             move_cap: 0,
+            objective: None,
         }
     }
 }
@@ -116,11 +126,29 @@ impl Scoring {
                     "[problem.{id}] time-limit must be a positive number of seconds"
                 )));
             }
+            if let (Some(said), Some(problem)) = (cfg.objective, crate::problem::by_id(id)) {
+                if said != problem.objective() {
+                    let truth = match problem.objective() {
+                        Objective::Maximize => "maximised",
+                        Objective::Minimize => "minimised",
+                    };
+                    return Err(invalid(format!(
+                        "[problem.{id}] objective = {:?}, but {id} scores are {truth} (its judge decides)",
+                        objective_name(said)
+                    )));
+                }
+            }
             if !(cfg.grace >= 0.0 && cfg.grace.is_finite()) {
                 return Err(invalid(format!(
                     "[problem.{id}] grace must be a non-negative number of seconds"
                 )));
             }
+        }
+        let scale = scoring.harness.relative_scale;
+        if !(scale > 0.0 && scale.is_finite()) {
+            return Err(invalid(format!(
+                "[harness] relative-scale = {scale}: must be a positive number"
+            )));
         }
         Ok(scoring)
     }
@@ -128,6 +156,14 @@ impl Scoring {
     /// The settings of one problem (defaults when the file has no table for it).
     pub fn problem(&self, id: &str) -> ProblemConfig {
         self.problem.get(id).cloned().unwrap_or_default()
+    }
+}
+
+/// The `scoring.toml` spelling of an objective.
+pub fn objective_name(o: Objective) -> &'static str {
+    match o {
+        Objective::Maximize => "max",
+        Objective::Minimize => "min",
     }
 }
 
@@ -176,5 +212,33 @@ mod tests {
         let cfg = s.problem("chesspuzzle");
         assert_eq!(cfg.memory_limit, 64);
         assert_eq!(cfg.time_limit, 20.0);
+    }
+
+    #[test]
+    fn objective_must_agree_with_the_judge_and_scale_must_be_positive() {
+        let ok = Scoring::parse(
+            "[harness]\nrelative-scale = 100\n[problem.linez]\nobjective = \"max\"\n",
+            "s",
+            &["linez"],
+        )
+        .unwrap();
+        assert_eq!(ok.problem("linez").objective, Some(Objective::Maximize));
+        assert_eq!(ok.harness.relative_scale, 100.0);
+        assert_eq!(Scoring::default().harness.relative_scale, 1e6);
+        let err = Scoring::parse("[problem.linez]\nobjective = \"min\"\n", "s", &["linez"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("objective = \"min\"") && err.contains("maximised"),
+            "{err}"
+        );
+        let err = Scoring::parse("[problem.linez]\nobjective = \"up\"\n", "s", &["linez"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("up"), "{err}");
+        let err = Scoring::parse("[harness]\nrelative-scale = 0\n", "s", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("relative-scale"), "{err}");
     }
 }

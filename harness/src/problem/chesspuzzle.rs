@@ -371,6 +371,10 @@ impl Problem for ChessPuzzle {
         &["H", "W", "K"]
     }
 
+    fn groups(&self) -> &'static [&'static str] {
+        &["H*W", "K"]
+    }
+
     fn bench_player(&self, key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
         let CaseKey::Seed(seed) = key else {
             return None;

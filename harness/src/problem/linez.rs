@@ -582,6 +582,11 @@ impl Problem for Linez {
         &[]
     }
 
+    /// Linez has no generator parameters; the game's length tells easy seeds from hard.
+    fn groups(&self) -> &'static [&'static str] {
+        &["moves"]
+    }
+
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
         Ok(Box::new(Linez::game(key, env)?))
     }

@@ -102,10 +102,13 @@ impl CaseError {
     }
 }
 
-/// Whether a higher or a lower raw score is better.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Whether a higher or a lower raw score is better (`objective = "max"` or `"min"` in
+/// `scoring.toml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 pub enum Objective {
+    #[serde(rename = "max")]
     Maximize,
+    #[serde(rename = "min")]
     Minimize,
 }
 
@@ -131,6 +134,11 @@ pub trait Problem: Send + Sync {
     }
     /// Names of the generator parameters a test reports (CSV columns), e.g. `["H", "W", "K"]`.
     fn param_names(&self) -> &'static [&'static str];
+    /// How `harness compare` splits tests into groups by default: parameters or columns of
+    /// `scores.csv`, or products of them (`H*W`); many distinct values are cut into bands.
+    fn groups(&self) -> &'static [&'static str] {
+        self.param_names()
+    }
     /// Fixed tests that every run of this problem includes besides the seeds it is given
     /// (system tests of the exact-answer problems). Most problems have none.
     fn fixed_cases(&self, _env: &Env) -> Result<Vec<CaseKey>, CaseError> {

@@ -329,7 +329,9 @@ impl RunFiles {
     pub fn finish(&mut self, summary: &Summary, partial: bool) -> io::Result<()> {
         self.scores.flush()?;
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut header = vec!["problem", "player", "tests", "sum", "mean", "min", "max"];
+        let mut header = vec![
+            "problem", "player", "tests", "sum", "mean", "relative", "min", "max",
+        ];
         header.extend(Verdict::ALL.iter().map(|v| v.code()));
         header.extend(["think_ms", "partial"]);
         w.write_record(&header)?;
@@ -341,6 +343,7 @@ impl RunFiles {
                     s.tests.to_string(),
                     s.sum.to_string(),
                     s.mean().to_string(),
+                    s.relative.map(|r| r.to_string()).unwrap_or_default(),
                     s.min.to_string(),
                     s.max.to_string(),
                 ];

@@ -17,6 +17,8 @@ pub struct Standing {
     pub max: f64,
     pub verdicts: BTreeMap<Verdict, u64>,
     pub think: Duration,
+    /// The TopCoder relative score (`scale x mean(YOUR/BEST)`), set once the run ends.
+    pub relative: Option<f64>,
 }
 
 impl Standing {
@@ -103,6 +105,15 @@ impl Summary {
         if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
             if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
                 s.add(score, verdict, think);
+            }
+        }
+    }
+
+    /// Sets a player's relative score (known only once every player's tests are in).
+    pub fn set_relative(&mut self, problem: &str, player: &str, relative: f64) {
+        if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
+            if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
+                s.relative = Some(relative);
             }
         }
     }

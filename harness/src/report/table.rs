@@ -53,12 +53,16 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
             .max()
             .unwrap_or(6)
             .max(6);
+        let relative = players.iter().any(|(_, s)| s.relative.is_some());
         let _ = writeln!(out, "{problem}");
         let _ = write!(
             out,
             "  {:>2}  {:<width$}  {:>5}  {:>10}  {:>11}  {:>8}  {:>8}",
             "#", "player", "tests", "mean", "sum", "min", "max"
         );
+        if relative {
+            let _ = write!(out, "  {:>11}", "relative");
+        }
         for v in shown {
             let _ = write!(out, " {:>4}", v.code());
         }
@@ -75,6 +79,9 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
                 s.min,
                 s.max
             );
+            if relative {
+                let _ = write!(out, "  {:>11.2}", s.relative.unwrap_or(0.0));
+            }
             for v in shown {
                 let n = s.count(v);
                 let cell = if n == 0 {

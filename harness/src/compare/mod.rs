@@ -1,0 +1,491 @@
+//! Comparing heuristic versions: relative scores, the history of runs, and paired
+//! significance tests between players or runs.
+//!
+//! Reads runs back from `results/<id>/scores.csv` (the source of truth) and `run.toml`,
+//! keeps `results/best.csv`, and renders comparison tables. It never runs players: the run
+//! command feeds it finished tests ([`History`]) and calls it once the run ends; the
+//! `compare` and `runs` commands call it on stored runs.
+
+pub mod group;
+pub mod relative;
+pub mod report;
+pub mod runs;
+pub mod stats;
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use crate::app::UsageError;
+use crate::cli::{CompareArgs, CompareFlags, RunsArgs};
+use crate::config::Scoring;
+use crate::problem::{self, CaseKey, Env, Problem};
+use crate::report::Summary;
+use crate::runner::TestResult;
+use group::{Columns, Filter, GroupBy};
+use report::{Options, ProblemInfo};
+use runs::{BestTable, Entry, Test};
+
+/// What the comparison needs to know of a problem, from the problem itself.
+pub fn info(id: &str) -> ProblemInfo {
+    match problem::by_id(id) {
+        Some(p) => ProblemInfo {
+            objective: p.objective(),
+            keeps_score_on_fault: p.keeps_score_on_fault(),
+            groups: p.groups().iter().map(|g| g.to_string()).collect(),
+        },
+        // A problem this harness no longer knows (an old run): plain maximised scores.
+        None => ProblemInfo {
+            objective: problem::Objective::Maximize,
+            keeps_score_on_fault: false,
+            groups: Vec::new(),
+        },
+    }
+}
+
+/// The parsed `--filter`s and `--group-by`s (`None`: the problems' defaults).
+pub struct Flags {
+    pub filters: Vec<Filter>,
+    pub groups: Option<Vec<GroupBy>>,
+    pub vs_best: bool,
+}
+
+impl Flags {
+    pub fn parse(flags: &CompareFlags) -> Result<Flags, UsageError> {
+        let filters = flags
+            .filter
+            .iter()
+            .map(|f| Filter::parse(f).map_err(|e| UsageError(format!("--filter {e}"))))
+            .collect::<Result<_, _>>()?;
+        let groups = if flags.group_by.is_empty() {
+            None
+        } else if flags.group_by.iter().any(|g| g == "none") {
+            Some(Vec::new())
+        } else {
+            Some(
+                flags
+                    .group_by
+                    .iter()
+                    .map(|g| GroupBy::parse(g).map_err(|e| UsageError(format!("--group-by {e}"))))
+                    .collect::<Result<_, _>>()?,
+            )
+        };
+        Ok(Flags {
+            filters,
+            groups,
+            vs_best: flags.vs_best,
+        })
+    }
+}
+
+/// The name of a parameter in a test's columns, as `scores.csv` spells it.
+fn param_column(problem: &str, name: &str) -> String {
+    let fixed = crate::report::files::SCORE_COLUMNS;
+    if fixed.contains(&name) || name == "reason" {
+        format!("{problem}.{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Keeps the cases whose generator parameters match every `--filter` that names parameters
+/// of this problem (a filter about another problem's parameters does not apply). Returns
+/// the cases and which filters applied.
+pub fn filter_cases(
+    problem: &dyn Problem,
+    env: &Env,
+    cases: Vec<CaseKey>,
+    filters: &[Filter],
+) -> Result<(Vec<CaseKey>, Vec<bool>), UsageError> {
+    let names: Columns = problem
+        .param_names()
+        .iter()
+        .map(|n| (param_column(problem.id(), n), String::new()))
+        .collect();
+    let applied: Vec<bool> = filters
+        .iter()
+        .map(|f| f.expr.applies(problem.id(), &names))
+        .collect();
+    if !applied.contains(&true) {
+        return Ok((cases, applied));
+    }
+    let mut kept = Vec::new();
+    for case in cases {
+        let game = problem.case(&case, env)?;
+        let columns: Columns = problem
+            .param_names()
+            .iter()
+            .map(|n| param_column(problem.id(), n))
+            .zip(game.params())
+            .collect();
+        let ok = filters
+            .iter()
+            .zip(&applied)
+            .all(|(f, &a)| !a || f.matches(problem.id(), &columns));
+        if ok {
+            kept.push(case);
+        }
+    }
+    Ok((kept, applied))
+}
+
+/// The comparison side of a run: collects its tests as they finish, and when it ends sets
+/// the relative scores of the leaderboard, updates `best.csv`, and says how the run compares
+/// with the previous run of the same players.
+pub struct History {
+    flags: Flags,
+    scale: f64,
+    entries: Vec<Entry>,
+}
+
+impl History {
+    pub fn new(flags: &CompareFlags, scoring: &Scoring) -> Result<History, UsageError> {
+        Ok(History {
+            flags: Flags::parse(flags)?,
+            scale: scoring.harness.relative_scale,
+            entries: Vec::new(),
+        })
+    }
+
+    pub fn flags(&self) -> &Flags {
+        &self.flags
+    }
+
+    pub fn on_result(&mut self, r: &TestResult) {
+        let at = match self
+            .entries
+            .iter()
+            .position(|e| e.problem == r.problem && e.player == r.player)
+        {
+            Some(i) => i,
+            None => {
+                self.entries.push(Entry {
+                    problem: r.problem.to_string(),
+                    player: r.player.clone(),
+                    run: String::new(),
+                    player_hash: r.player_hash.clone(),
+                    harness_version: env!("CARGO_PKG_VERSION").to_string(),
+                    tests: BTreeMap::new(),
+                });
+                self.entries.len() - 1
+            }
+        };
+        let names = problem::by_id(r.problem).map_or(&[][..], |p| p.param_names());
+        let mut columns: Columns = names
+            .iter()
+            .map(|n| param_column(r.problem, n))
+            .zip(r.params.iter().cloned())
+            .collect();
+        columns.insert("moves".into(), r.outcome.moves.to_string());
+        columns.insert("think_ms".into(), r.think.as_millis().to_string());
+        self.entries[at].tests.insert(
+            r.case.clone(),
+            Test {
+                score: r.outcome.score,
+                verdict: r.outcome.verdict,
+                columns,
+            },
+        );
+    }
+
+    /// Once the run has ended (before the leaderboard is written): relative scores into
+    /// `summary`, `best.csv` updated. Returns lines to print under the leaderboard: the
+    /// comparison with the previous run and, with `--group-by`, the per-group table.
+    pub fn finish(
+        &mut self,
+        results: &Path,
+        run: &str,
+        summary: &mut Summary,
+    ) -> Result<Vec<String>, String> {
+        for e in &mut self.entries {
+            e.run = run.to_string();
+        }
+        let best_path = results.join("best.csv");
+        let mut best = BestTable::load(&best_path)?;
+        let mut lines = Vec::new();
+        let mut options = Options {
+            groups: Some(Vec::new()),
+            filters: Vec::new(),
+            best: self.flags.vs_best.then_some(&best),
+            scale: self.scale,
+        };
+        let comparisons = report::compare(&self.entries, info, &options)?;
+        for c in &comparisons {
+            for (label, t) in c.labels.iter().zip(&c.totals) {
+                summary.set_relative(&c.problem, label, t.relative);
+            }
+        }
+        // Groups apart, so a --group-by no test has costs only the group table.
+        if let Some(groups) = self.flags.groups.clone().filter(|g| !g.is_empty()) {
+            options.groups = Some(groups);
+            match report::compare(&self.entries, info, &options) {
+                Ok(mut grouped) => {
+                    let csv = report::to_csv(&grouped).map_err(|e| e.to_string())?;
+                    let path = results.join(run).join("compare.csv");
+                    crate::report::files::write_atomic(&path, &csv).map_err(|e| e.to_string())?;
+                    for c in &mut grouped {
+                        c.pairs.clear();
+                    }
+                    lines.push(report::render(&grouped).trim_end().to_string());
+                }
+                Err(e) => lines.push(format!("warning: no groups: {e}")),
+            }
+        }
+        for c in &comparisons {
+            if let Some(line) = versus_previous(results, run, c, self.scale)? {
+                lines.push(line);
+            }
+        }
+        best.update(&self.entries, |p| {
+            let i = info(p);
+            (i.objective, i.keeps_score_on_fault)
+        });
+        best.save(&best_path)
+            .map_err(|e| format!("cannot write {}: {e}", best_path.display()))?;
+        Ok(lines)
+    }
+}
+
+/// "vs <previous run> (<n> common tests): <player> +0.12% (95% CI ..., p = ...), ...": each
+/// player of this run against itself in the newest earlier run of the same problem with the
+/// same player names. `None` when there is no such run.
+fn versus_previous(
+    results: &Path,
+    run: &str,
+    current: &report::Comparison,
+    scale: f64,
+) -> Result<Option<String>, String> {
+    let mut names: Vec<&str> = current.entries.iter().map(|e| e.player.as_str()).collect();
+    names.sort();
+    let earlier = runs::list(results);
+    for id in earlier.iter().rev().filter(|id| id.as_str() < run) {
+        let Ok(entries) = runs::load_run(&results.join(id)) else {
+            continue;
+        };
+        let previous: Vec<Entry> = entries
+            .into_iter()
+            .filter(|e| e.problem == current.problem)
+            .collect();
+        let mut theirs: Vec<&str> = previous.iter().map(|e| e.player.as_str()).collect();
+        theirs.sort();
+        if theirs != names {
+            continue;
+        }
+        let both: Vec<Entry> = previous
+            .iter()
+            .chain(current.entries.iter())
+            .cloned()
+            .collect();
+        let options = Options {
+            groups: Some(Vec::new()),
+            scale,
+            ..Options::default()
+        };
+        let c = report::compare(&both, info, &options)?
+            .into_iter()
+            .next()
+            .expect("one problem");
+        let mut line = format!(
+            "{}: vs previous run {id} ({} common tests):",
+            current.problem,
+            c.common.len()
+        );
+        for name in &names {
+            let find = |r: &str| {
+                c.entries
+                    .iter()
+                    .position(|e| e.player == *name && e.run == r)
+                    .expect("entry")
+            };
+            let (now, then) = (find(run), find(id));
+            let diffs: Vec<f64> = c.rel[now]
+                .iter()
+                .zip(&c.rel[then])
+                .map(|(a, b)| a - b)
+                .collect();
+            let d = stats::bootstrap_mean(&diffs, 1);
+            let w = stats::wilcoxon(&diffs);
+            let build = if c.entries[now].player_hash == c.entries[then].player_hash {
+                "same build"
+            } else {
+                "new build"
+            };
+            let _ = write!(
+                line,
+                " {name} {:+.2}% (95% CI {:+.2}..{:+.2}, p = {}, {build});",
+                d.mean * 100.0,
+                d.low * 100.0,
+                d.high * 100.0,
+                report::p_value(w.p)
+            );
+        }
+        line.pop();
+        return Ok(Some(line));
+    }
+    Ok(None)
+}
+
+fn results_dir(
+    results: &Option<PathBuf>,
+    common: &crate::cli::Common,
+) -> Result<(PathBuf, Scoring), UsageError> {
+    let (scoring, root) = crate::app::load_config(common)?;
+    let dir = results
+        .clone()
+        .unwrap_or_else(|| root.join(&scoring.harness.results));
+    Ok((dir, scoring))
+}
+
+/// Finds the entries a `compare` argument names: a run (all its players), `NAME@RUN`, or
+/// `NAME` (the newest run that has a player of that name).
+fn resolve(results: &Path, what: &str) -> Result<Vec<Entry>, UsageError> {
+    let load = |dir: &Path| runs::load_run(dir).map_err(UsageError);
+    if let Some(dir) = runs::find(results, what) {
+        return load(&dir);
+    }
+    if let Some((name, run)) = what.rsplit_once('@') {
+        let dir = runs::find(results, run).ok_or_else(|| {
+            UsageError(format!(
+                "{what}: no run {run:?} in {} (see `harness runs`)",
+                results.display()
+            ))
+        })?;
+        let found: Vec<Entry> = load(&dir)?
+            .into_iter()
+            .filter(|e| e.player == name)
+            .collect();
+        if found.is_empty() {
+            return Err(UsageError(format!(
+                "{what}: run {run} has no player {name:?}"
+            )));
+        }
+        return Ok(found);
+    }
+    for id in runs::list(results).iter().rev() {
+        let found: Vec<Entry> = load(&results.join(id))?
+            .into_iter()
+            .filter(|e| e.player == what)
+            .collect();
+        if !found.is_empty() {
+            return Ok(found);
+        }
+    }
+    Err(UsageError(format!(
+        "{what}: no run or player of that name in {} (see `harness runs`)",
+        results.display()
+    )))
+}
+
+/// `harness compare`.
+pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
+    let (results, scoring) = results_dir(&args.results, &args.common)?;
+    let flags = Flags::parse(&args.flags)?;
+    let what = if args.what.is_empty() {
+        vec!["latest".to_string()]
+    } else {
+        args.what.clone()
+    };
+    let mut entries: Vec<Entry> = Vec::new();
+    for w in &what {
+        for e in resolve(&results, w)? {
+            let seen = entries
+                .iter()
+                .any(|o| o.problem == e.problem && o.player == e.player && o.run == e.run);
+            if !seen {
+                entries.push(e);
+            }
+        }
+    }
+    let best = if flags.vs_best {
+        Some(BestTable::load(&results.join("best.csv"))?)
+    } else {
+        None
+    };
+    let options = Options {
+        groups: flags.groups.clone(),
+        filters: flags.filters.clone(),
+        best: best.as_ref(),
+        scale: scoring.harness.relative_scale,
+    };
+    let comparisons = report::compare(&entries, info, &options)?;
+    print!("{}", report::render(&comparisons));
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| results.join("compare.csv"));
+    let csv = report::to_csv(&comparisons)?;
+    crate::report::files::write_atomic(&output, &csv)
+        .map_err(|e| UsageError(format!("cannot write {}: {e}", output.display())))?;
+    println!("wrote {}", output.display());
+    Ok(crate::exit::OK)
+}
+
+/// `harness runs`.
+pub fn runs_main(args: &RunsArgs) -> Result<u8, UsageError> {
+    let (results, _) = results_dir(&args.results, &args.common)?;
+    let ids = runs::list(&results);
+    if ids.is_empty() {
+        println!("no runs in {}", results.display());
+        return Ok(crate::exit::OK);
+    }
+    print!("{}", list_runs(&results, &ids));
+    Ok(crate::exit::OK)
+}
+
+/// One line per (run, problem): id, date, tests, each player's mean score and hash.
+fn list_runs(results: &Path, ids: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<19}  {:<19}  {:<16}  {:>5}  players (mean score, hash)",
+        "run", "date (UTC)", "problem", "tests"
+    );
+    for id in ids {
+        let entries = match runs::load_run(&results.join(id)) {
+            Ok(e) => e,
+            Err(e) => {
+                let _ = writeln!(out, "{id:<19}  unreadable: {e}");
+                continue;
+            }
+        };
+        let date = date_of(id);
+        let mut problems: Vec<&str> = Vec::new();
+        for e in &entries {
+            if !problems.contains(&e.problem.as_str()) {
+                problems.push(&e.problem);
+            }
+        }
+        for p in problems {
+            let mine: Vec<&Entry> = entries.iter().filter(|e| e.problem == p).collect();
+            let tests = mine.iter().map(|e| e.tests.len()).max().unwrap_or(0);
+            let players: Vec<String> = mine
+                .iter()
+                .map(|e| format!("{} {:.4} ({})", e.player, e.mean(), e.player_hash))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{id:<19}  {date:<19}  {p:<16}  {tests:>5}  {}",
+                players.join(", ")
+            );
+        }
+    }
+    out
+}
+
+/// `20261121-225622` -> `2026-11-21 22:56:22`.
+fn date_of(id: &str) -> String {
+    let b = id.as_bytes();
+    if b.len() >= 15 && b[8] == b'-' && b[..8].iter().chain(&b[9..15]).all(u8::is_ascii_digit) {
+        format!(
+            "{}-{}-{} {}:{}:{}",
+            &id[0..4],
+            &id[4..6],
+            &id[6..8],
+            &id[9..11],
+            &id[11..13],
+            &id[13..15]
+        )
+    } else {
+        String::new()
+    }
+}

@@ -1,0 +1,528 @@
+//! The comparison itself: entries (players of runs) on their common tests, with relative
+//! scores, pairwise wins/ties/losses and significance tests, and per-group means; rendered
+//! as a text table and as `compare.csv`.
+//!
+//! Pure: takes loaded entries, returns values and strings; files are the caller's.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use super::group::{Filter, GroupBy, Value};
+use super::relative;
+use super::runs::{BestTable, Entry};
+use super::stats::{self, Interval, SignTest, Wilcoxon, WilcoxonMethod};
+use crate::problem::{CaseKey, Objective};
+use crate::verdict::Verdict;
+
+/// The seed of the bootstrap: fixed, so a comparison prints the same interval every time.
+const BOOTSTRAP_SEED: u64 = 0x5eed_c0de;
+
+/// What a problem tells the comparison.
+#[derive(Clone, Debug)]
+pub struct ProblemInfo {
+    pub objective: Objective,
+    pub keeps_score_on_fault: bool,
+    /// Groupings used when the user names none.
+    pub groups: Vec<String>,
+}
+
+/// How to compare.
+#[derive(Clone, Debug, Default)]
+pub struct Options<'a> {
+    /// `None`: each problem's own groupings; `Some(empty)`: none.
+    pub groups: Option<Vec<GroupBy>>,
+    pub filters: Vec<Filter>,
+    /// With `--vs-best`: BEST also counts every run recorded in `best.csv`.
+    pub best: Option<&'a BestTable>,
+    /// The relative score of a player best on every test (1,000,000).
+    pub scale: f64,
+}
+
+/// One entry's totals over some tests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Totals {
+    pub tests: usize,
+    pub mean: f64,
+    /// `scale x mean(relative)`.
+    pub relative: f64,
+}
+
+/// Two entries on the common tests: `a` is the better-ranked one, differences are `a - b`
+/// of relative scores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    pub a: usize,
+    pub b: usize,
+    pub sign: SignTest,
+    pub wilcoxon: Wilcoxon,
+    /// Mean per-test difference of relative scores, as a fraction of BEST.
+    pub diff: Interval,
+}
+
+/// Per-group totals of each entry under one `--group-by`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grouping {
+    pub by: String,
+    /// (label, totals of each entry in rank order).
+    pub rows: Vec<(String, Vec<Totals>)>,
+}
+
+/// The comparison of one problem.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub problem: String,
+    /// Entries in rank order (best relative score first), with their display labels.
+    pub entries: Vec<Entry>,
+    pub labels: Vec<String>,
+    /// Tests of each entry after filtering, before keeping the common ones.
+    pub available: Vec<usize>,
+    pub common: Vec<CaseKey>,
+    pub totals: Vec<Totals>,
+    /// Relative score (0..=1) of each entry on each common test.
+    pub rel: Vec<Vec<f64>>,
+    pub pairs: Vec<Pair>,
+    pub groups: Vec<Grouping>,
+    pub vs_best: bool,
+}
+
+/// Compares entries problem by problem, on the tests every entry of a problem has.
+pub fn compare(
+    entries: &[Entry],
+    info: impl Fn(&str) -> ProblemInfo,
+    options: &Options,
+) -> Result<Vec<Comparison>, String> {
+    let mut problems: Vec<&str> = Vec::new();
+    for e in entries {
+        if !problems.contains(&e.problem.as_str()) {
+            problems.push(&e.problem);
+        }
+    }
+    let mut out = Vec::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for &problem in &problems {
+        let info = info(problem);
+        let mut mine: Vec<Entry> = entries
+            .iter()
+            .filter(|e| e.problem == problem)
+            .cloned()
+            .collect();
+        // A filter about columns this problem's tests lack is about another problem.
+        let applies = |f: &Filter| {
+            mine.iter()
+                .flat_map(|e| e.tests.values())
+                .any(|t| f.expr.applies(problem, &t.columns))
+        };
+        let filters: Vec<&Filter> = options.filters.iter().filter(|f| applies(f)).collect();
+        for f in &filters {
+            used.insert(f.expr.text.clone());
+        }
+        for e in &mut mine {
+            e.tests
+                .retain(|_, t| filters.iter().all(|f| f.matches(problem, &t.columns)));
+        }
+        let c = compare_problem(problem, mine, &info, options);
+        used.extend(c.groups.iter().map(|g| g.by.clone()));
+        out.push(c);
+    }
+    let named = options.filters.iter().map(|f| ("--filter", &f.expr)).chain(
+        options
+            .groups
+            .iter()
+            .flatten()
+            .map(|g| ("--group-by", &g.expr)),
+    );
+    for (flag, expr) in named {
+        if !used.contains(&expr.text) {
+            return Err(format!(
+                "{flag} {}: no test of {} has such a column (parameters and scores.csv columns such as moves, think_ms)",
+                expr.text,
+                problems.join(", ")
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn compare_problem(
+    problem: &str,
+    entries: Vec<Entry>,
+    info: &ProblemInfo,
+    options: &Options,
+) -> Comparison {
+    let available: Vec<usize> = entries.iter().map(|e| e.tests.len()).collect();
+    let mut common: BTreeSet<CaseKey> = entries
+        .first()
+        .map(|e| e.tests.keys().cloned().collect())
+        .unwrap_or_default();
+    for e in &entries[1.min(entries.len())..] {
+        common.retain(|c| e.tests.contains_key(c));
+    }
+    let common: Vec<CaseKey> = common.into_iter().collect();
+    let counted = |e: &Entry, c: &CaseKey| {
+        let t = &e.tests[c];
+        relative::counted(t.score, t.verdict == Verdict::Ok, info.keeps_score_on_fault)
+    };
+    // rel[entry][test], raw[entry][test] on the common tests.
+    let best: Vec<Option<f64>> = common
+        .iter()
+        .map(|c| {
+            let known = options.best.and_then(|b| b.get(problem, c));
+            relative::best(
+                entries.iter().map(|e| counted(e, c)).chain([known]),
+                info.objective,
+            )
+        })
+        .collect();
+    let rel: Vec<Vec<f64>> = entries
+        .iter()
+        .map(|e| {
+            common
+                .iter()
+                .zip(&best)
+                .map(|(c, &b)| relative::relative(counted(e, c), b, info.objective))
+                .collect()
+        })
+        .collect();
+    let raw: Vec<Vec<f64>> = entries
+        .iter()
+        .map(|e| common.iter().map(|c| e.tests[c].score).collect())
+        .collect();
+    let all: Vec<usize> = (0..common.len()).collect();
+    let totals_of = |i: usize, on: &[usize]| totals(&raw[i], &rel[i], on, options.scale);
+    // Rank: best relative score first, then name.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    let labels = labels(&entries);
+    order.sort_by(|&x, &y| {
+        totals_of(y, &all)
+            .relative
+            .total_cmp(&totals_of(x, &all).relative)
+            .then_with(|| labels[x].cmp(&labels[y]))
+    });
+    let mut pairs = Vec::new();
+    for (ra, &a) in order.iter().enumerate() {
+        for &b in &order[ra + 1..] {
+            let diffs: Vec<f64> = rel[a].iter().zip(&rel[b]).map(|(x, y)| x - y).collect();
+            pairs.push((a, b, diffs));
+        }
+    }
+    let rank_of = |i: usize| order.iter().position(|&o| o == i).expect("ranked");
+    let pairs = pairs
+        .into_iter()
+        .map(|(a, b, diffs)| Pair {
+            a: rank_of(a),
+            b: rank_of(b),
+            sign: stats::sign_test(&diffs),
+            wilcoxon: stats::wilcoxon(&diffs),
+            diff: stats::bootstrap_mean(&diffs, BOOTSTRAP_SEED),
+        })
+        .collect();
+    let group_specs: Vec<GroupBy> = match &options.groups {
+        Some(g) => g.clone(),
+        None => info
+            .groups
+            .iter()
+            .filter_map(|g| GroupBy::parse(g).ok())
+            .collect(),
+    };
+    let mut groups = Vec::new();
+    for spec in &group_specs {
+        let applies = entries
+            .iter()
+            .flat_map(|e| e.tests.values())
+            .any(|t| spec.expr.applies(problem, &t.columns));
+        if !applies {
+            continue;
+        }
+        // A test's value: the same for every entry for generator parameters; for what
+        // players make (a game's `moves`), the greatest any entry reached on that test.
+        let values: Vec<Option<Value>> = common
+            .iter()
+            .map(|c| {
+                entries
+                    .iter()
+                    .filter_map(|e| spec.expr.eval(problem, &e.tests[c].columns))
+                    .reduce(|x, y| match (&x, &y) {
+                        (Value::Num(p), Value::Num(q)) => Value::Num(p.max(*q)),
+                        _ => x,
+                    })
+            })
+            .collect();
+        let (group_labels, index) = spec.split(&values);
+        let rows = group_labels
+            .into_iter()
+            .enumerate()
+            .map(|(g, label)| {
+                let on: Vec<usize> = (0..common.len()).filter(|&t| index[t] == Some(g)).collect();
+                (label, order.iter().map(|&i| totals_of(i, &on)).collect())
+            })
+            .collect();
+        groups.push(Grouping {
+            by: spec.expr.text.clone(),
+            rows,
+        });
+    }
+    let totals = order.iter().map(|&i| totals_of(i, &all)).collect();
+    let available = order.iter().map(|&i| available[i]).collect();
+    let labels = order.iter().map(|&i| labels[i].clone()).collect();
+    let mut rel: Vec<Option<Vec<f64>>> = rel.into_iter().map(Some).collect();
+    let rel = order
+        .iter()
+        .map(|&i| rel[i].take().expect("once"))
+        .collect();
+    let mut ranked: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    let entries = order
+        .iter()
+        .map(|&i| ranked[i].take().expect("once"))
+        .collect();
+    Comparison {
+        problem: problem.to_string(),
+        entries,
+        labels,
+        available,
+        common,
+        totals,
+        rel,
+        pairs,
+        groups,
+        vs_best: options.best.is_some(),
+    }
+}
+
+fn totals(raw: &[f64], rel: &[f64], on: &[usize], scale: f64) -> Totals {
+    let n = on.len();
+    let mean = |xs: &[f64]| {
+        if n == 0 {
+            0.0
+        } else {
+            on.iter().map(|&i| xs[i]).sum::<f64>() / n as f64
+        }
+    };
+    Totals {
+        tests: n,
+        mean: mean(raw),
+        relative: scale * mean(rel),
+    }
+}
+
+/// Player names, or `player@run` where a name appears more than once.
+fn labels(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|e| {
+            if entries.iter().filter(|o| o.player == e.player).count() > 1 {
+                format!("{}@{}", e.player, e.run)
+            } else {
+                e.player.clone()
+            }
+        })
+        .collect()
+}
+
+/// A p-value as people read it: three decimals, or scientific when tiny.
+pub fn p_value(p: f64) -> String {
+    if p >= 0.001 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+/// A signed percentage with two decimals: `+2.10`.
+fn pct(x: f64) -> String {
+    format!("{:+.2}", x * 100.0)
+}
+
+/// The one-sentence verdict of a pair: "A beats B on 63 of 100 tests (5 ties), +2.10% ...".
+pub fn sentence(c: &Comparison, p: &Pair) -> String {
+    let (a, b) = (&c.labels[p.a], &c.labels[p.b]);
+    let s = &p.sign;
+    let n = c.common.len();
+    let head = if s.wins > s.losses {
+        format!("{a} beats {b} on {} of {n} tests", s.wins)
+    } else if s.wins == s.losses {
+        format!("{a} and {b} each win {} of {n} tests", s.wins)
+    } else {
+        format!("{a} loses to {b} on {} of {n} tests", s.losses)
+    };
+    let method = match p.wilcoxon.method {
+        WilcoxonMethod::Exact => "exact",
+        WilcoxonMethod::Normal => "normal approx.",
+    };
+    format!(
+        "{head} ({}, {}, {}), {}% of best (95% CI {}..{}), sign p = {}, Wilcoxon p = {} ({method})",
+        count(s.wins, "win", "wins"),
+        count(s.ties, "tie", "ties"),
+        count(s.losses, "loss", "losses"),
+        pct(p.diff.mean),
+        pct(p.diff.low),
+        pct(p.diff.high),
+        p_value(s.p),
+        p_value(p.wilcoxon.p),
+    )
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the comparison is made on: the common tests, and what the others had.
+fn scope_line(c: &Comparison) -> String {
+    let n = c.common.len();
+    let against = if c.vs_best {
+        "the best of every recorded run (--vs-best)".to_string()
+    } else {
+        format!("the best of these {} entries", c.entries.len())
+    };
+    let mut line = format!("{}: {n} common tests, relative to {against}", c.problem);
+    if c.available.iter().any(|&a| a != n) {
+        let had: Vec<String> = c
+            .labels
+            .iter()
+            .zip(&c.available)
+            .map(|(l, a)| format!("{l} {a}"))
+            .collect();
+        let _ = write!(
+            line,
+            "; only the {n} tests common to all are used (tests: {})",
+            had.join(", ")
+        );
+    }
+    line
+}
+
+/// The comparison as a text table.
+pub fn render(comparisons: &[Comparison]) -> String {
+    let mut out = String::new();
+    for c in comparisons {
+        let _ = writeln!(out, "{}", scope_line(c));
+        let width = c.labels.iter().map(String::len).max().unwrap_or(6).max(6);
+        let _ = writeln!(
+            out,
+            "  {:>2}  {:<width$}  {:<17}  {:<16}  {:>5}  {:>12}  {:>12}",
+            "#", "player", "run", "hash", "tests", "mean", "relative"
+        );
+        for (i, (e, t)) in c.entries.iter().zip(&c.totals).enumerate() {
+            let _ = writeln!(
+                out,
+                "  {:>2}  {:<width$}  {:<17}  {:<16}  {:>5}  {:>12.4}  {:>12.2}",
+                i + 1,
+                c.labels[i],
+                e.run,
+                e.player_hash,
+                t.tests,
+                t.mean,
+                t.relative
+            );
+        }
+        if !c.pairs.is_empty() {
+            out.push('\n');
+        }
+        for p in &c.pairs {
+            let _ = writeln!(out, "  {}", sentence(c, p));
+        }
+        for g in &c.groups {
+            let cell = c.labels.iter().map(String::len).max().unwrap_or(0).max(22);
+            let _ = write!(out, "\n  {:<14}  {:>5}", format!("by {}", g.by), "tests");
+            for l in &c.labels {
+                let _ = write!(out, "  {l:>cell$}");
+            }
+            out.push('\n');
+            for (label, totals) in &g.rows {
+                let _ = write!(
+                    out,
+                    "  {label:<14}  {:>5}",
+                    totals.first().map_or(0, |t| t.tests)
+                );
+                for t in totals {
+                    let both = format!("{:.2} ({:.4})", t.relative, t.mean);
+                    let _ = write!(out, "  {both:>cell$}");
+                }
+                out.push('\n');
+            }
+        }
+        if !c.groups.is_empty() {
+            let _ = writeln!(out, "  (per group: relative score (mean raw score))");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The columns of `compare.csv`: one row per entry (`group` = `all`), per pair (`vs` set)
+/// and per entry and group (`group_by` set).
+pub const CSV_COLUMNS: [&str; 19] = [
+    "problem",
+    "group_by",
+    "group",
+    "player",
+    "run",
+    "player_hash",
+    "vs",
+    "tests",
+    "mean",
+    "relative",
+    "wins",
+    "ties",
+    "losses",
+    "diff_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "sign_p",
+    "wilcoxon_p",
+    "wilcoxon_method",
+];
+
+/// The comparison as `compare.csv`.
+pub fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS)?;
+    for c in comparisons {
+        let row = |i: usize, group_by: &str, group: &str, t: &Totals| -> Vec<String> {
+            let e = &c.entries[i];
+            let mut r = vec![
+                c.problem.clone(),
+                group_by.to_string(),
+                group.to_string(),
+                c.labels[i].clone(),
+                e.run.clone(),
+                e.player_hash.clone(),
+                String::new(),
+                t.tests.to_string(),
+                t.mean.to_string(),
+                t.relative.to_string(),
+            ];
+            r.resize(CSV_COLUMNS.len(), String::new());
+            r
+        };
+        for (i, t) in c.totals.iter().enumerate() {
+            w.write_record(row(i, "", "all", t))?;
+        }
+        for p in &c.pairs {
+            let mut r = row(p.a, "", "all", &c.totals[p.a]);
+            r[6] = c.labels[p.b].clone();
+            r[10] = p.sign.wins.to_string();
+            r[11] = p.sign.ties.to_string();
+            r[12] = p.sign.losses.to_string();
+            r[13] = (p.diff.mean * 100.0).to_string();
+            r[14] = (p.diff.low * 100.0).to_string();
+            r[15] = (p.diff.high * 100.0).to_string();
+            r[16] = p.sign.p.to_string();
+            r[17] = p.wilcoxon.p.to_string();
+            r[18] = match p.wilcoxon.method {
+                WilcoxonMethod::Exact => "exact",
+                WilcoxonMethod::Normal => "normal",
+            }
+            .to_string();
+            w.write_record(r)?;
+        }
+        for g in &c.groups {
+            for (label, totals) in &g.rows {
+                for (i, t) in totals.iter().enumerate() {
+                    w.write_record(row(i, &g.by, label, t))?;
+                }
+            }
+        }
+    }
+    w.into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))
+}

@@ -1,0 +1,145 @@
+//! `harness compare` and `harness runs` on synthetic run folders: the table (snapshot), the
+//! common-tests rule, compare.csv, and errors naming what was not found.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// `harness <args> --results <results>`.
+fn harness(results: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .args(args)
+        .arg("--results")
+        .arg(results)
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn run(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("harness runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// Writes `results/<id>/scores.csv` with chesspuzzle rows: (player, hash, seed, score,
+/// verdict); H, W, K are functions of the seed.
+fn write_run(results: &Path, id: &str, rows: &[(&str, &str, u64, f64, &str)]) -> PathBuf {
+    let dir = results.join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from(
+        "problem,player,seed,score,verdict,moves,think_ms,cpu_ms,wall_ms,max_rss_kb,warning,player_hash,harness_version,H,W,K,reason\n",
+    );
+    for (player, hash, seed, score, verdict) in rows {
+        let (h, w, k) = (6 + seed % 5, 7 + seed % 3, 1 + seed % 4);
+        csv.push_str(&format!(
+            "chesspuzzle,{player},{seed},{score},{verdict},10,5,5,6,1000,,{hash},0.1.0,{h},{w},{k},\n"
+        ));
+    }
+    std::fs::write(dir.join("scores.csv"), csv).unwrap();
+    std::fs::write(
+        dir.join("run.toml"),
+        "command = \"harness --players ...\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Two runs: `old` (alpha and beta on seeds 1..=12) and `new` (alpha, rebuilt, on 5..=20).
+fn two_runs() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut old = Vec::new();
+    for s in 1..=12u64 {
+        old.push(("alpha", "aaaa", s, 0.5 + 0.01 * s as f64, "OK"));
+        // beta fails seed 3 and ties alpha on seed 4.
+        let (score, verdict) = match s {
+            3 => (0.0, "TLE"),
+            4 => (0.54, "OK"),
+            _ => (0.4 + 0.02 * s as f64, "OK"),
+        };
+        old.push(("beta", "bbbb", s, score, verdict));
+    }
+    write_run(dir.path(), "20260101-000000", &old);
+    let new: Vec<_> = (5..=20u64)
+        .map(|s| {
+            let better = if s % 4 == 0 { -0.01 } else { 0.03 };
+            ("alpha", "cccc", s, 0.5 + 0.01 * s as f64 + better, "OK")
+        })
+        .collect();
+    write_run(dir.path(), "20260102-000000", &new);
+    dir
+}
+
+#[test]
+fn compare_two_versions_of_a_player_uses_only_the_common_seeds() {
+    let results = two_runs();
+    let (code, out, err) = run(harness(
+        results.path(),
+        &["compare", "alpha@20260101-000000", "alpha@20260102-000000"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("only the 8 tests common to all are used"),
+        "{out}"
+    );
+    insta::assert_snapshot!(out.replace(&results.path().display().to_string(), "<results>"));
+    let csv = std::fs::read_to_string(results.path().join("compare.csv")).unwrap();
+    let pair = csv
+        .lines()
+        .find(|l| l.split(',').nth(6) == Some("alpha@20260101-000000"))
+        .expect("a pair row");
+    // New alpha wins 6 of 8 common seeds (5..=12 less 8 and 12), loses 2.
+    assert!(pair.contains(",8,") && pair.contains(",6,0,2,"), "{pair}");
+}
+
+#[test]
+fn compare_a_whole_run_with_filter_and_group_by() {
+    let results = two_runs();
+    let (code, out, err) = run(harness(
+        results.path(),
+        &[
+            "compare",
+            "20260101-000000",
+            "--filter",
+            "K=1..2",
+            "--group-by",
+            "K",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!(out.replace(&results.path().display().to_string(), "<results>"));
+}
+
+#[test]
+fn player_names_resolve_to_their_newest_run_and_unknowns_are_named() {
+    let results = two_runs();
+    // beta is only in the old run; alpha's newest run is the new one.
+    let (code, out, err) = run(harness(results.path(), &["compare", "beta", "alpha"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("20260102-000000") && out.contains("20260101-000000"),
+        "{out}"
+    );
+    let (code, _, err) = run(harness(results.path(), &["compare", "gamma"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("gamma: no run or player"), "{err}");
+    let (code, _, err) = run(harness(results.path(), &["compare", "alpha@1999"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("no run \"1999\""), "{err}");
+    let (code, _, err) = run(harness(
+        results.path(),
+        &["compare", "20260101-000000", "--group-by", "Q"],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--group-by Q"), "{err}");
+}
+
+#[test]
+fn runs_lists_every_run_with_its_players() {
+    let results = two_runs();
+    let (code, out, err) = run(harness(results.path(), &["runs"]));
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!(out);
+}
