@@ -221,6 +221,27 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             args.compare.filter[i]
         )));
     }
+    // A --group-by no problem of the run can evaluate is a mistake to report before playing.
+    for group in history.flags().groups.iter().flatten() {
+        let known = suites.iter().any(|suite| {
+            let mut columns: crate::compare::group::Columns = suite
+                .problem
+                .param_names()
+                .iter()
+                .map(|n| (n.to_string(), String::new()))
+                .collect();
+            for extra in ["moves", "think_ms"] {
+                columns.insert(extra.to_string(), String::new());
+            }
+            group.expr.applies(suite.problem.id(), &columns)
+        });
+        if !known {
+            return Err(UsageError(format!(
+                "--group-by {}: not a parameter of any problem of this run",
+                group.expr.text
+            )));
+        }
+    }
     let mut progress_notes: Vec<String> = skipped
         .iter()
         .map(|s| format!("skipped player {}: {}", s.name, s.reason))

@@ -487,3 +487,49 @@ fn exact_answer_players_that_crash_hang_or_babble_get_verdicts_not_errors() {
         }
     }
 }
+
+#[test]
+fn a_run_is_compared_with_the_previous_run_of_the_same_players() {
+    let results = tempfile::tempdir().unwrap();
+    // A deterministic player that scores (failed tests never count as best).
+    let player = root().join("players/chesspuzzle-python");
+    let go = || {
+        run(harness()
+            .args(["--problem", "chesspuzzle", "--seeds", "1..3", "--results"])
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player))
+    };
+    let (code, first, err) = go();
+    assert_eq!(code, 0, "{err}");
+    assert!(!first.contains("vs previous run"), "{first}");
+    let id = std::fs::read_link(results.path().join("latest")).unwrap();
+    std::thread::sleep(Duration::from_millis(1100)); // a new run id
+    let (code, second, err) = go();
+    assert_eq!(code, 0, "{err}");
+    let line = format!(
+        "chesspuzzle: vs previous run {} (3 common tests)",
+        id.display()
+    );
+    assert!(second.contains(&line), "{second}");
+    assert!(second.contains("same build"), "{second}");
+    let best = read_csv(&results.path().join("best.csv"));
+    assert_eq!(best.len(), 4, "a header and one row per seed: {best:?}");
+    let scores = read_csv(&results.path().join("latest/scores.csv"));
+    for (b, s) in best[1..].iter().zip(&scores[1..]) {
+        assert_eq!(
+            (&b[1], &b[2]),
+            (&s[2], &s[3]),
+            "best score of seed {}",
+            s[2]
+        );
+    }
+
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--group-by", "Q", "--results"])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 2);
+    assert!(err.contains("--group-by Q"), "{err}");
+}
