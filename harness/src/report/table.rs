@@ -109,3 +109,67 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Two problems, players given out of rank order, every kind of failure, a partial run.
+    fn summary() -> Summary {
+        let mut s = Summary::new(
+            &[
+                (
+                    "chesspuzzle".to_string(),
+                    vec!["slow-but-good".to_string(), "crashy".to_string()],
+                ),
+                ("game-ending".to_string(), vec!["correct".to_string()]),
+            ],
+            7,
+        );
+        let ms = Duration::from_millis;
+        s.record(
+            "chesspuzzle",
+            "slow-but-good",
+            0.75,
+            Verdict::Ok,
+            ms(15_500),
+        );
+        s.record(
+            "chesspuzzle",
+            "slow-but-good",
+            0.25,
+            Verdict::Ok,
+            ms(61_000),
+        );
+        s.record("chesspuzzle", "crashy", 0.5, Verdict::Ok, ms(3));
+        s.record("chesspuzzle", "crashy", 0.0, Verdict::RuntimeError, ms(1));
+        s.record("chesspuzzle", "crashy", 0.0, Verdict::TimeLimit, ms(20_000));
+        s.record("game-ending", "correct", 1.0, Verdict::Ok, ms(40));
+        s.set_relative("chesspuzzle", "slow-but-good", 1_000_000.0);
+        s.set_relative("chesspuzzle", "crashy", 222_222.22);
+        s.set_relative("game-ending", "correct", 1_000_000.0);
+        s
+    }
+
+    #[test]
+    fn leaderboard_ranks_by_mean_and_counts_verdicts() {
+        insta::assert_snapshot!(render(&summary(), false, true));
+    }
+
+    #[test]
+    fn colours_mark_only_non_zero_verdict_counts() {
+        let text = render(&summary(), true, false);
+        assert!(
+            text.contains("\x1b[91m   1\x1b[0m"),
+            "RE count in its colour: {text}"
+        );
+        assert!(!text.contains("partial"));
+        assert_eq!(
+            text.matches("\x1b[31m").count(),
+            0,
+            "no WA anywhere, so no WA colour"
+        );
+    }
+}
