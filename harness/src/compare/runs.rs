@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::group::Columns;
 use super::relative;
 use crate::problem::{CaseKey, Objective};
+use crate::report::files::ScoresReader;
 use crate::verdict::Verdict;
 
 /// One test of one player.
@@ -55,31 +56,24 @@ const IDENTITY: [&str; 6] = [
 
 /// Reads the entries of one run folder (one per problem and player, in file order).
 pub fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
-    let path = dir.join("scores.csv");
+    let mut scores = ScoresReader::open(dir)?;
+    let path = scores.path.clone();
     let id = dir.file_name().map_or_else(
         || dir.display().to_string(),
         |n| n.to_string_lossy().to_string(),
     );
-    let mut reader =
-        csv::Reader::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let header = reader
-        .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .clone();
-    let col = |name: &str| header.iter().position(|h| h == name);
-    let need =
-        |name: &str| col(name).ok_or_else(|| format!("{}: no {name:?} column", path.display()));
+    let header = scores.header.clone();
     let (problem, player, seed, score, verdict) = (
-        need("problem")?,
-        need("player")?,
-        need("seed")?,
-        need("score")?,
-        need("verdict")?,
+        scores.need("problem")?,
+        scores.need("player")?,
+        scores.need("seed")?,
+        scores.need("score")?,
+        scores.need("verdict")?,
     );
-    let (hash, version) = (col("player_hash"), col("harness_version"));
+    let (hash, version) = (scores.col("player_hash"), scores.col("harness_version"));
     let mut entries: Vec<Entry> = Vec::new();
-    for (line, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+    for (line, record) in scores.records().enumerate() {
+        let record = record?;
         let field = |i: usize| record.get(i).unwrap_or_default();
         let bad = |what: &str| format!("{}: row {}: {what}", path.display(), line + 2);
         let value = field(score)

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::app::UsageError;
 use crate::problem::{self, CaseKey, Env, Objective, Problem};
-use crate::report::files::transcript_path;
+use crate::report::files::{transcript_path, ScoresReader};
 use crate::testkit::scripted;
 use crate::transcript;
 
@@ -38,14 +38,8 @@ pub struct Row {
 
 /// Reads a run's `scores.csv`.
 pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
-    let path = run.join("scores.csv");
-    let mut reader =
-        csv::Reader::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let header = reader
-        .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .clone();
-    let col = |name: &str| header.iter().position(|h| h == name);
+    let mut scores = ScoresReader::open(run)?;
+    let col = |name: &str| scores.col(name);
     let (Some(p), Some(pl), Some(s), Some(sc), Some(v), Some(r)) = (
         col("problem"),
         col("player"),
@@ -56,12 +50,12 @@ pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
     ) else {
         return Err(format!(
             "{}: not a scores.csv of the harness",
-            path.display()
+            scores.path.display()
         ));
     };
     let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+    for record in scores.records() {
+        let record = record?;
         let get = |i: usize| record.get(i).unwrap_or_default().to_string();
         rows.push(Row {
             problem: get(p),

@@ -85,6 +85,51 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::rename(&tmp, path).map_err(|e| io_err(path, e))
 }
 
+/// A run's `scores.csv` opened for reading, its columns found by name. The one reader of the
+/// file: resuming, comparing and replaying all read runs through it.
+pub struct ScoresReader {
+    pub path: PathBuf,
+    pub header: csv::StringRecord,
+    reader: csv::Reader<File>,
+}
+
+impl ScoresReader {
+    /// Opens `<dir>/scores.csv`; errors name the file.
+    pub fn open(dir: &Path) -> Result<ScoresReader, String> {
+        let path = dir.join("scores.csv");
+        let mut reader =
+            csv::Reader::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let header = reader
+            .headers()
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .clone();
+        Ok(ScoresReader {
+            path,
+            header,
+            reader,
+        })
+    }
+
+    /// The position of a column.
+    pub fn col(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+
+    /// The position of a column the caller cannot do without.
+    pub fn need(&self, name: &str) -> Result<usize, String> {
+        self.col(name)
+            .ok_or_else(|| format!("{}: no {name:?} column", self.path.display()))
+    }
+
+    /// The rows, in file order; an unreadable row is an error naming the file.
+    pub fn records(&mut self) -> impl Iterator<Item = Result<csv::StringRecord, String>> + '_ {
+        let path = self.path.display().to_string();
+        self.reader
+            .records()
+            .map(move |r| r.map_err(|e| format!("{path}: {e}")))
+    }
+}
+
 /// A row of `scores.csv` from an earlier (interrupted) part of a run.
 #[derive(Clone, Debug)]
 pub struct PriorRow {
@@ -143,37 +188,30 @@ impl RunFiles {
         problems: &[(String, Vec<String>)],
         keep: impl Fn(&PriorRow) -> bool,
     ) -> io::Result<(RunFiles, Vec<PriorRow>)> {
-        let path = dir.join("scores.csv");
-        let mut reader = csv::Reader::from_path(&path)
-            .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+        let mut scores = ScoresReader::open(dir).map_err(io::Error::other)?;
+        let path = scores.path.clone();
         let (param_columns, param_index) = layout(problems);
         let expected = header(&param_columns);
-        let found: Vec<String> = reader.headers()?.iter().map(String::from).collect();
-        if found != expected {
+        if scores.header.iter().ne(expected.iter().map(String::as_str)) {
             return Err(io::Error::other(format!(
                 "{}: its columns are not those of this run's problems (was it made for other players?)",
                 path.display()
             )));
         }
-        let col = |name: &str| {
-            expected
-                .iter()
-                .position(|c| c == name)
-                .expect("fixed column")
-        };
+        let col = |name: &str| scores.need(name).map_err(io::Error::other);
         let (c_problem, c_player, c_seed, c_score, c_verdict, c_think, c_hash) = (
-            col("problem"),
-            col("player"),
-            col("seed"),
-            col("score"),
-            col("verdict"),
-            col("think_ms"),
-            col("player_hash"),
+            col("problem")?,
+            col("player")?,
+            col("seed")?,
+            col("score")?,
+            col("verdict")?,
+            col("think_ms")?,
+            col("player_hash")?,
         );
         let mut kept_records = Vec::new();
         let mut kept = Vec::new();
-        for record in reader.records() {
-            let record = record?;
+        for record in scores.records() {
+            let record = record.map_err(io::Error::other)?;
             let get = |i: usize| record.get(i).unwrap_or_default().to_string();
             let (Ok(score), Some(verdict)) =
                 (get(c_score).parse(), Verdict::from_code(&get(c_verdict)))
