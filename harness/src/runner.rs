@@ -280,7 +280,9 @@ fn refine(
             format!("{exit} before the game ended"),
         );
     }
-    if vanished {
+    // A player that left mid-game without crashing: say how it left. (An exact-answer
+    // player always leaves; its clean exit is no news.)
+    if vanished && !problem.answers_at_exit() {
         if let Some(exit) = exit {
             outcome.reason = format!("{} ({exit})", outcome.reason);
         }
