@@ -340,7 +340,6 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         let runner = scope.spawn(move || runner::run(suites, options, &tx));
         for Event::Finished(result) in rx.iter() {
             summary.add(&result);
-            history.on_result(&result);
             progress.on_result(&result);
             if write_error.is_none() {
                 if let Err(e) = files.on_result(&result) {

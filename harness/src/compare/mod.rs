@@ -12,7 +12,6 @@ pub mod report;
 pub mod runs;
 pub mod stats;
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -21,10 +20,9 @@ use crate::cli::{CompareArgs, CompareFlags, RunsArgs};
 use crate::config::Scoring;
 use crate::problem::{self, CaseKey, Env, Problem};
 use crate::report::Summary;
-use crate::runner::TestResult;
 use group::{Columns, Filter, GroupBy};
 use report::{Options, ProblemInfo};
-use runs::{BestTable, Entry, Test};
+use runs::{BestTable, Entry};
 
 /// What the comparison needs to know of a problem, from the problem itself.
 pub fn info(id: &str) -> ProblemInfo {
@@ -129,13 +127,13 @@ pub fn filter_cases(
     Ok((kept, applied))
 }
 
-/// The comparison side of a run: collects its tests as they finish, and when it ends sets
-/// the relative scores of the leaderboard, updates `best.csv`, and says how the run compares
-/// with the previous run of the same players.
+/// The comparison side of a run: when it ends, reads its tests back from its `scores.csv`
+/// (all of them, also those of an earlier part of a resumed run), sets the relative scores of
+/// the leaderboard, updates `best.csv`, and says how the run compares with the previous run
+/// of the same players.
 pub struct History {
     flags: Flags,
     scale: f64,
-    entries: Vec<Entry>,
 }
 
 impl History {
@@ -143,49 +141,11 @@ impl History {
         Ok(History {
             flags: Flags::parse(flags)?,
             scale: scoring.harness.relative_scale,
-            entries: Vec::new(),
         })
     }
 
     pub fn flags(&self) -> &Flags {
         &self.flags
-    }
-
-    pub fn on_result(&mut self, r: &TestResult) {
-        let at = match self
-            .entries
-            .iter()
-            .position(|e| e.problem == r.problem && e.player == r.player)
-        {
-            Some(i) => i,
-            None => {
-                self.entries.push(Entry {
-                    problem: r.problem.to_string(),
-                    player: r.player.clone(),
-                    run: String::new(),
-                    player_hash: r.player_hash.clone(),
-                    harness_version: env!("CARGO_PKG_VERSION").to_string(),
-                    tests: BTreeMap::new(),
-                });
-                self.entries.len() - 1
-            }
-        };
-        let names = problem::by_id(r.problem).map_or(&[][..], |p| p.param_names());
-        let mut columns: Columns = names
-            .iter()
-            .map(|n| param_column(r.problem, n))
-            .zip(r.params.iter().cloned())
-            .collect();
-        columns.insert("moves".into(), r.outcome.moves.to_string());
-        columns.insert("think_ms".into(), r.think.as_millis().to_string());
-        self.entries[at].tests.insert(
-            r.case.clone(),
-            Test {
-                score: r.outcome.score,
-                verdict: r.outcome.verdict,
-                columns,
-            },
-        );
     }
 
     /// Once the run has ended (before the leaderboard is written): relative scores into
@@ -197,9 +157,7 @@ impl History {
         run: &str,
         summary: &mut Summary,
     ) -> Result<Vec<String>, String> {
-        for e in &mut self.entries {
-            e.run = run.to_string();
-        }
+        let entries = runs::load_run(&results.join(run))?;
         let best_path = results.join("best.csv");
         let mut best = BestTable::load(&best_path)?;
         let mut lines = Vec::new();
@@ -209,7 +167,7 @@ impl History {
             best: self.flags.vs_best.then_some(&best),
             scale: self.scale,
         };
-        let comparisons = report::compare(&self.entries, info, &options)?;
+        let comparisons = report::compare(&entries, info, &options)?;
         for c in &comparisons {
             for (label, t) in c.labels.iter().zip(&c.totals) {
                 summary.set_relative(&c.problem, label, t.relative);
@@ -218,7 +176,7 @@ impl History {
         // Groups apart, so a --group-by no test has costs only the group table.
         if let Some(groups) = self.flags.groups.clone().filter(|g| !g.is_empty()) {
             options.groups = Some(groups);
-            match report::compare(&self.entries, info, &options) {
+            match report::compare(&entries, info, &options) {
                 Ok(mut grouped) => {
                     let csv = report::to_csv(&grouped).map_err(|e| e.to_string())?;
                     let path = results.join(run).join("compare.csv");
@@ -236,7 +194,7 @@ impl History {
                 lines.push(line);
             }
         }
-        best.update(&self.entries, |p| {
+        best.update(&entries, |p| {
             let i = info(p);
             (i.objective, i.keeps_score_on_fault)
         });
