@@ -105,8 +105,9 @@ fn thread_channel_ping_pong(n: u64) -> Result<Duration, UsageError> {
     Ok(t)
 }
 
-/// The harness's own session: send + recv with the deadline, limits and stderr drain.
-fn session_ping_pong(n: u64) -> Result<Duration, UsageError> {
+/// The harness's own session: send + recv with the deadline, limits and stderr drain; with
+/// `record`, through the transcript recorder as in a run.
+fn session_ping_pong(n: u64, record: bool) -> Result<Duration, UsageError> {
     let exe = std::env::current_exe()?;
     let limits = Limits {
         think: Duration::from_secs(3600),
@@ -118,12 +119,17 @@ fn session_ping_pong(n: u64) -> Result<Duration, UsageError> {
     };
     let here = std::env::current_dir()?;
     let mut session = Session::spawn(&exe, &["echo".to_string()], &here, &here, limits)?;
-    let round = |s: &mut Session| -> Result<(), UsageError> {
+    let round = |s: &mut dyn Channel| -> Result<(), UsageError> {
         s.send("x\n").map_err(|e| UsageError(e.to_string()))?;
         s.recv().map_err(|e| UsageError(e.to_string()))?;
         Ok(())
     };
-    let t = timed(n, || round(&mut session))?;
+    let t = if record {
+        let mut recorder = crate::transcript::Recorder::new(&mut session);
+        timed(n, || round(&mut recorder))?
+    } else {
+        timed(n, || round(&mut session))?
+    };
     session.finish();
     Ok(t)
 }
@@ -171,11 +177,13 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     // elsewhere on the machine hits all three alike and the ratios stay meaningful.
     const ROUNDS: u64 = 5;
     let per_round = (n / ROUNDS).max(1);
-    let (mut base, mut threaded, mut session) = (f64::MAX, f64::MAX, f64::MAX);
+    let (mut base, mut threaded, mut session, mut recorded) =
+        (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..ROUNDS {
         base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
         threaded = threaded.min(per_move(thread_channel_ping_pong(per_round)?, per_round));
-        session = session.min(per_move(session_ping_pong(per_round)?, per_round));
+        session = session.min(per_move(session_ping_pong(per_round, false)?, per_round));
+        recorded = recorded.min(per_move(session_ping_pong(per_round, true)?, per_round));
     }
     println!(
         "  raw Rust pipe ping-pong       {base:8.2} us/round trip   1.00x (baseline; best of {ROUNDS} rounds each)"
@@ -185,8 +193,12 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         threaded / base
     );
     println!(
-        "  harness session (poll)        {session:8.2} us/round trip   {:.2}x   (target <= 1.25x)",
+        "  harness session (epoll)       {session:8.2} us/round trip   {:.2}x   (target <= 1.25x)",
         session / base
+    );
+    println!(
+        "  session + transcript (a run)  {recorded:8.2} us/round trip   {:.2}x",
+        recorded / base
     );
 
     // The suites below spread over every CPU again (the runner pins its own workers).
@@ -285,30 +297,6 @@ fn solver_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<(usiz
     Some((inputs.len(), best))
 }
 
-/// Passes messages through to a player and keeps its answers, to replay them later.
-struct Recorder<'a> {
-    inner: &'a mut dyn Channel,
-    answers: Vec<String>,
-}
-
-impl Channel for Recorder<'_> {
-    fn send(&mut self, text: &str) -> Result<(), crate::verdict::Fault> {
-        self.inner.send(text)
-    }
-
-    fn recv(&mut self) -> Result<&str, crate::verdict::Fault> {
-        let line = self.inner.recv()?;
-        self.answers.push(line.to_string());
-        Ok(line)
-    }
-
-    fn recv_to_end(&mut self) -> Result<&str, crate::verdict::Fault> {
-        let all = self.inner.recv_to_end()?;
-        self.answers.push(all.to_string());
-        Ok(all)
-    }
-}
-
 /// The judge's own time per move for an interactive problem: a game is played once by the
 /// problem's bench player and recorded, then the recorded answers are replayed from memory
 /// against a fresh copy of the game, timed. `None` for problems without a bench player.
@@ -322,12 +310,10 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<f64> {
     for seed in 1..=20u64 {
         let key = CaseKey::Seed(seed);
         let mut player = problem.bench_player(&key, &env)?;
-        let mut recorder = Recorder {
-            inner: player.as_mut(),
-            answers: Vec::new(),
-        };
+        let mut recorder = crate::transcript::Recorder::new(player.as_mut());
         problem.case(&key, &env).ok()?.play(&mut recorder);
-        let answers: Vec<&str> = recorder.answers.iter().map(String::as_str).collect();
+        let answers = crate::transcript::answers(&recorder.text);
+        let answers: Vec<&str> = answers.iter().map(String::as_str).collect();
         let mut replay = crate::testkit::scripted(&answers);
         let mut game = problem.case(&key, &env).ok()?;
         let start = Instant::now();

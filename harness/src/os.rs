@@ -139,6 +139,127 @@ pub fn pid_fd(pid: i32) -> Option<std::os::fd::OwnedFd> {
     None
 }
 
+/// Waits on a fixed set of descriptors, each registered once with a token (0..64): with
+/// `epoll` on Linux, so a wait costs one system call whatever the number of descriptors
+/// (`poll` would register and unregister every one of them on every wait); with `poll`
+/// elsewhere.
+pub struct Waiter {
+    #[cfg(target_os = "linux")]
+    epoll: std::os::fd::OwnedFd,
+    #[cfg(not(target_os = "linux"))]
+    fds: Vec<(PollFd, u32)>,
+}
+
+/// What a registered descriptor is waited for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interest {
+    Read,
+    Write,
+}
+
+impl Waiter {
+    pub fn new() -> io::Result<Waiter> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::FromRawFd;
+            // SAFETY: epoll_create1 returns a new descriptor we own, or -1.
+            let fd = check(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
+            // SAFETY: fd is fresh and owned by nobody else.
+            Ok(Waiter {
+                epoll: unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) },
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        Ok(Waiter { fds: Vec::new() })
+    }
+
+    /// Registers a descriptor (ignored when negative). Remove it before closing it.
+    pub fn add(&mut self, fd: RawFd, token: u32, interest: Interest) -> io::Result<()> {
+        if fd < 0 {
+            return Ok(());
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let mut event = libc::epoll_event {
+                events: match interest {
+                    Interest::Read => libc::EPOLLIN as u32,
+                    Interest::Write => libc::EPOLLOUT as u32,
+                },
+                u64: token as u64,
+            };
+            // SAFETY: a pointer to a local event, valid for the call.
+            check(unsafe {
+                libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
+            })?;
+        }
+        #[cfg(not(target_os = "linux"))]
+        self.fds.push((
+            match interest {
+                Interest::Read => PollFd::readable(fd),
+                Interest::Write => PollFd::writable(fd),
+            },
+            token,
+        ));
+        Ok(())
+    }
+
+    /// Unregisters a descriptor (before it is closed).
+    pub fn remove(&mut self, fd: RawFd) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: plain syscall; a descriptor not in the set is an ignored error.
+        unsafe {
+            libc::epoll_ctl(
+                self.epoll.as_raw_fd(),
+                libc::EPOLL_CTL_DEL,
+                fd,
+                std::ptr::null_mut(),
+            );
+        }
+        #[cfg(not(target_os = "linux"))]
+        self.fds.retain(|(p, _)| p.0.fd != fd);
+    }
+
+    /// Waits until a registered descriptor is ready (readable, writable, closed or in error)
+    /// or the timeout passes (`None`: no limit). Returns the ready tokens as a bit set.
+    pub fn wait(&mut self, timeout: Option<Duration>) -> io::Result<u64> {
+        let ms = match timeout {
+            None => -1,
+            // Round up so that a wait never returns just before its deadline and spins.
+            Some(t) => t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int,
+        };
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: epoll_event is plain data.
+            let mut events: [libc::epoll_event; 8] = unsafe { std::mem::zeroed() };
+            loop {
+                // SAFETY: the array is valid for its length.
+                let n =
+                    unsafe { libc::epoll_wait(self.epoll.as_raw_fd(), events.as_mut_ptr(), 8, ms) };
+                if n >= 0 {
+                    return Ok(events[..n as usize]
+                        .iter()
+                        .fold(0, |set, e| set | 1u64 << ({ e.u64 } & 63)));
+                }
+                let err = io::Error::last_os_error();
+                if err.kind() != io::ErrorKind::Interrupted {
+                    return Err(err);
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let mut fds: Vec<PollFd> = self.fds.iter().map(|(p, _)| *p).collect();
+            poll(&mut fds, timeout)?;
+            let _ = ms;
+            Ok(fds
+                .iter()
+                .zip(&self.fds)
+                .filter(|(p, _)| p.ready())
+                .fold(0, |set, (_, (_, t))| set | 1u64 << (t & 63)))
+        }
+    }
+}
+
 /// Sends a signal to a whole process group; a group that is already gone is not an error.
 pub fn kill_group(pgid: i32, signal: libc::c_int) {
     // SAFETY: plain syscall.

@@ -3,17 +3,17 @@
 //! reap it).
 //!
 //! The thinking clock runs from the moment a message is fully written until the player's
-//! answer line has arrived; the judge's own work never counts. Reads use `poll` on the pipes
-//! (no reader thread, no channel hop per move). The player's stderr is drained in the same
-//! `poll` loop into a capped tail buffer, so a chatty player can never block. Everything that
-//! touches the OS directly is in `crate::os`.
+//! answer line has arrived; the judge's own work never counts. Reads wait on the pipes with one
+//! `epoll` set per session (`os::Waiter`; `poll` off Linux): no reader thread, no channel hop
+//! per move. The player's stderr is drained in the same wait into a capped tail buffer, so a
+//! chatty player can never block. Everything that touches the OS directly is in `crate::os`.
 
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::os::{self, PollFd};
+use crate::os::{self, Interest, Waiter};
 use crate::problem::Channel;
 use crate::verdict::Fault;
 
@@ -74,6 +74,9 @@ pub struct Session {
     stderr: Option<OwnedFd>,
     /// Readable once the player process has exited (None where unsupported, or once seen).
     exited: Option<OwnedFd>,
+    /// Waits on stdout, stderr, the interrupt pipe, `exited`, and stdin while a write waits.
+    waiter: Waiter,
+    stdin_waited: bool,
     limits: Limits,
     /// Bytes read from stdout not yet handed out; `line_start..` is unread.
     buf: Vec<u8>,
@@ -87,6 +90,13 @@ pub struct Session {
     /// A limit was broken: the player is killed at once, without a grace period.
     doomed: bool,
 }
+
+/// Tokens of the descriptors a session waits on.
+const STDIN: u32 = 0;
+const STDOUT: u32 = 1;
+const STDERR: u32 = 2;
+const INTERRUPT: u32 = 3;
+const EXITED: u32 = 4;
 
 enum Want {
     /// Wait until this many bytes of `pending` are written.
@@ -136,12 +146,22 @@ impl Session {
         for fd in [&stdin, &stdout, &stderr] {
             os::set_nonblocking(fd.as_fd())?;
         }
+        let exited = os::pid_fd(pid);
+        let mut waiter = Waiter::new()?;
+        waiter.add(stdout.as_raw_fd(), STDOUT, Interest::Read)?;
+        waiter.add(stderr.as_raw_fd(), STDERR, Interest::Read)?;
+        waiter.add(os::interrupt_fd(), INTERRUPT, Interest::Read)?;
+        if let Some(fd) = &exited {
+            waiter.add(fd.as_raw_fd(), EXITED, Interest::Read)?;
+        }
         Ok(Session {
             pid,
             stdin: Some(stdin),
             stdout: Some(stdout),
             stderr: Some(stderr),
-            exited: os::pid_fd(pid),
+            exited,
+            waiter,
+            stdin_waited: false,
             limits,
             buf: Vec::with_capacity(4096),
             consumed: 0,
@@ -163,10 +183,16 @@ impl Session {
         self.used
     }
 
-    fn remaining(&self, now: Instant) -> Duration {
-        self.limits
-            .think
-            .saturating_sub(self.used + now.duration_since(self.clock))
+    /// Closes our end of a pipe (or the pidfd), unregistering it first.
+    fn close(waiter: &mut Waiter, fd: &mut Option<OwnedFd>) {
+        if let Some(fd) = fd.take() {
+            waiter.remove(fd.as_raw_fd());
+        }
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin_waited = false;
+        Self::close(&mut self.waiter, &mut self.stdin);
     }
 
     /// Reads what stdout has; records EOF. Enforces the output limit.
@@ -177,7 +203,7 @@ impl Session {
         match os::read(fd.as_fd(), &mut self.scratch[..]) {
             Ok(Some(0)) | Err(_) => {
                 self.stdout_eof = true;
-                self.stdout = None;
+                Self::close(&mut self.waiter, &mut self.stdout);
             }
             Ok(Some(n)) => {
                 self.output_total += n as u64;
@@ -199,7 +225,7 @@ impl Session {
         loop {
             match os::read(fd.as_fd(), &mut self.scratch[..]) {
                 Ok(Some(0)) | Err(_) => {
-                    self.stderr = None;
+                    Self::close(&mut self.waiter, &mut self.stderr);
                     return;
                 }
                 Ok(Some(n)) => {
@@ -215,7 +241,7 @@ impl Session {
         self.buf[self.consumed..].contains(&b'\n')
     }
 
-    /// The poll loop: waits until `want` is met, the deadline passes, or the run is
+    /// The wait loop: waits until `want` is met, the deadline passes, or the run is
     /// interrupted. `pending` is the rest of a message to write (for `Want::Write`).
     fn pump(&mut self, want: Want, pending: &[u8], deadline: Option<Instant>) -> Result<(), Fault> {
         let result = self.pump_inner(want, pending, deadline);
@@ -242,11 +268,23 @@ impl Session {
                         Ok(Some(n)) => {
                             pending = &pending[n..];
                             if pending.is_empty() {
+                                if self.stdin_waited {
+                                    self.waiter.remove(fd.as_raw_fd());
+                                    self.stdin_waited = false;
+                                }
                                 return Ok(());
                             }
                         }
                         Ok(None) => {}
                         Err(e) => return Err(Fault::Gone(e.to_string())),
+                    }
+                    if !self.stdin_waited {
+                        // The pipe is full: wait for room (rare: the player is not reading).
+                        let raw = fd.as_raw_fd();
+                        self.waiter
+                            .add(raw, STDIN, Interest::Write)
+                            .map_err(|e| Fault::Gone(format!("cannot wait on the pipe: {e}")))?;
+                        self.stdin_waited = true;
                     }
                 }
                 Want::Line => {
@@ -273,39 +311,24 @@ impl Session {
                 }
                 None => None,
             };
-            let mut fds = [
-                match (&want, &self.stdin) {
-                    (Want::Write, Some(fd)) => PollFd::writable(fd.as_raw_fd()),
-                    _ => PollFd::unused(),
-                },
-                self.stdout
-                    .as_ref()
-                    .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
-                self.stderr
-                    .as_ref()
-                    .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
-                PollFd::readable(os::interrupt_fd()),
-                self.exited
-                    .as_ref()
-                    .map_or(PollFd::unused(), |fd| PollFd::readable(fd.as_raw_fd())),
-            ];
-            match os::poll(&mut fds, timeout) {
-                Ok(_) => {}
-                Err(e) => return Err(Fault::Gone(format!("poll failed: {e}"))),
-            }
-            if fds[3].ready() {
+            let ready = self
+                .waiter
+                .wait(timeout)
+                .map_err(|e| Fault::Gone(format!("waiting on the player failed: {e}")))?;
+            let is = |token: u32| ready & (1 << token) != 0;
+            if is(INTERRUPT) {
                 return Err(Fault::Interrupted);
             }
-            if fds[2].ready() {
+            if is(STDERR) {
                 self.read_stderr();
             }
-            if fds[1].ready() {
+            if is(STDOUT) {
                 self.read_stdout()?;
             }
-            if fds[4].ready() {
+            if is(EXITED) {
                 // The player has exited. What it wrote is in the pipe; a grandchild may hold
                 // the pipe open, so take what is there and treat the rest as end of output.
-                self.exited = None;
+                Self::close(&mut self.waiter, &mut self.exited);
                 while self.stdout.is_some() {
                     let before = self.buf.len();
                     self.read_stdout()?;
@@ -314,15 +337,16 @@ impl Session {
                     }
                 }
                 self.read_stderr();
-                self.stdout = None;
+                Self::close(&mut self.waiter, &mut self.stdout);
                 self.stdout_eof = true;
             }
         }
     }
 
+    /// When the thinking time runs out if the clock keeps running (no clock read needed:
+    /// the clock started at `self.clock` with `self.used` already spent).
     fn deadline(&self) -> Instant {
-        let now = Instant::now();
-        now + self.remaining(now)
+        self.clock + self.limits.think.saturating_sub(self.used)
     }
 
     fn stop_clock(&mut self) -> Instant {
@@ -336,7 +360,7 @@ impl Session {
     /// its whole process group and reaps it. Never blocks longer than the grace period plus
     /// the time the kernel takes to deliver SIGKILL.
     pub fn finish(mut self) -> Ending {
-        self.stdin = None;
+        self.close_stdin();
         let grace = if self.doomed {
             Duration::ZERO
         } else {
@@ -374,8 +398,8 @@ impl Session {
             reaped = os::reap(self.pid, true).ok().flatten();
         }
         self.read_stderr();
-        self.stdout = None;
-        self.stderr = None;
+        Self::close(&mut self.waiter, &mut self.stdout);
+        Self::close(&mut self.waiter, &mut self.stderr);
         Ending {
             reaped,
             killed,
@@ -461,7 +485,7 @@ impl Channel for Session {
     }
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {
-        self.stdin = None;
+        self.close_stdin();
         let deadline = self.deadline();
         let result = self.pump(Want::Eof, &[], Some(deadline));
         self.stop_clock();
