@@ -253,13 +253,24 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         "\nsuite throughput: {} on seeds {}:",
         player.name, args.seeds
     );
+    // Alternate the two, best of 3 each: a suite takes a fraction of a second, so a burst of
+    // load elsewhere would otherwise decide the ratio.
+    let mut best = [(0u64, Duration::MAX); 2];
+    for _ in 0..3 {
+        for (slot, threads) in [1, 2].into_iter().enumerate() {
+            let (moves, t) = throughput(&suite, threads, true);
+            if t < best[slot].1 {
+                best[slot] = (moves, t);
+            }
+        }
+    }
     let mut rates = Vec::new();
-    for threads in [1, 2] {
-        let (moves, t) = throughput(&suite, threads, true);
+    for (slot, threads) in [1, 2].into_iter().enumerate() {
+        let (moves, t) = best[slot];
         let rate = moves as f64 / t.as_secs_f64();
         rates.push(rate);
         println!(
-            "  --threads {threads}: {moves} moves in {:.3}s = {:.0} moves/s",
+            "  --threads {threads}: {moves} moves in {:.3}s = {:.0} moves/s (best of 3)",
             t.as_secs_f64(),
             rate
         );
