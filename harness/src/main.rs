@@ -1,3 +1,6 @@
+//! The `harness` binary: parse the command line, run it, exit with its code. Everything else
+//! is in the library (`harness::app`).
+
 use std::process::ExitCode;
 
 use clap::Parser;
