@@ -1,6 +1,8 @@
-//! In-memory players for tests of the judges: no processes, no clocks.
+//! In-memory players: no processes, no clocks.
 //!
-//! Used by the unit tests of each problem and by integration tests; the runner never uses it.
+//! Used by the tests of each judge, by `harness bench` (a problem's bench player, and recorded
+//! answers replayed to time the judge alone) and by replays (recorded answers judged again).
+//! A real run never uses them.
 
 use crate::problem::Channel;
 use crate::verdict::Fault;
