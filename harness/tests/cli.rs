@@ -533,3 +533,61 @@ fn a_run_is_compared_with_the_previous_run_of_the_same_players() {
     assert_eq!(code, 2);
     assert!(err.contains("--group-by Q"), "{err}");
 }
+
+#[test]
+fn gen_and_solve_round_trip_for_an_exact_answer_problem() {
+    let (code, input, err) =
+        run(harness().args(["gen", "--problem", "russian-checkers", "--seed", "3"]));
+    assert_eq!(code, 0, "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["solve", "--problem", "russian-checkers"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let answer = String::from_utf8_lossy(&out.stdout);
+    let count: usize = answer.lines().next().unwrap().parse().unwrap();
+    assert_eq!(
+        answer.lines().count(),
+        count + 1,
+        "a count, then that many moves: {answer}"
+    );
+    let (code, _, err) = run(harness().args(["solve", "--problem", "linez"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("interactive"), "{err}");
+}
+
+#[test]
+fn examples_are_the_statement_seeds_for_linez() {
+    let results = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--seeds", "examples", "--results"])
+        .arg(results.path())
+        .arg("--players")
+        .arg(root().join("players/linez-python")));
+    assert_eq!(code, 0, "{err}");
+    let rows = read_csv(&results.path().join("latest/scores.csv"));
+    let mut seeds: Vec<u64> = rows[1..].iter().map(|r| r[2].parse().unwrap()).collect();
+    seeds.sort();
+    assert_eq!(
+        seeds,
+        [
+            1911009, 149738788, 149738789, 825809896, 1077274560, 1109944003, 1438702088,
+            1732993602, 1982697456, 2060431272
+        ]
+    );
+    let (code, position, _) =
+        run(harness().args(["gen", "--problem", "linez", "--seed", "149738788"]));
+    assert_eq!(code, 0);
+    assert_eq!(
+        position,
+        ".........\n.....4...\n.........\n......5..\n.........\n.........\n......3..\n.........\n.........\n545\n"
+    );
+}
