@@ -24,6 +24,8 @@ use group::{Columns, Filter, GroupBy};
 use report::{Options, ProblemInfo};
 use runs::{BestTable, Entry};
 
+use crate::report::files::param_column;
+
 /// What the comparison needs to know of a problem, from the problem itself.
 pub fn info(id: &str) -> ProblemInfo {
     match problem::by_id(id) {
@@ -77,15 +79,6 @@ impl Flags {
 }
 
 /// The name of a parameter in a test's columns, as `scores.csv` spells it.
-fn param_column(problem: &str, name: &str) -> String {
-    let fixed = crate::report::files::SCORE_COLUMNS;
-    if fixed.contains(&name) || name == "reason" {
-        format!("{problem}.{name}")
-    } else {
-        name.to_string()
-    }
-}
-
 /// Keeps the cases whose generator parameters match every `--filter` that names parameters
 /// of this problem (a filter about another problem's parameters does not apply). Returns
 /// the cases and which filters applied.

@@ -142,6 +142,21 @@ pub struct PriorRow {
     pub player_hash: String,
 }
 
+/// The `scores.csv` column of a problem's parameter: its name, or `<problem>.<name>` when the
+/// name is that of a fixed column.
+pub fn param_column(problem: &str, name: &str) -> String {
+    if SCORE_COLUMNS.contains(&name) || name == "reason" {
+        format!("{problem}.{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The order of tests in a run's files: seeds by number, and fixed tests (names) by name.
+pub fn seed_order(seed: &str) -> (Option<u64>, String) {
+    (seed.parse().ok(), seed.to_string())
+}
+
 /// The columns of `scores.csv` for these problems: the fixed ones, the union of the
 /// problems' parameters (a parameter named like a fixed column gets the problem's prefix),
 /// and `reason`; with, for each problem, the index of each of its parameters among them.
@@ -152,11 +167,7 @@ fn layout(problems: &[(String, Vec<String>)]) -> (Vec<String>, Vec<(String, Vec<
         let idx = names
             .iter()
             .map(|name| {
-                let col = if SCORE_COLUMNS.contains(&name.as_str()) || name == "reason" {
-                    format!("{problem}.{name}")
-                } else {
-                    name.clone()
-                };
+                let col = param_column(problem, name);
                 match param_columns.iter().position(|c| *c == col) {
                     Some(i) => i,
                     None => {
@@ -404,10 +415,7 @@ impl RunFiles {
         let mut reader = csv::Reader::from_path(&path)?;
         let header = reader.headers()?.clone();
         let mut rows: Vec<csv::StringRecord> = reader.records().collect::<Result<_, _>>()?;
-        let seed_key = |r: &csv::StringRecord| {
-            let s = r.get(2).unwrap_or_default();
-            (s.parse::<u64>().ok(), s.to_string())
-        };
+        let seed_key = |r: &csv::StringRecord| seed_order(r.get(2).unwrap_or_default());
         rows.sort_by(|a, b| {
             (a.get(0), a.get(1))
                 .cmp(&(b.get(0), b.get(1)))

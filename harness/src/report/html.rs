@@ -9,13 +9,16 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
+use std::time::Duration;
 
 use plotters::prelude::*;
 
-use super::files::write_atomic;
+use super::files::{seed_order, write_atomic};
+use super::summary::Standing;
 use crate::problem::{self, Objective};
 use crate::replay::page::escape;
 use crate::replay::{replay_file, Row, PROBLEMS};
+use crate::verdict::Verdict;
 
 /// Okabe-Ito colours: one per player, told apart with any colour vision.
 const COLOURS: [RGBColor; 7] = [
@@ -37,10 +40,6 @@ fn colour(i: usize) -> RGBColor {
 
 fn css(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-}
-
-fn seed_order(seed: &str) -> (Option<u64>, String) {
-    (seed.parse().ok(), seed.to_string())
 }
 
 /// One problem's tests, grouped.
@@ -126,45 +125,25 @@ th{background:#f0f0f0}td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:w
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:middle}\
 code{background:#f4f4f4;padding:0 .2em}details{margin:.5em 0}";
 
-/// Tests, mean, min, max and verdict counts of one player.
-type Stats = (usize, f64, f64, f64, BTreeMap<String, usize>);
-
-fn stats(p: &Problem, player: &str) -> Stats {
-    let scores: Vec<&Row> = p
-        .rows
-        .values()
-        .filter(|r| r.player == player)
-        .copied()
-        .collect();
-    let n = scores.len();
-    let sum: f64 = scores.iter().map(|r| r.score).sum();
-    let min = scores.iter().map(|r| r.score).fold(f64::INFINITY, f64::min);
-    let max = scores
-        .iter()
-        .map(|r| r.score)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let mut verdicts = BTreeMap::new();
-    for r in &scores {
-        *verdicts.entry(r.verdict.clone()).or_default() += 1;
+/// One player's standing, counted as the terminal leaderboard counts it.
+fn stats(p: &Problem, player: &str) -> Standing {
+    let mut s = Standing::default();
+    for r in p.rows.values().filter(|r| r.player == player) {
+        let verdict = Verdict::from_code(&r.verdict).unwrap_or(Verdict::HarnessError);
+        s.add(r.score, verdict, Duration::ZERO);
     }
-    (
-        n,
-        if n == 0 { 0.0 } else { sum / n as f64 },
-        min,
-        max,
-        verdicts,
-    )
+    s
 }
 
 fn leaderboard(h: &mut String, p: &Problem, minimize: bool) {
-    let mut standings: Vec<(usize, &String, Stats)> = p
+    let mut standings: Vec<(usize, &String, Standing)> = p
         .players
         .iter()
         .enumerate()
         .map(|(i, name)| (i, name, stats(p, name)))
         .collect();
     standings.sort_by(|a, b| {
-        let (x, y) = (a.2 .1, b.2 .1);
+        let (x, y) = (a.2.mean(), b.2.mean());
         if minimize {
             x.total_cmp(&y)
         } else {
@@ -172,8 +151,15 @@ fn leaderboard(h: &mut String, p: &Problem, minimize: bool) {
         }
     });
     h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>min</th><th>max</th><th class=\"l\">verdicts</th></tr>\n");
-    for (rank, (i, name, (n, mean, min, max, verdicts))) in standings.iter().enumerate() {
-        let v: Vec<String> = verdicts.iter().map(|(k, c)| format!("{k} {c}")).collect();
+    for (rank, (i, name, s)) in standings.iter().enumerate() {
+        let (n, mean, min, max) = (s.tests, s.mean(), &s.min, &s.max);
+        // Codes in alphabetical order, as the page has always listed them.
+        let mut v: Vec<String> = s
+            .verdicts
+            .iter()
+            .map(|(k, c)| format!("{} {c}", k.code()))
+            .collect();
+        v.sort();
         let _ = writeln!(
             h,
             "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean:.6}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
