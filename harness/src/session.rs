@@ -43,8 +43,17 @@ pub struct StderrTail {
 }
 
 impl StderrTail {
+    /// Keeps up to twice the cap between trims, so a flood costs one move of the kept tail
+    /// per `cap` bytes rather than one per chunk read.
     fn push(&mut self, chunk: &[u8]) {
         self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() > 2 * self.cap {
+            self.trim();
+        }
+    }
+
+    /// Cuts to the last `cap` bytes.
+    fn trim(&mut self) {
         if self.bytes.len() > self.cap {
             let cut = self.bytes.len() - self.cap;
             self.dropped += cut as u64;
@@ -228,10 +237,7 @@ impl Session {
                     Self::close(&mut self.waiter, &mut self.stderr);
                     return;
                 }
-                Ok(Some(n)) => {
-                    let chunk = self.scratch[..n].to_vec();
-                    self.stderr_tail.push(&chunk);
-                }
+                Ok(Some(n)) => self.stderr_tail.push(&self.scratch[..n]),
                 Ok(None) => return,
             }
         }
@@ -398,6 +404,7 @@ impl Session {
             reaped = os::reap(self.pid, true).ok().flatten();
         }
         self.read_stderr();
+        self.stderr_tail.trim();
         Self::close(&mut self.waiter, &mut self.stdout);
         Self::close(&mut self.waiter, &mut self.stderr);
         Ending {
@@ -422,14 +429,15 @@ fn truncate(s: &str, max: usize) -> String {
 }
 
 /// Checks that a line is text a judge can parse: UTF-8 without control characters.
-fn check_text(line: &[u8]) -> Result<&str, Fault> {
-    if let Some(&b) = line
+/// (A line handed out by `recv` holds no `\n`; whole answers of `recv_to_end` may.)
+fn check_text(text: &[u8]) -> Result<&str, Fault> {
+    if let Some(&b) = text
         .iter()
-        .find(|&&b| b < 0x20 && b != b'\t' && b != b'\r' || b == 0x7f)
+        .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n') || b == 0x7f)
     {
         return Err(Fault::NotText(b));
     }
-    std::str::from_utf8(line).map_err(|e| Fault::NotText(line[e.valid_up_to()]))
+    std::str::from_utf8(text).map_err(|e| Fault::NotText(text[e.valid_up_to()]))
 }
 
 impl Drop for Session {
@@ -492,13 +500,6 @@ impl Channel for Session {
         result?;
         let start = self.consumed;
         self.consumed = self.buf.len();
-        let all = &self.buf[start..];
-        if let Some(&b) = all
-            .iter()
-            .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n') || b == 0x7f)
-        {
-            return Err(Fault::NotText(b));
-        }
-        std::str::from_utf8(all).map_err(|e| Fault::NotText(all[e.valid_up_to()]))
+        check_text(&self.buf[start..])
     }
 }
