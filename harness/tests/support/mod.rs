@@ -1,0 +1,136 @@
+//! Shared helpers of the containment tests: compiling the hostile C fixture players of
+//! `tests/fixtures/hostile/`, running the harness binary, reading `scores.csv` and logs, and
+//! finding processes a run left behind. Included with `mod support;` by the test files that
+//! need it; each test file uses only part of it.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The harness binary, started in the workspace root with no standard input.
+pub fn harness() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.current_dir(root()).stdin(Stdio::null());
+    cmd
+}
+
+static COMPILE: Mutex<()> = Mutex::new(());
+
+/// Compiles `tests/fixtures/hostile/<name>.c` (once per test binary and source version) with
+/// the system C compiler and returns the executable, `<dir>/<name>`, in a folder of its own
+/// so it can be given to `--players` as an executable file (with `--problem`). Panics with
+/// the compiler's message when it fails: a fixture that does not build is a broken test.
+pub fn compile_c(name: &str) -> PathBuf {
+    let _guard = COMPILE.lock().unwrap_or_else(|e| e.into_inner());
+    let src = root().join(format!("harness/tests/fixtures/hostile/{name}.c"));
+    let text = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let hash = text
+        .iter()
+        .fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{name}-{hash:016x}"));
+    let exe = dir.join(name);
+    if exe.exists() {
+        return exe;
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = dir.join(format!("{name}.tmp"));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let out = Command::new(&cc)
+        .args(["-O1", "-Wall", "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?} (install gcc): {e}"));
+    assert!(
+        out.status.success(),
+        "{name}.c does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&tmp, &exe).unwrap();
+    exe
+}
+
+/// Copies an executable into a fresh folder of `parent` under another name (so one fixture
+/// can play as several players, and leftovers can be told apart by folder).
+pub fn copy_as(exe: &Path, parent: &Path, name: &str) -> PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dst = dir.join(name);
+    std::fs::copy(exe, &dst).unwrap();
+    dst
+}
+
+/// `scores.csv` of a results folder's latest run, one map from column to value per row.
+pub fn scores(results: &Path) -> Vec<BTreeMap<String, String>> {
+    let path = results.join("latest/scores.csv");
+    let mut reader =
+        csv::Reader::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .zip(r.unwrap().iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The rows of one player.
+pub fn rows_of<'a>(
+    rows: &'a [BTreeMap<String, String>],
+    player: &str,
+) -> Vec<&'a BTreeMap<String, String>> {
+    rows.iter().filter(|r| r["player"] == player).collect()
+}
+
+/// The kept stderr of one test of the latest run ("" when the player wrote none).
+pub fn stderr_log(results: &Path, problem: &str, player: &str, case: &str) -> String {
+    let path = results.join(format!("latest/logs/{problem}/{player}/{case}.stderr"));
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Panics with the harness's output unless it exited with `code`.
+pub fn expect_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "harness exit status\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Live processes (not zombies) whose command line or executable mentions `needle` (a
+/// fixture's unique folder): what a run left running.
+pub fn processes_mentioning(needle: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().to_string();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        if state.starts_with('Z') || stat.is_empty() {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let exe = std::fs::read_link(entry.path().join("exe")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(needle) || exe.to_string_lossy().contains(needle) {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
