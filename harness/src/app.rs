@@ -36,6 +36,7 @@ pub fn main(cli: Cli) -> u8 {
         Some(Command::Compare(args)) => crate::compare::compare_main(&args),
         Some(Command::Runs(args)) => crate::compare::runs_main(&args),
         Some(Command::Echo) => crate::bench::echo(),
+        Some(Command::Doctor(args)) => doctor(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),
         Some(Command::Play(args)) => crate::play::main(&args),
     };
@@ -256,6 +257,16 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         .threads
         .unwrap_or_else(|| crate::os::allowed_cpus().len())
         .max(1);
+    let containment = runner::Containment {
+        isolation: crate::sandbox::Isolation::prepare(
+            args.sandbox.unwrap_or(scoring.harness.sandbox),
+            args.cgroup.unwrap_or(scoring.harness.cgroup),
+            &scoring.harness.sandbox_bind,
+        )?,
+        base_env: runner::base_env(&scoring.harness.pass_env),
+        core_dumps: args.core_dumps,
+    };
+    progress_notes.extend(containment.isolation.notes.iter().cloned());
     let pin_cpus = scoring.harness.pin_cpus && !args.no_pin;
     let problems: Vec<(String, Vec<String>)> = suites
         .iter()
@@ -272,8 +283,12 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         .collect();
     let (mut files, prior) = match &resume_dir {
         None => (
-            RunFiles::create(&results, &problems, &run_toml(args, &suites, threads))
-                .map_err(|e| UsageError(format!("cannot write results: {e}")))?,
+            RunFiles::create(
+                &results,
+                &problems,
+                &run_toml(args, &suites, threads, &containment, &scoring),
+            )
+            .map_err(|e| UsageError(format!("cannot write results: {e}")))?,
             Vec::new(),
         ),
         Some(dir) => {
@@ -337,7 +352,8 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     let complete = std::thread::scope(|scope| {
         let suites = &suites;
         // The runner owns the only sender: the loop below ends when the runner is done.
-        let runner = scope.spawn(move || runner::run(suites, options, &tx));
+        let containment = &containment;
+        let runner = scope.spawn(move || runner::run(suites, containment, options, &tx));
         for Event::Finished(result) in rx.iter() {
             summary.add(&result);
             progress.on_result(&result);
@@ -384,12 +400,20 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
 }
 
 /// What was run, kept beside the results so a run can be understood and compared later.
-fn run_toml(args: &RunArgs, suites: &[Suite], threads: usize) -> String {
+fn run_toml(
+    args: &RunArgs,
+    suites: &[Suite],
+    threads: usize,
+    containment: &runner::Containment,
+    scoring: &Scoring,
+) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "harness-version = {:?}\ncommand = {:?}\nthreads = {threads}\n",
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {threads}\nisolation = {:?}\npass-env = {:?}\n",
         env!("CARGO_PKG_VERSION"),
         std::env::args().collect::<Vec<_>>().join(" "),
+        containment.isolation.describe(),
+        scoring.harness.pass_env,
     ));
     let recorded = RecordedArgs {
         players: args
@@ -415,15 +439,64 @@ fn run_toml(args: &RunArgs, suites: &[Suite], threads: usize) -> String {
         ));
         for p in &suite.players {
             s.push_str(&format!(
-                "[problem.{}.players.{:?}]\nsource = {:?}\nhash = {:?}\n",
+                "[problem.{}.players.{:?}]\nsource = {:?}\nhash = {:?}\npass-env = {:?}\nenv = {:?}\n",
                 suite.problem.id(),
                 p.name,
                 p.source.display().to_string(),
-                p.hash
+                p.hash,
+                p.pass_env,
+                p.env
+                    .iter()
+                    .filter(|(k, _)| !p.pass_env.contains(k))
+                    .map(|(k, _)| k.as_str())
+                    .collect::<Vec<_>>(),
             ));
         }
     }
     s
+}
+
+/// `harness doctor`: what isolation the machine offers, and what a run will use.
+fn doctor(args: &crate::cli::DoctorArgs) -> Result<u8, UsageError> {
+    let (scoring, _) = load_config(&args.common)?;
+    println!("isolation checks:");
+    for check in crate::sandbox::probe::checks() {
+        let mark = if check.ok { "yes" } else { "NO " };
+        println!("  {mark}  {:<30} {}", check.what, check.detail);
+        if !check.ok && !check.fix.is_empty() {
+            println!("        to enable: {}", check.fix);
+        }
+    }
+    match crate::sandbox::cgroup::RunGroups::create(&format!(
+        "harness-doctor-{}",
+        std::process::id()
+    )) {
+        Ok(groups) => println!("  yes  cgroup per test               {}", groups.describe()),
+        Err(why) => {
+            println!("  NO   cgroup per test               {why}");
+            println!("        to enable: run as root with cgroup v1 memory and pids mounted, or from a cgroup v2 subtree delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes harness ...`)");
+        }
+    }
+    let want = (scoring.harness.sandbox, scoring.harness.cgroup);
+    match crate::sandbox::Isolation::prepare(want.0, want.1, &scoring.harness.sandbox_bind) {
+        Ok(isolation) => {
+            println!(
+                "
+a run here (scoring.toml: sandbox = {:?}, cgroup = {:?}) uses: {}",
+                want.0,
+                want.1,
+                isolation.describe()
+            );
+            for note in &isolation.notes {
+                println!("  note: {note}");
+            }
+        }
+        Err(e) => println!(
+            "
+a run here would stop: {e}"
+        ),
+    }
+    Ok(exit::OK)
 }
 
 fn gen(args: &GenArgs) -> Result<u8, UsageError> {

@@ -14,7 +14,8 @@ use crate::exit;
 use crate::os;
 use crate::players;
 use crate::problem::{self, CaseKey, Channel, Env};
-use crate::runner::{self, RunOptions, Suite};
+use crate::runner::{self, Containment, RunOptions, Suite};
+use crate::sandbox::{Isolation, Want};
 use crate::seeds::SeedSpec;
 use crate::session::{Limits, Session};
 
@@ -107,7 +108,11 @@ fn thread_channel_ping_pong(n: u64) -> Result<Duration, UsageError> {
 
 /// The harness's own session: send + recv with the deadline, limits and stderr drain; with
 /// `record`, through the transcript recorder as in a run.
-fn session_ping_pong(n: u64, record: bool) -> Result<Duration, UsageError> {
+fn session_ping_pong(
+    n: u64,
+    record: bool,
+    containment: &Containment,
+) -> Result<Duration, UsageError> {
     let exe = std::env::current_exe()?;
     let limits = Limits {
         think: Duration::from_secs(3600),
@@ -117,8 +122,7 @@ fn session_ping_pong(n: u64, record: bool) -> Result<Duration, UsageError> {
         max_stderr: 1 << 20,
         grace: Duration::from_secs(1),
     };
-    let here = std::env::current_dir()?;
-    let mut session = Session::spawn(&exe, &["echo".to_string()], &here, &here, limits)?;
+    let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
     let round = |s: &mut dyn Channel| -> Result<(), UsageError> {
         s.send("x\n").map_err(|e| UsageError(e.to_string()))?;
         s.recv().map_err(|e| UsageError(e.to_string()))?;
@@ -134,16 +138,112 @@ fn session_ping_pong(n: u64, record: bool) -> Result<Duration, UsageError> {
     Ok(t)
 }
 
+/// A containment for the bench's own players: the user's PATH and locale, no extra variables.
+fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, UsageError> {
+    Ok(Containment {
+        isolation: Isolation::prepare(sandbox, cgroup, &[])
+            .map_err(|e| UsageError(e.to_string()))?,
+        base_env: runner::base_env(&[]),
+        core_dumps: false,
+    })
+}
+
 fn per_move(t: Duration, n: u64) -> f64 {
     t.as_secs_f64() * 1e6 / n as f64
 }
 
+/// Starts `program args` as a player of `containment` (in a fresh host folder in process
+/// mode, kept alive by the returned guard).
+fn spawn(
+    containment: &Containment,
+    program: &Path,
+    args: &[&str],
+    limits: Limits,
+) -> Result<(Session, Option<tempfile::TempDir>), UsageError> {
+    let work = match containment.isolation.mode {
+        crate::sandbox::Mode::Namespaces => None,
+        crate::sandbox::Mode::Process => {
+            let dir = tempfile::tempdir()?;
+            for sub in ["work", "home", "tmp"] {
+                std::fs::create_dir(dir.path().join(sub))?;
+            }
+            Some(dir)
+        }
+    };
+    let mut argv = vec![program.display().to_string()];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    let dir = program.parent().unwrap_or(Path::new("/"));
+    let spec = containment.isolation.spec(
+        program,
+        argv,
+        dir,
+        containment.base_env.clone(),
+        work.as_ref().map(|w| w.path()),
+        &crate::sandbox::TestLimits {
+            memory: 0,
+            disk: 16 << 20,
+            procs: 64,
+            core_dumps: false,
+        },
+    );
+    Ok((Session::spawn(&spec, limits)?, work))
+}
+
+/// Median time of starting and ending `true` as a player, over `n` tests.
+fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, UsageError> {
+    let program = Path::new("/usr/bin/true");
+    let limits = Limits {
+        think: Duration::from_secs(60),
+        memory: 256 << 20,
+        max_line: 1 << 16,
+        max_output: 1 << 20,
+        max_stderr: 1 << 20,
+        grace: Duration::from_secs(5),
+    };
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        let (session, work) = spawn(containment, program, &[], limits)?;
+        let ending = session.finish();
+        drop(work);
+        times.push(start.elapsed());
+        if ending
+            .report
+            .is_none_or(|r| r.start_error.is_some() || r.exit.is_none())
+        {
+            return Err(UsageError(
+                "bench: `true` did not run in the sandbox".into(),
+            ));
+        }
+    }
+    times.sort();
+    Ok(times[n / 2])
+}
+
+/// Median time of a plain spawn and wait of `true` (no sandbox, no supervisor).
+fn plain_spawn_cost(n: usize) -> Result<Duration, UsageError> {
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        std::process::Command::new("/usr/bin/true").status()?;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    Ok(times[n / 2])
+}
+
 /// Runs a suite without writing files; returns (moves, wall time).
-fn throughput(suite: &Suite, threads: usize, pin: bool) -> (u64, Duration) {
+fn throughput(
+    suite: &Suite,
+    containment: &Containment,
+    threads: usize,
+    pin: bool,
+) -> (u64, Duration) {
     let (tx, rx) = mpsc::channel();
     let start = Instant::now();
     runner::run(
         std::slice::from_ref(suite),
+        containment,
         RunOptions {
             threads,
             pin_cpus: pin,
@@ -175,15 +275,27 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     );
     // Alternate the three in rounds and keep each one's best round, so that load from
     // elsewhere on the machine hits all three alike and the ratios stay meaningful.
+    let open = containment(Want::Off, Want::Off)?;
+    let sandboxed = containment(Want::Auto, Want::Auto)?;
     const ROUNDS: u64 = 5;
     let per_round = (n / ROUNDS).max(1);
-    let (mut base, mut threaded, mut session, mut recorded) =
-        (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
+    let (mut base, mut threaded, mut session, mut recorded, mut boxed) =
+        (f64::MAX, f64::MAX, f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..ROUNDS {
         base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
         threaded = threaded.min(per_move(thread_channel_ping_pong(per_round)?, per_round));
-        session = session.min(per_move(session_ping_pong(per_round, false)?, per_round));
-        recorded = recorded.min(per_move(session_ping_pong(per_round, true)?, per_round));
+        session = session.min(per_move(
+            session_ping_pong(per_round, false, &open)?,
+            per_round,
+        ));
+        recorded = recorded.min(per_move(
+            session_ping_pong(per_round, true, &open)?,
+            per_round,
+        ));
+        boxed = boxed.min(per_move(
+            session_ping_pong(per_round, true, &sandboxed)?,
+            per_round,
+        ));
     }
     println!(
         "  raw Rust pipe ping-pong       {base:8.2} us/round trip   1.00x (baseline; best of {ROUNDS} rounds each)"
@@ -199,6 +311,51 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     println!(
         "  session + transcript (a run)  {recorded:8.2} us/round trip   {:.2}x",
         recorded / base
+    );
+    println!(
+        "  the same, sandboxed ({})  {boxed:8.2} us/round trip   {:.2}x   (target <= 1.25x)",
+        sandboxed.isolation.describe(),
+        boxed / base
+    );
+
+    // Starting and ending a test: plain spawn, supervisor alone, sandbox, sandbox + cgroup.
+    let no_cgroup = containment(Want::Auto, Want::Off)?;
+    const SPAWNS: usize = 41;
+    let mut spawn = [Duration::MAX; 4];
+    for _ in 0..3 {
+        for (slot, t) in [
+            plain_spawn_cost(SPAWNS)?,
+            spawn_cost(&open, SPAWNS)?,
+            spawn_cost(&no_cgroup, SPAWNS)?,
+            spawn_cost(&sandboxed, SPAWNS)?,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            spawn[slot] = spawn[slot].min(t);
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("\nstarting and ending one test (median of {SPAWNS}, best of 3):");
+    println!(
+        "  plain spawn + wait of true          {:7.3} ms",
+        ms(spawn[0])
+    );
+    println!(
+        "  supervisor, process mode            {:7.3} ms   +{:.3} ms",
+        ms(spawn[1]),
+        ms(spawn[1]) - ms(spawn[0])
+    );
+    println!(
+        "  sandbox ({:<26}) {:7.3} ms   +{:.3} ms over plain (target <= 3 ms)",
+        no_cgroup.isolation.describe(),
+        ms(spawn[2]),
+        ms(spawn[2]) - ms(spawn[0])
+    );
+    println!(
+        "  sandbox + cgroup                    {:7.3} ms   +{:.3} ms over the sandbox (target <= 1 ms)",
+        ms(spawn[3]),
+        ms(spawn[3]) - ms(spawn[2])
     );
 
     // The suites below spread over every CPU again (the runner pins its own workers).
@@ -255,22 +412,24 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     );
     // Alternate the two, best of 3 each: a suite takes a fraction of a second, so a burst of
     // load elsewhere would otherwise decide the ratio.
-    let mut best = [(0u64, Duration::MAX); 2];
+    let mut best = [(0u64, Duration::MAX); 3];
+    let setups = [(1, &open), (2, &open), (2, &sandboxed)];
     for _ in 0..3 {
-        for (slot, threads) in [1, 2].into_iter().enumerate() {
-            let (moves, t) = throughput(&suite, threads, true);
+        for (slot, (threads, c)) in setups.iter().enumerate() {
+            let (moves, t) = throughput(&suite, c, *threads, true);
             if t < best[slot].1 {
                 best[slot] = (moves, t);
             }
         }
     }
     let mut rates = Vec::new();
-    for (slot, threads) in [1, 2].into_iter().enumerate() {
+    for (slot, (threads, c)) in setups.iter().enumerate() {
         let (moves, t) = best[slot];
         let rate = moves as f64 / t.as_secs_f64();
         rates.push(rate);
         println!(
-            "  --threads {threads}: {moves} moves in {:.3}s = {:.0} moves/s (best of 3)",
+            "  --threads {threads}, {:<34}: {moves} moves in {:.3}s = {:.0} moves/s (best of 3)",
+            c.isolation.describe(),
             t.as_secs_f64(),
             rate
         );
@@ -278,6 +437,10 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     println!(
         "  2 threads / 1 thread: {:.2}x   (target >= 1.8x)",
         rates[1] / rates[0]
+    );
+    println!(
+        "  sandbox + cgroup / process mode, 2 threads: {:.2}x   (target >= 0.85x)",
+        rates[2] / rates[1]
     );
     Ok(exit::OK)
 }

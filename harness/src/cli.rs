@@ -38,6 +38,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// List the recorded runs: id, date, players, tests and mean scores.
     Runs(RunsArgs),
+    /// Print what isolation this machine offers for players and what a run will use.
+    Doctor(DoctorArgs),
     /// Internal: the echo peer of `bench` (answers each line with `0 0`).
     #[command(hide = true)]
     Echo,
@@ -92,6 +94,18 @@ pub struct RunArgs {
     /// Where runs are written [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
+    /// Run each test in its own namespaces (private processes, file system view, network):
+    /// `auto` where the machine allows it, `require` or stop, `off` [default: scoring.toml
+    /// [harness] sandbox, else auto].
+    #[arg(long, value_name = "WHEN")]
+    pub sandbox: Option<crate::sandbox::Want>,
+    /// A cgroup per test (its memory and process slots): auto, require, off [default:
+    /// scoring.toml [harness] cgroup, else auto].
+    #[arg(long, value_name = "WHEN")]
+    pub cgroup: Option<crate::sandbox::Want>,
+    /// Let players write core dumps (RLIMIT_CORE as the harness has it), to debug a crash.
+    #[arg(long)]
+    pub core_dumps: bool,
     #[command(flatten)]
     pub compare: CompareFlags,
     #[command(flatten)]
@@ -150,6 +164,12 @@ pub struct GenArgs {
     /// The seed (or the name of a fixed test, e.g. sys-012).
     #[arg(long, value_name = "SEED")]
     pub seed: String,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
     #[command(flatten)]
     pub common: Common,
 }

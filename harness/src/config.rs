@@ -31,6 +31,14 @@ pub struct HarnessSettings {
     pub results: String,
     /// The relative score of a player who is best on every test (TopCoder's 1,000,000).
     pub relative_scale: f64,
+    /// Each test in its own namespaces: `auto` (where the machine allows), `require`, `off`.
+    pub sandbox: crate::sandbox::Want,
+    /// A cgroup per test (memory and process slots): `auto`, `require`, `off`.
+    pub cgroup: crate::sandbox::Want,
+    /// Variables of the user's environment passed to every player, by name.
+    pub pass_env: Vec<String>,
+    /// More host folders every sandboxed player sees, read-only (an interpreter's install).
+    pub sandbox_bind: Vec<std::path::PathBuf>,
 }
 
 impl Default for HarnessSettings {
@@ -39,6 +47,10 @@ impl Default for HarnessSettings {
             pin_cpus: true,
             results: "results".to_string(),
             relative_scale: 1_000_000.0,
+            sandbox: crate::sandbox::Want::Auto,
+            cgroup: crate::sandbox::Want::Auto,
+            pass_env: Vec::new(),
+            sandbox_bind: Vec::new(),
         }
     }
 }
@@ -61,6 +73,11 @@ pub struct ProblemConfig {
     pub max_output: u64,
     /// Most bytes of a player's stderr kept per test (the tail is kept).
     pub max_stderr: u64,
+    /// MB of the test's writable space (working folder, HOME, /tmp, /dev/shm), counted
+    /// together; in process mode, the largest file a player may write.
+    pub max_disk: u64,
+    /// Processes and threads of one test at once.
+    pub max_procs: u64,
     /// The most moves a game may last (problems with unbounded games); 0 = the problem's own.
     pub move_cap: u64,
     /// Whether higher (`"max"`) or lower (`"min"`) raw scores are better. The problem's
@@ -79,6 +96,8 @@ impl Default for ProblemConfig {
             max_line: 1 << 16,
             max_output: 64 << 20,
             max_stderr: 1 << 20,
+            max_disk: 256,
+            max_procs: 256,
             move_cap: 0,
             objective: None,
         }
@@ -137,6 +156,11 @@ impl Scoring {
                         objective_name(said)
                     )));
                 }
+            }
+            if cfg.max_disk == 0 || cfg.max_procs == 0 {
+                return Err(invalid(format!(
+                    "[problem.{id}] max-disk and max-procs must be at least 1"
+                )));
             }
             if !(cfg.grace >= 0.0 && cfg.grace.is_finite()) {
                 return Err(invalid(format!(

@@ -1,11 +1,15 @@
 //! The `harness` binary: parse the command line, run it, exit with its code. Everything else
-//! is in the library (`harness::app`).
+//! is in the library (`harness::app`). Started as `harness __sandbox` it is a test's
+//! supervisor instead (see `harness::sandbox`), before any thread or argument parsing.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).as_deref() == Some(harness::sandbox::SUPERVISOR_ARG.as_ref()) {
+        harness::sandbox::supervisor::main();
+    }
     let cli = harness::cli::Cli::parse();
     ExitCode::from(harness::app::main(cli))
 }

@@ -26,6 +26,12 @@ pub struct Player {
     pub source: PathBuf,
     /// A hash of what it runs (binary, or the files of its folder), to tell versions apart.
     pub hash: String,
+    /// Variables added to its environment (player.toml `env`, and `pass-env` values).
+    pub env: Vec<(String, String)>,
+    /// Names of the user's variables it asked for (recorded in run.toml, never the values).
+    pub pass_env: Vec<String>,
+    /// Its program was found by name on PATH (`python3`), not given as a path.
+    pub on_path: bool,
 }
 
 /// A player that will not take part in this run, and why.
@@ -52,10 +58,17 @@ fn err(path: &Path, message: impl Into<String>) -> PlayerError {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(rename_all = "kebab-case")]
 struct PlayerToml {
     name: String,
     problem: String,
     command: Vec<String>,
+    /// Variables set in the player's environment.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// The user's variables passed through, by name.
+    #[serde(default)]
+    pass_env: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +167,7 @@ fn describe(
             let Some((program, args)) = spec.command.split_first() else {
                 return Err(err(&player_toml, "`command` is empty"));
             };
+            let program_name = program.clone();
             let program = resolve_program(&abs, program)
                 .ok_or_else(|| err(&player_toml, format!("command {program:?} not found")))?;
             check_executable(&program).map_err(|m| err(&player_toml, m))?;
@@ -170,6 +184,12 @@ fn describe(
                     }
                 })
                 .collect();
+            let mut env: Vec<(String, String)> = spec
+                .pass_env
+                .iter()
+                .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+                .collect();
+            env.extend(spec.env);
             return Ok((
                 Player {
                     name: spec.name,
@@ -179,6 +199,9 @@ fn describe(
                     cwd: abs.clone(),
                     source: path.to_path_buf(),
                     hash: String::new(),
+                    env,
+                    pass_env: spec.pass_env,
+                    on_path: !program_name.contains('/'),
                 },
                 Kind::Ready,
             ));
@@ -216,6 +239,9 @@ fn describe(
                     cwd: abs.clone(),
                     source: path.to_path_buf(),
                     hash: String::new(),
+                    env: Vec::new(),
+                    pass_env: Vec::new(),
+                    on_path: false,
                 },
                 Kind::Cargo {
                     manifest: cargo_toml,
@@ -247,6 +273,9 @@ fn describe(
             cwd: abs.parent().unwrap_or(Path::new("/")).to_path_buf(),
             source: path.to_path_buf(),
             hash: String::new(),
+            env: Vec::new(),
+            pass_env: Vec::new(),
+            on_path: false,
         },
         Kind::Ready,
     ))

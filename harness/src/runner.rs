@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::os;
 use crate::players::Player;
 use crate::problem::{CaseKey, Env, Problem};
+use crate::sandbox::{Isolation, Mode, StartError, TestLimits};
 use crate::session::{Limits, Session, StderrTail};
 use crate::verdict::{Fault, Outcome, Verdict};
 
@@ -42,6 +43,50 @@ impl Suite {
     }
 }
 
+/// How every test of a run is contained: the run's isolation, the environment every player
+/// gets, and the debugging switches.
+pub struct Containment {
+    pub isolation: Isolation,
+    /// PATH, LANG, LC_ALL and `[harness] pass-env` variables (HOME, TMPDIR and the player's
+    /// own are added per test).
+    pub base_env: Vec<(String, String)>,
+    pub core_dumps: bool,
+}
+
+impl Containment {
+    /// The environment of a player: the base, the player's folder, then its own variables.
+    fn env(&self, player: &Player) -> Vec<(String, String)> {
+        let mut env = self.base_env.clone();
+        env.push((
+            "HARNESS_PLAYER_DIR".into(),
+            player.cwd.display().to_string(),
+        ));
+        for (k, v) in &player.env {
+            env.retain(|(name, _)| name != k);
+            env.push((k.clone(), v.clone()));
+        }
+        env
+    }
+}
+
+/// The environment of a player before its own variables: the user's PATH (so `python3` and
+/// `java` are found), a UTF-8 locale, and the `pass` variables of the user's environment.
+pub fn base_env(pass: &[String]) -> Vec<(String, String)> {
+    let mut env = vec![(
+        "PATH".to_string(),
+        std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+    )];
+    env.push(("LANG".into(), "C.UTF-8".into()));
+    env.push(("LC_ALL".into(), "C.UTF-8".into()));
+    for name in pass {
+        if let Ok(value) = std::env::var(name) {
+            env.retain(|(k, _)| k != name);
+            env.push((name.clone(), value));
+        }
+    }
+    env
+}
+
 /// How the run is spread over the machine.
 #[derive(Clone, Copy, Debug)]
 pub struct RunOptions {
@@ -60,7 +105,8 @@ pub struct TestResult {
     pub think: Duration,
     pub wall: Duration,
     pub cpu: Duration,
-    pub max_rss_kb: u64,
+    /// The test's peak memory (the cgroup's peak, or the largest peak RSS of its processes).
+    pub max_memory_kb: u64,
     pub stderr: StderrTail,
     /// The hash of the player's program (tells versions of a player apart across runs).
     pub player_hash: String,
@@ -80,7 +126,12 @@ pub enum Event {
 
 /// Runs every (case, player) pair of every suite. Returns false when the run was interrupted
 /// (some tests were not run).
-pub fn run(suites: &[Suite], options: RunOptions, events: &Sender<Event>) -> bool {
+pub fn run(
+    suites: &[Suite],
+    containment: &Containment,
+    options: RunOptions,
+    events: &Sender<Event>,
+) -> bool {
     let jobs: Vec<(usize, usize, usize)> = suites
         .iter()
         .enumerate()
@@ -113,7 +164,7 @@ pub fn run(suites: &[Suite], options: RunOptions, events: &Sender<Event>) -> boo
                 return;
             }
             let suite = &suites[s];
-            if let Some(result) = run_one(suite, &suite.cases[c], &suite.players[p]) {
+            if let Some(result) = run_one(suite, containment, &suite.cases[c], &suite.players[p]) {
                 let _ = events.send(Event::Finished(Box::new(result)));
             }
         });
@@ -122,8 +173,13 @@ pub fn run(suites: &[Suite], options: RunOptions, events: &Sender<Event>) -> boo
 }
 
 /// Plays one test; `None` when the run was interrupted during it.
-pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestResult> {
-    let start = Instant::now();
+pub fn run_one(
+    suite: &Suite,
+    containment: &Containment,
+    case: &CaseKey,
+    player: &Player,
+) -> Option<TestResult> {
+    let begin = Instant::now();
     let mut result = TestResult {
         problem: suite.problem.id(),
         player: player.name.clone(),
@@ -133,7 +189,7 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
         think: Duration::ZERO,
         wall: Duration::ZERO,
         cpu: Duration::ZERO,
-        max_rss_kb: 0,
+        max_memory_kb: 0,
         stderr: StderrTail::default(),
         player_hash: player.hash.clone(),
         warning: String::new(),
@@ -152,54 +208,131 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
     };
     result.params = game.params();
     let limits = suite.limits();
-    // A fresh working directory per test: files a player leaves cannot leak into the next
-    // test, and tests running at once do not share one. Removed when the test ends.
-    let workdir = match tempfile::Builder::new().prefix("harness-test-").tempdir() {
-        Ok(dir) => dir,
-        Err(e) => {
+    let session = match start(suite, containment, player, limits) {
+        Ok(started) => started,
+        Err((verdict, reason)) => {
             result.outcome = Outcome {
-                verdict: Verdict::HarnessError,
-                reason: format!("cannot create a working directory: {e}"),
+                verdict,
+                reason,
                 ..Outcome::ok(0.0, 0)
             };
             return Some(result);
         }
     };
-    let spawned = Session::spawn(
-        &player.program,
-        &player.args,
-        workdir.path(),
-        &player.cwd,
-        limits,
-    );
-    let mut session = match spawned {
-        Ok(session) => session,
-        Err(e) => {
-            result.outcome = Outcome {
-                verdict: Verdict::RuntimeError,
-                reason: format!("cannot start {}: {e}", player.program.display()),
-                ..Outcome::ok(0.0, 0)
-            };
-            return Some(result);
-        }
-    };
+    let workdir = session.1;
+    let mut session = session.0;
     let mut recorder = crate::transcript::Recorder::new(&mut session);
     let outcome = game.play(&mut recorder);
     result.transcript = recorder.text;
     let ending = session.finish();
+    drop(workdir);
     if outcome.fault == Some(Fault::Interrupted) || os::interrupted() {
         return None;
     }
     result.think = ending.think;
-    result.wall = start.elapsed();
-    if let Some(r) = &ending.reaped {
-        result.cpu = r.cpu;
-        result.max_rss_kb = r.max_rss_kb;
+    result.wall = begin.elapsed();
+    if let Some(r) = &ending.report {
+        result.cpu = Duration::from_micros(r.cpu_us);
+        result.max_memory_kb = r.max_memory_kb;
+        if let Some(e) = &r.start_error {
+            result.outcome = start_failure(e, &player.program);
+            result.stderr = ending.stderr;
+            return Some(result);
+        }
     }
     result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
     result.stderr = ending.stderr;
     result.warning = warning(result.think, result.cpu, limits.think);
     Some(result)
+}
+
+/// Starts the player of a test in its sandbox. A machine that refuses (out of processes or
+/// memory) gets one more try after a pause; then the test is ERR, never the player's fault.
+#[allow(clippy::type_complexity)]
+fn start(
+    suite: &Suite,
+    containment: &Containment,
+    player: &Player,
+    limits: Limits,
+) -> Result<(Session, Option<tempfile::TempDir>), (Verdict, String)> {
+    let isolation = &containment.isolation;
+    let c = &suite.env.config;
+    let test_limits = TestLimits {
+        memory: limits.memory,
+        disk: c.max_disk << 20,
+        procs: c.max_procs,
+        core_dumps: containment.core_dumps,
+    };
+    let program = isolation.visible_program(&player.program, player.on_path);
+    let mut argv = vec![program.display().to_string()];
+    argv.extend(player.args.iter().cloned());
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        // Process mode: a fresh host folder per test, removed when the test ends.
+        let workdir = match isolation.mode {
+            Mode::Namespaces => None,
+            Mode::Process => Some(process_workdir().map_err(|e| {
+                (
+                    Verdict::HarnessError,
+                    format!("cannot create a working directory: {e}"),
+                )
+            })?),
+        };
+        let spec = isolation.spec(
+            &program,
+            argv.clone(),
+            &player.cwd,
+            containment.env(player),
+            workdir.as_ref().map(|w| w.path()),
+            &test_limits,
+        );
+        let refused = match Session::spawn(&spec, limits) {
+            Ok(session) => return Ok((session, workdir)),
+            Err(e) => e,
+        };
+        let retry = matches!(
+            refused.raw_os_error(),
+            Some(libc::EAGAIN) | Some(libc::ENOMEM)
+        );
+        if !retry || tries > 1 {
+            return Err((
+                Verdict::HarnessError,
+                format!("cannot start {}: {refused}", player.program.display()),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A process-mode test's host folder: `work` (its working directory), `home` and `tmp`.
+fn process_workdir() -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("harness-test-").tempdir()?;
+    for sub in ["work", "home", "tmp"] {
+        std::fs::create_dir(dir.path().join(sub))?;
+    }
+    Ok(dir)
+}
+
+/// The verdict of a player that never ran: its own fault when its program cannot be
+/// executed, the machine's (ERR) otherwise.
+fn start_failure(error: &StartError, program: &std::path::Path) -> Outcome {
+    let (verdict, reason) = match error {
+        StartError::Exec(e) => (
+            Verdict::RuntimeError,
+            format!("cannot start {}: {e}", program.display()),
+        ),
+        StartError::Refused(e) => (
+            Verdict::HarnessError,
+            format!("the machine refused to start the player: {e}"),
+        ),
+        StartError::Setup(e) => (Verdict::HarnessError, format!("sandbox: {e}")),
+    };
+    Outcome {
+        verdict,
+        reason,
+        ..Outcome::ok(0.0, 0)
+    }
 }
 
 /// A test that used more than this share of its thinking time is flagged.
@@ -241,7 +374,11 @@ fn refine(
     problem: &dyn Problem,
 ) -> Outcome {
     let keeps_score = problem.keeps_score_on_fault();
-    let exit = ending.reaped.map(|r| r.exit);
+    let report = ending.report.as_ref();
+    let exit = report.and_then(|r| r.exit).map(|e| match e {
+        crate::sandbox::spec::Exit::Code(c) => os::Exit::Code(c),
+        crate::sandbox::spec::Exit::Signal(s) => os::Exit::Signal(s),
+    });
     let crashed =
         !ending.killed && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
     // A player that left mid-game, or one that answers at exit and did not answer right.
@@ -251,9 +388,8 @@ fn refine(
     ) || (problem.answers_at_exit() && outcome.verdict == Verdict::WrongAnswer);
     let stderr = String::from_utf8_lossy(&ending.stderr.bytes);
     let near_limit = memory_limit > 0
-        && ending
-            .reaped
-            .is_some_and(|r| r.max_rss_kb * 1024 >= memory_limit / 10 * 9);
+        && report
+            .is_some_and(|r| r.memory_limit_hit || r.max_memory_kb * 1024 >= memory_limit / 10 * 9);
     let out_of_memory =
         memory_limit > 0 && (near_limit || OUT_OF_MEMORY.iter().any(|m| stderr.contains(m)));
     let fail = |mut o: Outcome, verdict: Verdict, reason: String| {
@@ -264,6 +400,18 @@ fn refine(
         }
         o
     };
+    // The kernel killed a process of the test for the test's memory (its cgroup's limit).
+    if memory_limit > 0 && report.is_some_and(|r| r.oom_killed) {
+        let how = exit.map(|e| format!(", {e}")).unwrap_or_default();
+        return fail(
+            outcome,
+            Verdict::MemoryLimit,
+            format!(
+                "memory limit {} MB exceeded (a process of the test was killed for it{how})",
+                memory_limit >> 20
+            ),
+        );
+    }
     if (vanished || outcome.verdict == Verdict::Ok) && crashed && out_of_memory {
         let exit = exit.expect("crashed implies reaped");
         return fail(

@@ -1,20 +1,20 @@
-//! One player process for one test: spawn it, talk to it over pipes with a thinking-time
-//! deadline, and end it (close its input, give it a grace period, kill its process group,
-//! reap it).
+//! One player process for one test: start it in its sandbox, talk to it over pipes with a
+//! thinking-time deadline, and end it (close its input, give it a grace period, then have its
+//! supervisor kill and reap every process of the test, and read the supervisor's report).
 //!
-//! The thinking clock runs from the moment a message is fully written until the player's
-//! answer line has arrived; the judge's own work never counts. Reads wait on the pipes with one
+//! The thinking clock runs from the moment the harness starts writing a message until the
+//! player's answer line has arrived: time the harness spends blocked on a full pipe because
+//! the player does not read is the player's; the judge's own work never counts. Reads wait on the pipes with one
 //! `epoll` set per session (`os::Waiter`; `poll` off Linux): no reader thread, no channel hop
 //! per move. The player's stderr is drained in the same wait into a capped tail buffer, so a
 //! chatty player can never block. Everything that touches the OS directly is in `crate::os`.
 
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::os::{self, Interest, Waiter};
 use crate::problem::Channel;
+use crate::sandbox::{self, Report, Spec};
 use crate::verdict::Fault;
 
 /// What a session enforces.
@@ -22,7 +22,7 @@ use crate::verdict::Fault;
 pub struct Limits {
     /// Total thinking time for the test.
     pub think: Duration,
-    /// Address-space limit in bytes (0 = none).
+    /// Memory limit of the test in bytes (0 = none).
     pub memory: u64,
     /// Longest accepted output line in bytes.
     pub max_line: usize,
@@ -65,8 +65,9 @@ impl StderrTail {
 /// How the player process ended, after the game.
 #[derive(Debug)]
 pub struct Ending {
-    pub reaped: Option<os::Reaped>,
-    /// The harness had to kill the player (it did not exit within the grace period).
+    /// The supervisor's report (None: it did not answer, and was killed).
+    pub report: Option<Report>,
+    /// The player was still running when the test ended, and was killed with it.
     pub killed: bool,
     /// Non-blank output the player wrote after the game ended.
     pub late_output: Option<String>,
@@ -75,13 +76,21 @@ pub struct Ending {
     pub think: Duration,
 }
 
+/// How long the supervisor gets to end the test's processes and report, once told to.
+const TEARDOWN: Duration = Duration::from_secs(2);
+
 /// A running player.
 pub struct Session {
+    /// The supervisor's pid.
     pid: i32,
+    /// Closing it tells the supervisor that the test is over.
+    control: Option<OwnedFd>,
+    report: Option<OwnedFd>,
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
-    /// Readable once the player process has exited (None where unsupported, or once seen).
+    /// Readable once the supervisor has exited, which it does once the player has (None
+    /// where unsupported, or once seen).
     exited: Option<OwnedFd>,
     /// Waits on stdout, stderr, the interrupt pipe, `exited`, and stdin while a write waits.
     waiter: Waiter,
@@ -117,42 +126,12 @@ enum Want {
 }
 
 impl Session {
-    /// Starts a player. `program` and `args` are the command; `cwd` its working directory;
-    /// `player_dir` the player's own folder, passed as `HARNESS_PLAYER_DIR` so it can find
-    /// its data files from a fresh working directory.
-    pub fn spawn(
-        program: &Path,
-        args: &[String],
-        cwd: &Path,
-        player_dir: &Path,
-        limits: Limits,
-    ) -> std::io::Result<Session> {
-        let mut cmd = Command::new(program);
-        cmd.args(args)
-            .current_dir(cwd)
-            .env("HARNESS_PLAYER_DIR", player_dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        os::configure_child(&mut cmd);
-        let mut child = cmd.spawn()?;
-        let pid = child.id() as i32;
-        if let Err(e) = os::limit_child(
-            pid,
-            os::ChildLimits {
-                address_space: limits.memory,
-            },
-        ) {
-            os::kill_group(pid, libc::SIGKILL);
-            let _ = os::reap(pid, true);
-            return Err(e);
-        }
-        let stdin: OwnedFd = child.stdin.take().expect("piped").into();
-        let stdout: OwnedFd = child.stdout.take().expect("piped").into();
-        let stderr: OwnedFd = child.stderr.take().expect("piped").into();
-        // The child is reaped with wait4 (for its rusage); std's handle is dropped unwaited.
-        drop(child);
-        for fd in [&stdin, &stdout, &stderr] {
+    /// Starts a player as `spec` says.
+    pub fn spawn(spec: &Spec, limits: Limits) -> std::io::Result<Session> {
+        let launched = sandbox::launch(spec)?;
+        let pid = launched.pid;
+        let (stdin, stdout, stderr) = (launched.stdin, launched.stdout, launched.stderr);
+        for fd in [&stdin, &stdout, &stderr, &launched.report] {
             os::set_nonblocking(fd.as_fd())?;
         }
         let exited = os::pid_fd(pid);
@@ -165,6 +144,8 @@ impl Session {
         }
         Ok(Session {
             pid,
+            control: Some(launched.control),
+            report: Some(launched.report),
             stdin: Some(stdin),
             stdout: Some(stdout),
             stderr: Some(stderr),
@@ -185,11 +166,6 @@ impl Session {
             scratch: Box::new([0; 1 << 16]),
             doomed: false,
         })
-    }
-
-    /// Thinking time used so far.
-    pub fn think_time(&self) -> Duration {
-        self.used
     }
 
     /// Closes our end of a pipe (or the pidfd), unregistering it first.
@@ -362,9 +338,9 @@ impl Session {
         now
     }
 
-    /// Ends the player: closes its input, lets it exit within the grace period, then kills
-    /// its whole process group and reaps it. Never blocks longer than the grace period plus
-    /// the time the kernel takes to deliver SIGKILL.
+    /// Ends the player: closes its input, lets it exit within the grace period, then tells
+    /// the supervisor to end the test and reads its report. Never blocks longer than the
+    /// grace period plus the supervisor's teardown time.
     pub fn finish(mut self) -> Ending {
         self.close_stdin();
         let grace = if self.doomed {
@@ -379,41 +355,86 @@ impl Session {
         let late = String::from_utf8_lossy(&self.buf[late_start..])
             .trim()
             .to_string();
-        let mut reaped = None;
-        let mut pause = Duration::from_micros(50);
-        loop {
-            match os::reap(self.pid, false) {
-                Ok(Some(r)) => {
-                    reaped = Some(r);
-                    break;
-                }
-                Ok(None) => {}
-                Err(_) => break,
-            }
-            let now = Instant::now();
-            if now >= deadline || os::interrupted() {
-                break;
-            }
-            std::thread::sleep(pause.min(deadline - now));
-            pause = (pause * 2).min(Duration::from_millis(5));
-        }
-        let killed = reaped.is_none();
-        // The group may hold grandchildren even when the player itself has exited.
-        os::kill_group(self.pid, libc::SIGKILL);
-        if reaped.is_none() {
-            reaped = os::reap(self.pid, true).ok().flatten();
-        }
+        let (report, _) = self.end_test();
+        // No exit in the report: the player was still running when the test ended.
+        let killed = report.as_ref().is_none_or(|r| r.exit.is_none());
         self.read_stderr();
         self.stderr_tail.trim();
         Self::close(&mut self.waiter, &mut self.stdout);
         Self::close(&mut self.waiter, &mut self.stderr);
         Ending {
-            reaped,
+            report,
             killed,
             late_output: (!late.is_empty()).then(|| truncate(&late, 200)),
             stderr: std::mem::take(&mut self.stderr_tail),
             think: self.used,
         }
+    }
+
+    /// Tells the supervisor the test is over, waits (bounded) for its report and its exit,
+    /// and reaps it; kills it when it does not answer in time. Returns the report and
+    /// whether the supervisor was reaped.
+    fn end_test(&mut self) -> (Option<Report>, bool) {
+        self.control = None;
+        let deadline = Instant::now() + TEARDOWN;
+        let mut text = Vec::new();
+        let mut report_open = self.report.is_some();
+        let report_fd = self.report.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1);
+        let exited_fd = self.exited.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1);
+        let mut reaped = false;
+        while Instant::now() < deadline {
+            if report_open {
+                if let Some(fd) = &self.report {
+                    loop {
+                        match os::read(fd.as_fd(), &mut self.scratch[..]) {
+                            Ok(Some(0)) | Err(_) => {
+                                report_open = false;
+                                break;
+                            }
+                            Ok(Some(n)) => text.extend_from_slice(&self.scratch[..n]),
+                            Ok(None) => break,
+                        }
+                    }
+                }
+            }
+            if !reaped {
+                reaped = matches!(os::reap(self.pid, false), Ok(Some(_)) | Err(_));
+            }
+            if reaped && !report_open {
+                break;
+            }
+            // Keep draining stderr so a chatty grandchild cannot block the teardown.
+            self.read_stderr();
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut fds = [
+                os::PollFd::readable(if report_open { report_fd } else { -1 }),
+                os::PollFd::readable(if reaped { -1 } else { exited_fd }),
+            ];
+            let wait = if exited_fd < 0 && !reaped {
+                left.min(Duration::from_millis(5))
+            } else {
+                left
+            };
+            let _ = os::poll(&mut fds, Some(wait));
+        }
+        if !reaped {
+            sandbox::kill(self.pid);
+            // A killed supervisor is reaped at once: nothing can trace it.
+            let until = Instant::now() + Duration::from_secs(1);
+            while Instant::now() < until {
+                if matches!(os::reap(self.pid, false), Ok(Some(_)) | Err(_)) {
+                    reaped = true;
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        if let Some(fd) = self.exited.take() {
+            self.waiter.remove(fd.as_raw_fd());
+        }
+        self.report = None;
+        let report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
+        (report, reaped)
     }
 }
 
@@ -443,21 +464,19 @@ fn check_text(text: &[u8]) -> Result<&str, Fault> {
 impl Drop for Session {
     fn drop(&mut self) {
         // A session dropped without `finish` (a panic in a judge): leave no process behind.
-        if self.stdout.is_some() || self.stdin.is_some() {
-            os::kill_group(self.pid, libc::SIGKILL);
-            let _ = os::reap(self.pid, true);
+        if self.control.is_some() {
+            let _ = self.end_test();
         }
     }
 }
 
 impl Channel for Session {
     fn send(&mut self, text: &str) -> Result<(), Fault> {
-        // Writing can block only when the player does not read; that is its thinking time.
-        let deadline = self.deadline();
-        self.pump(Want::Write, text.as_bytes(), Some(deadline))?;
-        // The clock restarts once the message is fully written.
+        // The clock starts with the write: a write blocks only when the player does not read
+        // its input, and that time is the player's.
         self.clock = Instant::now();
-        Ok(())
+        let deadline = self.deadline();
+        self.pump(Want::Write, text.as_bytes(), Some(deadline))
     }
 
     fn recv(&mut self) -> Result<&str, Fault> {

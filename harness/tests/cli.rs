@@ -184,7 +184,7 @@ fn a_run_writes_scores_leaderboard_and_latest() {
             "think_ms",
             "cpu_ms",
             "wall_ms",
-            "max_rss_kb",
+            "max_memory_kb",
             "warning",
             "player_hash",
             "harness_version",
@@ -211,7 +211,7 @@ fn a_run_writes_scores_leaderboard_and_latest() {
 /// Rows of scores.csv without the columns of times, memory and warnings about them (which
 /// vary from run to run).
 fn stable_rows(path: &Path) -> Vec<Vec<String>> {
-    const VARYING: [&str; 5] = ["think_ms", "cpu_ms", "wall_ms", "max_rss_kb", "warning"];
+    const VARYING: [&str; 5] = ["think_ms", "cpu_ms", "wall_ms", "max_memory_kb", "warning"];
     let rows = read_csv(path);
     let keep: Vec<bool> = rows[0]
         .iter()

@@ -30,7 +30,7 @@ fn write_run(results: &Path, id: &str, rows: &[(&str, &str, u64, f64, &str)]) ->
     let dir = results.join(id);
     std::fs::create_dir_all(&dir).unwrap();
     let mut csv = String::from(
-        "problem,player,seed,score,verdict,moves,think_ms,cpu_ms,wall_ms,max_rss_kb,warning,player_hash,harness_version,H,W,K,reason\n",
+        "problem,player,seed,score,verdict,moves,think_ms,cpu_ms,wall_ms,max_memory_kb,warning,player_hash,harness_version,H,W,K,reason\n",
     );
     for (player, hash, seed, score, verdict) in rows {
         let (h, w, k) = (6 + seed % 5, 7 + seed % 3, 1 + seed % 4);

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use harness::config::ProblemConfig;
 use harness::players::Player;
 use harness::problem::{self, CaseKey, Env};
-use harness::runner::{run_one, Suite, TestResult};
+use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
+use harness::sandbox::{Isolation, Want};
 use harness::verdict::Verdict;
 
 const TIME_LIMIT: f64 = 1.0;
@@ -28,8 +29,20 @@ fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
         cwd: dir.path().to_path_buf(),
         source: path,
         hash: String::new(),
+        env: Vec::new(),
+        pass_env: Vec::new(),
+        on_path: false,
     };
     (dir, player)
+}
+
+/// The default containment of a run (the sandbox where the machine offers it).
+fn containment() -> Containment {
+    Containment {
+        isolation: Isolation::prepare(Want::Auto, Want::Auto, &[]).expect("isolation"),
+        base_env: base_env(&[]),
+        core_dumps: false,
+    }
 }
 
 fn chess_suite(config: ProblemConfig) -> Suite {
@@ -61,7 +74,8 @@ fn judge(name: &str, body: &str) -> (TestResult, Duration, tempfile::TempDir) {
     let (dir, player) = script_player(name, body);
     let suite = chess_suite(config());
     let start = Instant::now();
-    let result = run_one(&suite, &CaseKey::Seed(1), &player).expect("not interrupted");
+    let result =
+        run_one(&suite, &containment(), &CaseKey::Seed(1), &player).expect("not interrupted");
     (result, start.elapsed(), dir)
 }
 
@@ -249,7 +263,7 @@ fn endless_output_is_cut_off_at_the_output_limit() {
     let mut suite = chess_suite(config());
     suite.problem = problem::by_id("game-ending").expect("game-ending");
     let start = Instant::now();
-    let r = run_one(&suite, &CaseKey::Seed(1), &player).expect("not interrupted");
+    let r = run_one(&suite, &containment(), &CaseKey::Seed(1), &player).expect("not interrupted");
     assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{r:?}");
     assert!(
         r.outcome.reason.contains("output over the limit"),

@@ -210,7 +210,7 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
         think: terminal.think,
         wall: start.elapsed(),
         cpu: Duration::ZERO,
-        max_rss_kb: 0,
+        max_memory_kb: 0,
         stderr: StderrTail::default(),
         player_hash: String::new(),
         warning: String::new(),

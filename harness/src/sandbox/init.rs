@@ -1,0 +1,262 @@
+//! The test's init: starts the player, reaps every process of the test as it ends, and at the
+//! end of the test kills and reaps all that is left, then reports the player's exit and the
+//! CPU time of the whole tree. In the namespace mode it is PID 1 of the test's PID namespace
+//! (so its end is the end of every process in it); in process mode it is the supervisor
+//! itself, a child subreaper to which escaped grandchildren are reparented.
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use super::cgroup::TestGroup;
+use super::spec::{Mode, Report, Spec, StartError};
+use super::supervisor::Command;
+use super::{sys, view};
+
+/// Time allowed to kill and reap what is left of a test.
+const REAP: Duration = Duration::from_secs(1);
+
+/// The init of a namespaced test: builds the player's view, runs the test, reports to the
+/// supervisor; never returns.
+pub fn namespace_init(spec: &Spec, stop: OwnedFd, report_pipe: OwnedFd) -> ! {
+    // Nobody in the test may trace the init or read its memory.
+    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
+    let report = match view::build(spec) {
+        Ok(()) => run(spec, &stop, None),
+        Err(e) => Report {
+            start_error: Some(StartError::Setup(format!("sandbox: {e}"))),
+            ..Report::default()
+        },
+    };
+    let mut line = serde_json::to_vec(&report).unwrap_or_default();
+    line.push(b'\n');
+    let _ = std::fs::File::from(report_pipe).write_all(&line);
+    // SAFETY: plain exit; the kernel then ends every process left in the namespace.
+    unsafe { libc::_exit(0) }
+}
+
+fn start_error(e: &std::io::Error, what: &str) -> StartError {
+    match e.raw_os_error() {
+        Some(libc::EAGAIN) | Some(libc::ENOMEM) => StartError::Refused(format!("{what}: {e}")),
+        _ => StartError::Setup(format!("{what}: {e}")),
+    }
+}
+
+/// Starts the player and supervises it until it ends or `stop` reads end of file.
+pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
+    let fail = |error: StartError| Report {
+        start_error: Some(error),
+        ..Report::default()
+    };
+    let command = match Command::new(spec) {
+        Ok(c) => c,
+        Err(e) => return fail(StartError::Exec(e.to_string())),
+    };
+    let sigchld = match sys::sigchld_fd() {
+        Ok(fd) => fd,
+        Err(e) => return fail(start_error(&e, "signalfd")),
+    };
+    let (err_r, err_w) = match sys::pipe() {
+        Ok(p) => p,
+        Err(e) => return fail(start_error(&e, "pipe")),
+    };
+    let player = match sys::fork_with(0) {
+        Ok(pid) => pid,
+        Err(e) => return fail(start_error(&e, "cannot start the player")),
+    };
+    if player == 0 {
+        drop(err_r);
+        start_player(spec, &command, err_w);
+    }
+    drop(err_w);
+    let mut report = Report::default();
+    let mut why = String::new();
+    let _ = std::fs::File::from(err_r).read_to_string(&mut why);
+    if let Some(rest) = why.strip_prefix("exec ") {
+        let errno: i32 = rest.trim().parse().unwrap_or(0);
+        let e = std::io::Error::from_raw_os_error(errno);
+        report.start_error = Some(match errno {
+            libc::EAGAIN | libc::ENOMEM => StartError::Refused(format!("exec: {e}")),
+            _ => StartError::Exec(e.to_string()),
+        });
+    } else if let Some(rest) = why.strip_prefix("setup ") {
+        report.start_error = Some(StartError::Setup(rest.trim().to_string()));
+    }
+    // Reap as processes end; stop at the player's own end or when told to.
+    'test: loop {
+        let ready = sys::poll_read(&[stop.as_raw_fd(), sigchld.as_raw_fd()], -1);
+        if ready & 2 != 0 {
+            let mut buf = [0u8; 128 * 8];
+            // SAFETY: drains the signalfd into a local buffer.
+            while unsafe { libc::read(sigchld.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0
+            {
+            }
+            while let Ok(Some(w)) = sys::wait(-1, false) {
+                if w.pid == player {
+                    report.exit = Some(w.exit);
+                    break 'test;
+                }
+            }
+        }
+        if ready & 1 != 0 {
+            break;
+        }
+    }
+    let leftover = end_all(spec.mode, player, group, &sigchld);
+    if !leftover.is_empty() {
+        report.notes.push(leftover);
+    }
+    let (cpu_us, max_rss_kb) = sys::children_usage();
+    report.cpu_us = cpu_us;
+    report.max_memory_kb = max_rss_kb;
+    report
+}
+
+/// In the player's process, after fork: drops to the player's ids and limits, keeps only
+/// descriptors 0, 1 and 2, and execs. Reports a failure on `err` and exits.
+fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
+    let fd = err.as_raw_fd();
+    let say = |text: String| {
+        // SAFETY: a write of a local buffer to our own pipe, then exit.
+        unsafe {
+            libc::write(fd, text.as_ptr().cast(), text.len());
+            libc::_exit(127)
+        }
+    };
+    sys::reset_signals();
+    // SAFETY: plain calls on the calling process.
+    unsafe { libc::setsid() };
+    if spec.mode == Mode::Namespaces {
+        let id = view::PLAYER_ID;
+        // SAFETY: plain id changes; setgroups may be refused to an unprivileged harness,
+        // whose player has no other groups to drop.
+        unsafe {
+            libc::setgroups(0, std::ptr::null());
+            if libc::setresgid(id, id, id) != 0 || libc::setresuid(id, id, id) != 0 {
+                say(format!(
+                    "setup cannot take the player's ids: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+    }
+    let mut limits = vec![];
+    if spec.address_space > 0 {
+        limits.push((libc::RLIMIT_AS, spec.address_space));
+    }
+    if spec.mode == Mode::Namespaces && spec.procs > 0 {
+        // Counted per user namespace: the test's own processes only.
+        limits.push((libc::RLIMIT_NPROC, spec.procs));
+    }
+    if spec.mode == Mode::Process && spec.disk > 0 {
+        limits.push((libc::RLIMIT_FSIZE, spec.disk));
+    }
+    for (resource, value) in limits {
+        if let Err(e) = sys::set_rlimit(resource, value) {
+            say(format!("setup {e}"));
+        }
+    }
+    if !spec.core_dumps {
+        if let Err(e) = sys::set_soft_rlimit(libc::RLIMIT_CORE, 0) {
+            say(format!("setup {e}"));
+        }
+    }
+    if let Err(e) = std::env::set_current_dir(&spec.cwd) {
+        say(format!("setup cannot enter {}: {e}", spec.cwd.display()));
+    }
+    let _ = sys::prctl(libc::PR_SET_NO_NEW_PRIVS, 1);
+    if spec.mode == Mode::Process {
+        let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    }
+    sys::close_from(3, Some(fd));
+    let e = sys::exec(&command.program, &command.argv, &command.env);
+    say(format!("exec {}", e.raw_os_error().unwrap_or(0)))
+}
+
+/// Kills and reaps every process of the test but the caller. Returns a note when some could
+/// not be reaped in time.
+fn end_all(
+    mode: Mode,
+    player: libc::pid_t,
+    group: Option<&TestGroup>,
+    sigchld: &OwnedFd,
+) -> String {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let deadline = Instant::now() + REAP;
+    loop {
+        match mode {
+            // PID 1 of the namespace: -1 is every other process in it.
+            Mode::Namespaces => sys::kill(-1, libc::SIGKILL),
+            Mode::Process => {
+                sys::kill(-player, libc::SIGKILL);
+                sys::kill(player, libc::SIGKILL);
+                for pid in group.map(|g| g.pids()).unwrap_or_default() {
+                    if pid != me {
+                        sys::kill(pid, libc::SIGKILL);
+                    }
+                }
+                for pid in children_of(me) {
+                    sys::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        while let Ok(Some(_)) = sys::wait(-1, false) {}
+        let none_left = match sys::wait(-1, false) {
+            Ok(None) => {
+                // ECHILD (no child at all) also reads as None: tell the two apart.
+                // SAFETY: waitid with WNOHANG|WEXITED|WNOWAIT only peeks.
+                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+                let ret = unsafe {
+                    libc::waitid(
+                        libc::P_ALL,
+                        0,
+                        &mut info,
+                        libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
+                    )
+                };
+                ret < 0
+            }
+            _ => false,
+        };
+        if none_left && group.is_none_or(|g| g.pids().iter().all(|&p| p == me)) {
+            return String::new();
+        }
+        if Instant::now() >= deadline {
+            return "some processes of the test could not be reaped in time".to_string();
+        }
+        sys::poll_read(&[sigchld.as_raw_fd()], 5);
+        let mut buf = [0u8; 128 * 8];
+        // SAFETY: drains the signalfd into a local buffer.
+        while unsafe { libc::read(sigchld.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+    }
+}
+
+/// The children of a process (escaped grandchildren are reparented to a subreaper).
+fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<libc::pid_t>().ok());
+        if ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}

@@ -1,0 +1,367 @@
+//! Containment of player programs: everything that touches the OS to start, limit, watch and
+//! end a player lives here (with the pipe and wait primitives of `crate::os`).
+//!
+//! Every test runs under a supervisor process, the harness's own binary started as
+//! `harness __sandbox` with posix_spawn (so the multi-threaded harness never forks). The
+//! supervisor ([`supervisor`]) makes the test's cgroup ([`cgroup`]), then either starts the
+//! test's init in fresh user, PID, mount, network, IPC, UTS and cgroup namespaces with a
+//! private file system view ([`view`], [`init`]) — the namespace mode — or, where namespaces
+//! cannot be had, becomes the init itself as a child subreaper — the process mode. Either
+//! way the player starts in a new session without a terminal, with a clean environment,
+//! only descriptors 0-2, its limits in force before its first instruction, and every process
+//! of the test is killed and reaped when the test ends. The harness talks to the player
+//! over the pipes directly; it only tells the supervisor when the test is over (end of file
+//! on the control pipe) and reads its [`spec::Report`].
+//!
+//! This module may start processes, make namespaces, mounts and cgroups; it never judges.
+
+pub mod cgroup;
+mod init;
+pub mod probe;
+pub mod spec;
+pub mod supervisor;
+mod sys;
+mod view;
+
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+
+pub use spec::{Bind, Mode, Report, Spec, StartError};
+pub use view::{HOME as BOX_HOME, WORK as BOX_WORK};
+
+/// The argument that makes the harness binary a supervisor.
+pub const SUPERVISOR_ARG: &str = "__sandbox";
+
+/// What the user asked for (`--sandbox`, `--cgroup`, and their scoring.toml keys).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Want {
+    /// Use it where the machine offers it; say so once when it does not.
+    #[default]
+    Auto,
+    /// Use it or stop with exit code 2 and the reason.
+    Require,
+    /// Do not use it.
+    Off,
+}
+
+/// How the tests of one run are contained, decided once at its start.
+#[derive(Debug)]
+pub struct Isolation {
+    pub mode: Mode,
+    pub cgroups: Option<cgroup::RunGroups>,
+    /// The empty folder new roots are built on (namespaces), and the run's scratch space.
+    scratch: tempfile::TempDir,
+    /// One line per thing the user should know (what is not contained, and why).
+    pub notes: Vec<String>,
+    outer: (u32, u32),
+    /// More host folders shown read-only to every player (`[harness] sandbox-bind`).
+    extra_binds: Vec<PathBuf>,
+}
+
+/// The start of a run cannot have what was required.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Unavailable(pub String);
+
+impl Isolation {
+    /// Decides the run's isolation: tries what `sandbox` and `cgroup` ask for, and records
+    /// why anything asked for with `auto` could not be had.
+    pub fn prepare(
+        sandbox: Want,
+        cgroup: Want,
+        extra_binds: &[PathBuf],
+    ) -> Result<Isolation, Unavailable> {
+        let scratch = tempfile::Builder::new()
+            .prefix("harness-run-")
+            .tempdir()
+            .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;
+        std::fs::create_dir(scratch.path().join("root"))
+            .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;
+        // SAFETY: plain getters.
+        let outer = unsafe { (libc::geteuid(), libc::getegid()) };
+        let mut isolation = Isolation {
+            mode: Mode::Process,
+            cgroups: None,
+            scratch,
+            notes: Vec::new(),
+            outer,
+            extra_binds: Vec::new(),
+        };
+        for path in extra_binds {
+            let abs = std::fs::canonicalize(path)
+                .map_err(|e| Unavailable(format!("sandbox-bind {}: {e}", path.display())))?;
+            isolation.extra_binds.push(abs);
+        }
+        if cgroup != Want::Off {
+            let tag = format!("harness-{}-{}", std::process::id(), unique());
+            match cgroup::RunGroups::create(&tag) {
+                Ok(groups) => isolation.cgroups = Some(groups),
+                Err(why) if cgroup == Want::Require => {
+                    return Err(Unavailable(format!("--cgroup require: no cgroup can be had: {why}")))
+                }
+                Err(why) => isolation.notes.push(format!(
+                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted (see `harness doctor`)"
+                )),
+            }
+        }
+        if sandbox != Want::Off {
+            match probe::try_namespaces(&isolation) {
+                Ok(()) => isolation.mode = Mode::Namespaces,
+                Err(why) if sandbox == Want::Require => {
+                    return Err(Unavailable(format!("--sandbox require: no namespaces: {why}")))
+                }
+                Err(why) => isolation.notes.push(format!(
+                    "no sandbox ({why}): players run in process mode and can see the file system, the network and other processes of your user, including the session's sockets (D-Bus, ssh-agent, X11); see `harness doctor`"
+                )),
+            }
+        } else {
+            isolation.notes.push(
+                "--sandbox off: players run in process mode and can see the file system, the network and other processes of your user, including the session's sockets (D-Bus, ssh-agent, X11)".to_string(),
+            );
+        }
+        Ok(isolation)
+    }
+
+    /// How the run was contained, for run.toml and the summary.
+    pub fn describe(&self) -> String {
+        let mode = match self.mode {
+            Mode::Namespaces => "namespaces",
+            Mode::Process => "process",
+        };
+        match &self.cgroups {
+            Some(g) => format!("{mode} + {}", g.describe()),
+            None => format!("{mode}, no cgroup"),
+        }
+    }
+
+    /// The run's scratch folder (program copies may live here).
+    pub fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    /// The program a player runs as the sandbox sees it. A program found by name on PATH
+    /// outside the system folders (a pyenv shim, ~/.local/bin) would not run there: the same
+    /// name is looked up again among the PATH entries the sandbox shows. Elsewhere, as is.
+    pub fn visible_program(&self, program: &Path, on_path: bool) -> PathBuf {
+        if self.mode != Mode::Namespaces || !on_path || self.visible(program) {
+            return program.to_path_buf();
+        }
+        let Some(name) = program.file_name() else {
+            return program.to_path_buf();
+        };
+        std::env::var_os("PATH")
+            .and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .filter(|dir| self.visible(dir))
+                    .map(|dir| dir.join(name))
+                    .find(|p| p.is_file())
+            })
+            .unwrap_or_else(|| program.to_path_buf())
+    }
+
+    fn visible(&self, path: &Path) -> bool {
+        view::visible_without_bind(path) || self.extra_binds.iter().any(|b| path.starts_with(b))
+    }
+
+    /// A spec for one test: `program` and `argv` as the player's command, `player_dir` its
+    /// folder (shown read-only), `env` its whole environment but HOME and TMPDIR (added
+    /// here), `work` a fresh host folder for process mode (unused with namespaces).
+    #[allow(clippy::too_many_arguments)]
+    pub fn spec(
+        &self,
+        program: &Path,
+        argv: Vec<String>,
+        player_dir: &Path,
+        mut env: Vec<(String, String)>,
+        work: Option<&Path>,
+        limits: &TestLimits,
+    ) -> Spec {
+        let (cwd, home, tmp) = match (self.mode, work) {
+            (Mode::Process, Some(w)) => (w.join("work"), w.join("home"), w.join("tmp")),
+            _ => (
+                PathBuf::from(view::WORK),
+                PathBuf::from(view::HOME),
+                PathBuf::from("/tmp"),
+            ),
+        };
+        env.push(("HOME".into(), home.display().to_string()));
+        env.push(("TMPDIR".into(), tmp.display().to_string()));
+        let mut binds: Vec<Bind> = self
+            .extra_binds
+            .iter()
+            .map(|path| Bind { path: path.clone() })
+            .collect();
+        binds.push(Bind {
+            path: player_dir.to_path_buf(),
+        });
+        if !program.starts_with(player_dir) {
+            binds.push(Bind {
+                path: program.to_path_buf(),
+            });
+        }
+        Spec {
+            mode: self.mode,
+            program: program.to_path_buf(),
+            argv,
+            env,
+            cwd,
+            binds,
+            root: self.scratch.path().join("root"),
+            memory: if self.cgroups.is_some() {
+                limits.memory
+            } else {
+                0
+            },
+            address_space: if self.cgroups.is_some() {
+                0
+            } else {
+                limits.memory
+            },
+            disk: limits.disk,
+            procs: limits.procs,
+            cgroups: self.cgroups.as_ref().map(|g| g.cgroups.clone()),
+            core_dumps: limits.core_dumps,
+            outer_uid: self.outer.0,
+            outer_gid: self.outer.1,
+        }
+    }
+}
+
+/// The containment limits of one test.
+#[derive(Clone, Copy, Debug)]
+pub struct TestLimits {
+    /// Bytes (0 = none).
+    pub memory: u64,
+    pub disk: u64,
+    pub procs: u64,
+    pub core_dumps: bool,
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A started test: the supervisor's pid, the player's pipes, and the supervisor's pipes.
+pub struct Launched {
+    pub pid: i32,
+    pub stdin: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    /// Closing it ends the test.
+    pub control: OwnedFd,
+    /// The report arrives here (one JSON line) once every process of the test is gone.
+    pub report: OwnedFd,
+}
+
+/// A descriptor numbered 5 or more (so the five dup2s of the spawn cannot clobber a source).
+fn high(fd: OwnedFd) -> std::io::Result<OwnedFd> {
+    if fd.as_raw_fd() >= 5 {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we own.
+    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 5) };
+    if new < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptor.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+/// Starts a supervisor for `spec` and hands it the spec.
+pub fn launch(spec: &Spec) -> std::io::Result<Launched> {
+    let (in_r, in_w) = sys::pipe()?;
+    let (out_r, out_w) = sys::pipe()?;
+    let (err_r, err_w) = sys::pipe()?;
+    let (ctl_r, ctl_w) = sys::pipe()?;
+    let (rep_r, rep_w) = sys::pipe()?;
+    let child_ends = [
+        high(in_r)?,
+        high(out_w)?,
+        high(err_w)?,
+        high(ctl_r)?,
+        high(rep_w)?,
+    ];
+    let pid = spawn_supervisor(&child_ends)?;
+    drop(child_ends);
+    let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    // The spec is a few KB at most: far below a pipe's capacity, so this never blocks.
+    let mut control = std::fs::File::from(ctl_w);
+    if let Err(e) = control.write_all(&line) {
+        sys::kill(pid, libc::SIGKILL);
+        let _ = sys::wait(pid, true);
+        return Err(e);
+    }
+    Ok(Launched {
+        pid,
+        stdin: in_w,
+        stdout: out_r,
+        stderr: err_r,
+        control: control.into(),
+        report: rep_r,
+    })
+}
+
+fn spawn_supervisor(fds: &[OwnedFd; 5]) -> std::io::Result<i32> {
+    let exe = c"/proc/self/exe";
+    let argv = [c"harness".as_ptr(), c"__sandbox".as_ptr(), std::ptr::null()];
+    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+    let mut pid: libc::pid_t = 0;
+    // SAFETY: the file actions and attributes are initialised, used and destroyed here; the
+    // argument and environment arrays are null-terminated and outlive the call.
+    unsafe {
+        let mut actions: libc::posix_spawn_file_actions_t = std::mem::zeroed();
+        let mut attr: libc::posix_spawnattr_t = std::mem::zeroed();
+        libc::posix_spawn_file_actions_init(&mut actions);
+        libc::posix_spawnattr_init(&mut attr);
+        for (target, fd) in fds.iter().enumerate() {
+            libc::posix_spawn_file_actions_adddup2(&mut actions, fd.as_raw_fd(), target as RawFd);
+        }
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        let mut defaults: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut defaults);
+        for sig in [libc::SIGPIPE, libc::SIGINT, libc::SIGTERM, libc::SIGCHLD] {
+            libc::sigaddset(&mut defaults, sig);
+        }
+        libc::posix_spawnattr_setsigmask(&mut attr, &empty);
+        libc::posix_spawnattr_setsigdefault(&mut attr, &defaults);
+        libc::posix_spawnattr_setflags(
+            &mut attr,
+            (libc::POSIX_SPAWN_SETSIGMASK | libc::POSIX_SPAWN_SETSIGDEF) as libc::c_short,
+        );
+        let ret = libc::posix_spawn(
+            &mut pid,
+            exe.as_ptr(),
+            &actions,
+            &attr,
+            argv.as_ptr() as *const *mut libc::c_char,
+            envp.as_ptr() as *const *mut libc::c_char,
+        );
+        libc::posix_spawn_file_actions_destroy(&mut actions);
+        libc::posix_spawnattr_destroy(&mut attr);
+        if ret != 0 {
+            return Err(std::io::Error::from_raw_os_error(ret));
+        }
+    }
+    Ok(pid)
+}
+
+/// Kills a supervisor (its init follows it: parent-death signal and end of its stop pipe).
+pub fn kill(pid: i32) {
+    sys::kill(pid, libc::SIGKILL);
+}

@@ -1,0 +1,167 @@
+//! What isolation this machine offers: the start of a run tries the namespace mode for real
+//! once ([`try_namespaces`]); `harness doctor` prints every check with how to enable what is
+//! missing ([`checks`]).
+
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use super::spec::{Mode, Report};
+use super::{sys, Isolation, TestLimits};
+
+/// Starts `true` in the namespace mode, as a real test would be; the error says what failed.
+pub fn try_namespaces(isolation: &Isolation) -> Result<(), String> {
+    let program = ["/usr/bin/true", "/bin/true"]
+        .into_iter()
+        .map(std::path::Path::new)
+        .find(|p| p.exists())
+        .ok_or("no /usr/bin/true to start")?;
+    let limits = TestLimits {
+        memory: 64 << 20,
+        disk: 1 << 20,
+        procs: 8,
+        core_dumps: false,
+    };
+    let mut spec = isolation.spec(
+        program,
+        vec!["true".into()],
+        std::path::Path::new("/usr/bin"),
+        vec![],
+        None,
+        &limits,
+    );
+    spec.mode = Mode::Namespaces;
+    let report = run_to_end(&spec, Duration::from_secs(10))?;
+    if let Some(e) = report.start_error {
+        return Err(match e {
+            super::StartError::Setup(s)
+            | super::StartError::Exec(s)
+            | super::StartError::Refused(s) => s,
+        });
+    }
+    match report.exit {
+        Some(super::spec::Exit::Code(0)) => Ok(()),
+        other => Err(format!("a test program ended with {other:?}")),
+    }
+}
+
+/// Runs a spec with no input until its report arrives.
+fn run_to_end(spec: &super::Spec, limit: Duration) -> Result<Report, String> {
+    let launched = super::launch(spec).map_err(|e| format!("cannot start a supervisor: {e}"))?;
+    drop(launched.stdin);
+    let deadline = Instant::now() + limit;
+    let mut text = Vec::new();
+    let mut buf = [0u8; 4096];
+    let fd = launched.report.as_raw_fd();
+    crate::os::set_nonblocking(std::os::fd::AsFd::as_fd(&launched.report)).ok();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            super::kill(launched.pid);
+            let _ = sys::wait(launched.pid, true);
+            return Err("the sandbox did not answer in time".into());
+        }
+        sys::poll_read(&[fd], left.as_millis().max(1) as i32);
+        match crate::os::read(std::os::fd::AsFd::as_fd(&launched.report), &mut buf) {
+            Ok(Some(0)) | Err(_) => break,
+            Ok(Some(n)) => text.extend_from_slice(&buf[..n]),
+            Ok(None) => {}
+        }
+    }
+    drop(launched.control);
+    let _ = sys::wait(launched.pid, true);
+    let mut rest = String::new();
+    let _ = std::fs::File::from(launched.report).read_to_string(&mut rest);
+    serde_json::from_slice(&text).map_err(|e| format!("no report from the sandbox: {e}"))
+}
+
+/// One line of `harness doctor`.
+pub struct Check {
+    pub what: &'static str,
+    pub ok: bool,
+    pub detail: String,
+    /// How to get it, when it is missing.
+    pub fix: &'static str,
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// The landlock ABI version the kernel offers (0: none).
+pub fn landlock_abi() -> i64 {
+    // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only asks.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    ret.max(0)
+}
+
+/// Every check `harness doctor` prints.
+pub fn checks() -> Vec<Check> {
+    let mut out = Vec::new();
+    let max_userns = read("/proc/sys/user/max_user_namespaces").unwrap_or_default();
+    let clone_ok = read("/proc/sys/kernel/unprivileged_userns_clone");
+    let apparmor = read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+    out.push(Check {
+        what: "user namespaces",
+        ok: max_userns != "0" && clone_ok.as_deref() != Some("0") && apparmor.as_deref() != Some("1"),
+        detail: format!(
+            "max_user_namespaces = {max_userns}{}{}",
+            clone_ok.map(|v| format!(", unprivileged_userns_clone = {v}")).unwrap_or_default(),
+            apparmor
+                .map(|v| format!(", apparmor_restrict_unprivileged_userns = {v}"))
+                .unwrap_or_default()
+        ),
+        fix: "sysctl user.max_user_namespaces=15000; on Ubuntu 24.04+ sysctl kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile allowing userns for the harness); in Docker, run with --security-opt seccomp=unconfined or use --sandbox off",
+    });
+    for (what, path) in [
+        ("PID namespaces", "/proc/self/ns/pid"),
+        ("network namespaces", "/proc/self/ns/net"),
+        ("mount namespaces", "/proc/self/ns/mnt"),
+        ("cgroup namespaces", "/proc/self/ns/cgroup"),
+    ] {
+        out.push(Check {
+            what,
+            ok: std::path::Path::new(path).exists(),
+            detail: path.to_string(),
+            fix: "a kernel built with CONFIG_*_NS (every mainstream distribution's is)",
+        });
+    }
+    let abi = landlock_abi();
+    out.push(Check {
+        what: "landlock",
+        ok: abi > 0,
+        detail: format!("ABI {abi} (not used by this version: the mount namespace already hides the file system)"),
+        fix: "boot with lsm=...,landlock (kernel 5.13+)",
+    });
+    let pidfd = crate::os::pid_fd(std::process::id() as i32).is_some();
+    out.push(Check {
+        what: "pidfd",
+        ok: pidfd,
+        detail: if pidfd {
+            "pidfd_open works".into()
+        } else {
+            "pidfd_open failed".into()
+        },
+        fix: "Linux 5.3 or later",
+    });
+    let tiocsti = read("/proc/sys/dev/tty/legacy_tiocsti");
+    out.push(Check {
+        what: "terminal injection (TIOCSTI)",
+        ok: true,
+        detail: format!(
+            "legacy_tiocsti = {}: players never have a controlling terminal, so it cannot reach yours",
+            tiocsti.unwrap_or_else(|| "absent".into())
+        ),
+        fix: "",
+    });
+    out
+}

@@ -1,0 +1,110 @@
+//! What the harness asks a sandbox for ([`Spec`], sent to the supervisor process as one JSON
+//! line) and what the supervisor answers when the test is over ([`Report`]). Plain data: the
+//! two sides of the pipe share these types and nothing else.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// How a test is contained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Fresh user, PID, mount, network, IPC, UTS and cgroup namespaces; a private file
+    /// system view.
+    Namespaces,
+    /// No namespaces: a new session, a clean environment, limits before exec and a child
+    /// subreaper that finds and kills the whole process tree.
+    Process,
+}
+
+/// Where a test's cgroups are made, when there are any.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cgroups {
+    /// cgroup v1: the run's folders in the `memory` and `pids` hierarchies.
+    V1 { memory: PathBuf, pids: PathBuf },
+    /// cgroup v2: the run's folder (with `memory` and `pids` enabled for its children).
+    V2 { run: PathBuf },
+}
+
+/// One read-only view of a host path inside the sandbox, at the same path.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bind {
+    pub path: PathBuf,
+}
+
+/// Everything the supervisor needs to start one player.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Spec {
+    pub mode: Mode,
+    /// The program, as a path valid inside the sandbox (and on the host: views keep paths).
+    pub program: PathBuf,
+    /// argv, the program's name first.
+    pub argv: Vec<String>,
+    /// The player's whole environment.
+    pub env: Vec<(String, String)>,
+    /// Namespaces: the working directory inside the sandbox. Process mode: the host folder
+    /// made for this test.
+    pub cwd: PathBuf,
+    /// Read-only views (the player's folder, its program); namespaces only.
+    pub binds: Vec<Bind>,
+    /// An empty host folder to build the new root on (namespaces only).
+    pub root: PathBuf,
+    /// Bytes of memory for the whole test (cgroup), 0 = none.
+    pub memory: u64,
+    /// Address-space limit per process when there is no cgroup (RLIMIT_AS), 0 = none.
+    pub address_space: u64,
+    /// Bytes of the test's writable space (tmpfs size; RLIMIT_FSIZE in process mode).
+    pub disk: u64,
+    /// Processes and threads of the test at once, 0 = none.
+    pub procs: u64,
+    pub cgroups: Option<Cgroups>,
+    /// Leave RLIMIT_CORE as the harness had it (`--core-dumps`).
+    pub core_dumps: bool,
+    /// Namespaces: the host uid and gid the player runs as (the harness's own).
+    pub outer_uid: u32,
+    pub outer_gid: u32,
+}
+
+/// How the player process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// Why the player never ran.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartError {
+    /// The machine refused (EAGAIN, ENOMEM: out of processes or memory): not the player's
+    /// fault; retried, then ERR.
+    Refused(String),
+    /// exec failed (no such file, not executable, bad format): the player's fault.
+    Exec(String),
+    /// The sandbox could not be set up: the harness's fault.
+    Setup(String),
+}
+
+/// The supervisor's answer, written once the test's processes are all gone.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Report {
+    /// The player's own exit (None: it was killed with the test, or never started).
+    pub exit: Option<Exit>,
+    pub start_error: Option<StartError>,
+    /// CPU time of every process of the test that was reaped (user + system), microseconds.
+    pub cpu_us: u64,
+    /// Peak memory of the test in KiB: the cgroup's peak where there is one, else the
+    /// largest peak RSS of the test's processes.
+    pub max_memory_kb: u64,
+    /// The memory cgroup's limit was hit and the kernel killed a process for it.
+    pub oom_killed: bool,
+    /// The memory cgroup refused memory at least once (allocations failed or were reclaimed).
+    pub memory_limit_hit: bool,
+    /// The pids cgroup refused a fork.
+    pub procs_limit_hit: bool,
+    /// Harness-side notes (a cgroup that could not be removed...), for the log.
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,268 @@
+//! The supervisor: the process the harness starts for every test (`harness __sandbox`, the
+//! harness's own binary). It reads the test's [`Spec`], makes the test's cgroup, starts the
+//! test's init in fresh namespaces (or, in process mode, becomes the init itself), and when
+//! the harness closes the control pipe, or the player is gone, ends every process of the
+//! test, removes the cgroup and writes its [`Report`]. It is single-threaded, so it may fork
+//! and run Rust code in the child.
+//!
+//! Descriptors on entry: 0, 1, 2 the player's pipes; 3 the control pipe (the spec as one JSON
+//! line, then end of file when the test is over or the harness is gone); 4 the report pipe.
+//! Nothing else, and an empty environment.
+
+use std::ffi::CString;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use super::cgroup::TestGroup;
+use super::spec::{Exit, Mode, Report, Spec, StartError};
+use super::{sys, view};
+
+const CONTROL: RawFd = 3;
+const REPORT: RawFd = 4;
+
+/// How long the init gets to end the test's processes before it is killed itself.
+const TEARDOWN: Duration = Duration::from_secs(1);
+
+/// Runs the supervisor; never returns.
+pub fn main() -> ! {
+    sys::close_from(5, None);
+    // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
+    let mut report_pipe = unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        std::fs::File::from_raw_fd(REPORT)
+    };
+    let report = match read_spec() {
+        Ok(spec) => supervise(&spec),
+        Err(e) => Report {
+            start_error: Some(StartError::Setup(format!(
+                "cannot read the test's spec: {e}"
+            ))),
+            ..Report::default()
+        },
+    };
+    let mut line = serde_json::to_vec(&report).unwrap_or_default();
+    line.push(b'\n');
+    let _ = report_pipe.write_all(&line);
+    std::process::exit(0);
+}
+
+fn read_spec() -> std::io::Result<Spec> {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: reads into a local buffer from descriptor 3.
+        let n = unsafe { libc::read(CONTROL, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n as usize]);
+        if bytes.ends_with(b"\n") {
+            break;
+        }
+    }
+    serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+}
+
+fn refused_or_setup(e: &std::io::Error, what: &str) -> StartError {
+    match e.raw_os_error() {
+        Some(libc::EAGAIN) | Some(libc::ENOMEM) => StartError::Refused(format!("{what}: {e}")),
+        _ => StartError::Setup(format!("{what}: {e}")),
+    }
+}
+
+fn supervise(spec: &Spec) -> Report {
+    // SAFETY: plain calls on the calling process.
+    unsafe { libc::setsid() };
+    // A player of the same user must not trace or read the supervisor.
+    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
+    let group = match &spec.cgroups {
+        None => None,
+        Some(cgroups) => {
+            // SAFETY: getpid has no preconditions.
+            let name = format!("t{}", unsafe { libc::getpid() });
+            match TestGroup::create(cgroups, &name, spec.memory, spec.procs.saturating_add(2))
+                .and_then(|g| g.join().map(|_| g))
+            {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    return Report {
+                        start_error: Some(StartError::Setup(format!("cgroup: {e}"))),
+                        ..Report::default()
+                    }
+                }
+            }
+        }
+    };
+    let mut report = match spec.mode {
+        Mode::Process => {
+            let _ = sys::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+            // SAFETY: descriptor 3 is the control pipe.
+            let stop = unsafe { OwnedFd::from_raw_fd(CONTROL) };
+            super::init::run(spec, &stop, group.as_ref())
+        }
+        Mode::Namespaces => namespaces(spec),
+    };
+    if let Some(group) = group {
+        let (peak_kb, oom, hit, procs_hit) = group.stats();
+        report.max_memory_kb = peak_kb;
+        report.oom_killed = oom;
+        report.memory_limit_hit = hit;
+        report.procs_limit_hit = procs_hit;
+        group.leave(None);
+        report.notes.extend(group.remove());
+    }
+    report
+}
+
+/// Starts the test's init in fresh namespaces, waits for the end of the test, and returns
+/// what the init reported.
+fn namespaces(spec: &Spec) -> Report {
+    let setup = |e: std::io::Error, what: &str| Report {
+        start_error: Some(refused_or_setup(&e, what)),
+        ..Report::default()
+    };
+    let pipes = (|| Ok::<_, std::io::Error>((sys::pipe()?, sys::pipe()?, sys::pipe()?)))();
+    let ((stop_r, stop_w), (report_r, report_w), (go_r, go_w)) = match pipes {
+        Ok(p) => p,
+        Err(e) => return setup(e, "pipe"),
+    };
+    let flags = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_NEWCGROUP;
+    let pid = match sys::fork_with(flags) {
+        Ok(pid) => pid,
+        Err(e) => return setup(e, "cannot make the test's namespaces"),
+    };
+    if pid == 0 {
+        drop((stop_w, report_r, go_w));
+        let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        // Wait until the supervisor has written our id maps.
+        let mut byte = [0u8; 1];
+        let go = std::fs::File::from(go_r).read(&mut byte);
+        if go.ok() != Some(1) {
+            // SAFETY: plain exit of a forked child.
+            unsafe { libc::_exit(1) };
+        }
+        super::init::namespace_init(spec, stop_r, report_w);
+    }
+    drop((stop_r, report_w, go_r));
+    if let Err(e) = write_id_maps(pid, spec) {
+        sys::kill(pid, libc::SIGKILL);
+        let _ = sys::wait(pid, true);
+        return setup(e, "cannot map the test's user ids");
+    }
+    let _ = std::fs::File::from(go_w).write_all(b"!");
+    let exited = crate::os::pid_fd(pid);
+    // Wait for the end of the test: the harness closes the control pipe, or the init exits.
+    let mut fds = vec![CONTROL];
+    if let Some(fd) = &exited {
+        fds.push(fd.as_raw_fd());
+    }
+    loop {
+        let ready = sys::poll_read(&fds, if exited.is_some() { -1 } else { 50 });
+        if ready & 1 != 0 {
+            break;
+        }
+        if ready & 2 != 0 {
+            break;
+        }
+        if exited.is_none() && sys::wait(pid, false).ok().flatten().is_some() {
+            return init_report(report_r, None);
+        }
+    }
+    // Ask the init to end the test (end of file on its stop pipe), then insist.
+    drop(stop_w);
+    let deadline = Instant::now() + TEARDOWN;
+    loop {
+        if let Ok(Some(w)) = sys::wait(pid, false) {
+            return init_report(report_r, Some(w.exit));
+        }
+        if Instant::now() >= deadline {
+            sys::kill(pid, libc::SIGKILL);
+            let waited = sys::wait(pid, true).ok().flatten();
+            let mut report = init_report(report_r, waited.map(|w| w.exit));
+            report
+                .notes
+                .push("the test's init did not end in time and was killed".into());
+            return report;
+        }
+        if let Some(fd) = &exited {
+            sys::poll_read(&[fd.as_raw_fd()], 10);
+        } else {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// The init's report, or what can be said without one.
+fn init_report(pipe: OwnedFd, init_exit: Option<Exit>) -> Report {
+    let mut text = String::new();
+    let _ = std::fs::File::from(pipe).read_to_string(&mut text);
+    serde_json::from_str(text.trim()).unwrap_or_else(|_| Report {
+        notes: vec![format!(
+            "the test's init ended without a report ({init_exit:?})"
+        )],
+        ..Report::default()
+    })
+}
+
+/// Maps the player's id inside (1000) to the harness's own user outside. Capabilities end
+/// at the player's exec (it is not root inside); a root harness keeps the right to drop the
+/// player's supplementary groups, an unprivileged one must deny `setgroups`.
+fn write_id_maps(pid: libc::pid_t, spec: &Spec) -> std::io::Result<()> {
+    let proc_dir = format!("/proc/{pid}");
+    let inner = view::PLAYER_ID;
+    // SAFETY: plain getter.
+    if unsafe { libc::geteuid() } != 0 {
+        sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
+    }
+    sys::write_file(
+        &format!("{proc_dir}/uid_map"),
+        &format!("{inner} {} 1\n", spec.outer_uid),
+    )?;
+    sys::write_file(
+        &format!("{proc_dir}/gid_map"),
+        &format!("{inner} {} 1\n", spec.outer_gid),
+    )
+}
+
+/// The program, arguments and environment as C strings, made before any fork.
+pub(crate) struct Command {
+    pub program: CString,
+    pub argv: Vec<CString>,
+    pub env: Vec<CString>,
+}
+
+impl Command {
+    pub fn new(spec: &Spec) -> std::io::Result<Command> {
+        let c = |s: &str| {
+            CString::new(s).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a NUL byte in the command",
+                )
+            })
+        };
+        Ok(Command {
+            program: sys::cstr(&spec.program)?,
+            argv: spec.argv.iter().map(|a| c(a)).collect::<Result<_, _>>()?,
+            env: spec
+                .env
+                .iter()
+                .map(|(k, v)| c(&format!("{k}={v}")))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}

@@ -1,0 +1,359 @@
+//! Thin wrappers over the Linux system calls the sandbox needs (clone with namespaces, mounts,
+//! ids, limits, waiting and killing). Each turns a failure into an `io::Error` that names the
+//! call; nothing here decides policy.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+pub(crate) fn check(ret: libc::c_long, what: &str) -> io::Result<libc::c_long> {
+    if ret < 0 {
+        let e = io::Error::last_os_error();
+        Err(io::Error::new(e.kind(), format!("{what}: {e}")))
+    } else {
+        Ok(ret)
+    }
+}
+
+pub(crate) fn cstr(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte"))
+}
+
+/// A pipe whose both ends are close-on-exec.
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors that we then own.
+    check(
+        unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } as _,
+        "pipe2",
+    )?;
+    // SAFETY: fresh descriptors owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `clone` like `fork`, with namespace flags: returns 0 in the child and the child's pid in
+/// the parent. Only for single-threaded callers (the supervisor).
+pub(crate) fn fork_with(flags: libc::c_int) -> io::Result<libc::pid_t> {
+    // SAFETY: the raw clone syscall without CLONE_VM and without a new stack behaves as
+    // fork; the caller is single-threaded, so the child may go on running Rust code.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (flags | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        )
+    };
+    check(ret, "clone").map(|p| p as libc::pid_t)
+}
+
+pub(crate) fn write_file(path: &str, text: &str) -> io::Result<()> {
+    std::fs::write(path, text).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
+}
+
+pub(crate) fn mount(
+    source: Option<&Path>,
+    target: &Path,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> io::Result<()> {
+    let source = source.map(cstr).transpose()?;
+    let target_c = cstr(target)?;
+    let fstype = fstype.map(|s| CString::new(s).expect("no NUL"));
+    let data = data.map(|s| CString::new(s).expect("no NUL"));
+    // SAFETY: every pointer is a valid C string or null, for the call.
+    let ret = unsafe {
+        libc::mount(
+            source.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+            target_c.as_ptr(),
+            fstype.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+            flags,
+            data.as_ref()
+                .map_or(std::ptr::null(), |s| s.as_ptr().cast()),
+        )
+    };
+    check(ret as _, &format!("mount {}", target.display())).map(|_| ())
+}
+
+/// The flags of the mount a path is on (`ST_*` of statvfs), to keep locked ones on remount.
+pub(crate) fn mount_flags(path: &Path) -> io::Result<libc::c_ulong> {
+    let c = cstr(path)?;
+    // SAFETY: statvfs is plain data filled by the call.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: valid C string and pointer to a local.
+    check(
+        unsafe { libc::statvfs(c.as_ptr(), &mut st) } as _,
+        "statvfs",
+    )?;
+    let mut flags = 0;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if st.f_flag & st_flag != 0 {
+            flags |= ms_flag;
+        }
+    }
+    Ok(flags)
+}
+
+/// Makes the current directory the root (`pivot_root(".", ".")`) and drops the old one.
+pub(crate) fn pivot_here() -> io::Result<()> {
+    let dot = c".";
+    // SAFETY: valid C strings.
+    check(
+        unsafe { libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), dot.as_ptr()) },
+        "pivot_root",
+    )?;
+    // SAFETY: valid C string.
+    check(
+        unsafe { libc::umount2(dot.as_ptr(), libc::MNT_DETACH) } as _,
+        "umount old root",
+    )?;
+    std::env::set_current_dir("/")
+}
+
+pub(crate) fn set_hostname(name: &str) -> io::Result<()> {
+    // SAFETY: pointer and length of a live str.
+    check(
+        unsafe { libc::sethostname(name.as_ptr().cast(), name.len()) } as _,
+        "sethostname",
+    )
+    .map(|_| ())
+}
+
+/// Brings the loopback interface of the current network namespace up.
+pub(crate) fn loopback_up() -> io::Result<()> {
+    // SAFETY: a socket we close below; ifreq is plain data.
+    unsafe {
+        let sock = check(
+            libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) as _,
+            "socket",
+        )? as RawFd;
+        let sock = OwnedFd::from_raw_fd(sock);
+        let mut req: libc::ifreq = std::mem::zeroed();
+        for (i, b) in b"lo".iter().enumerate() {
+            req.ifr_name[i] = *b as libc::c_char;
+        }
+        use std::os::fd::AsRawFd;
+        check(
+            libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut req) as _,
+            "SIOCGIFFLAGS",
+        )?;
+        req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+        check(
+            libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &req) as _,
+            "SIOCSIFFLAGS",
+        )?;
+    }
+    Ok(())
+}
+
+pub(crate) fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+    let lim = libc::rlimit {
+        rlim_cur: value as libc::rlim_t,
+        rlim_max: value as libc::rlim_t,
+    };
+    // SAFETY: pointer to a local.
+    check(unsafe { libc::setrlimit(resource, &lim) } as _, "setrlimit").map(|_| ())
+}
+
+/// Lowers only the soft limit (the hard one stays, so a debugger can raise it again).
+pub(crate) fn set_soft_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+    // SAFETY: rlimit is plain data, filled then passed back.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        check(libc::getrlimit(resource, &mut lim) as _, "getrlimit")?;
+        lim.rlim_cur = (value as libc::rlim_t).min(lim.rlim_max);
+        check(libc::setrlimit(resource, &lim) as _, "setrlimit").map(|_| ())
+    }
+}
+
+pub(crate) fn prctl(option: libc::c_int, arg: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: prctl with integer arguments.
+    check(
+        unsafe {
+            libc::prctl(
+                option,
+                arg,
+                0 as libc::c_ulong,
+                0 as libc::c_ulong,
+                0 as libc::c_ulong,
+            )
+        } as _,
+        "prctl",
+    )
+    .map(|_| ())
+}
+
+/// Closes every descriptor from `first` up, but `keep`.
+pub(crate) fn close_from(first: RawFd, keep: Option<RawFd>) {
+    let close = |lo: RawFd, hi: libc::c_uint| {
+        if lo as libc::c_uint > hi {
+            return;
+        }
+        // SAFETY: closes descriptors by number; nothing else refers to them afterwards.
+        let ret = unsafe { libc::syscall(libc::SYS_close_range, lo as libc::c_uint, hi, 0) };
+        if ret < 0 {
+            // Kernels before 5.9: close them one by one.
+            for fd in lo..(hi.min(65535) as RawFd + 1) {
+                // SAFETY: as above.
+                unsafe { libc::close(fd) };
+            }
+        }
+    };
+    match keep {
+        Some(k) if k >= first => {
+            close(first, (k - 1) as libc::c_uint);
+            close(k + 1, libc::c_uint::MAX);
+        }
+        _ => close(first, libc::c_uint::MAX),
+    }
+}
+
+/// `execve`; returns only on failure.
+pub(crate) fn exec(program: &CStr, argv: &[CString], env: &[CString]) -> io::Error {
+    let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_p.push(std::ptr::null());
+    let mut env_p: Vec<*const libc::c_char> = env.iter().map(|a| a.as_ptr()).collect();
+    env_p.push(std::ptr::null());
+    // SAFETY: null-terminated arrays of valid C strings, alive for the call.
+    unsafe { libc::execve(program.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
+    io::Error::last_os_error()
+}
+
+pub(crate) fn kill(pid: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: plain syscall.
+    unsafe { libc::kill(pid, signal) };
+}
+
+/// What `wait4` tells of an ended child.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waited {
+    pub pid: libc::pid_t,
+    pub exit: super::spec::Exit,
+}
+
+/// `wait4(pid)`: `Ok(None)` when nothing is ready (`block = false`) or no child is left.
+pub(crate) fn wait(pid: libc::pid_t, block: bool) -> io::Result<Option<Waited>> {
+    let mut status = 0;
+    // SAFETY: rusage is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: pointers to locals.
+        let ret = unsafe {
+            libc::wait4(
+                pid,
+                &mut status,
+                if block { 0 } else { libc::WNOHANG } | libc::__WALL,
+                &mut usage,
+            )
+        };
+        if ret == 0 {
+            return Ok(None);
+        }
+        if ret < 0 {
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::ECHILD) => return Ok(None),
+                _ => return Err(e),
+            }
+        }
+        let exit = if libc::WIFSIGNALED(status) {
+            super::spec::Exit::Signal(libc::WTERMSIG(status))
+        } else {
+            super::spec::Exit::Code(libc::WEXITSTATUS(status))
+        };
+        return Ok(Some(Waited { pid: ret, exit }));
+    }
+}
+
+fn cpu_us(u: &libc::rusage) -> u64 {
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    us(u.ru_utime) + us(u.ru_stime)
+}
+
+/// CPU time and the largest peak RSS of every child reaped so far.
+pub(crate) fn children_usage() -> (u64, u64) {
+    // SAFETY: rusage is plain data filled by the call.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pointer to a local.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    (cpu_us(&usage), usage.ru_maxrss as u64)
+}
+
+/// Blocks SIGCHLD and returns a descriptor that reads when a child changes state.
+pub(crate) fn sigchld_fd() -> io::Result<OwnedFd> {
+    // SAFETY: sigset_t is plain data set up by sigemptyset/sigaddset.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        check(
+            libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) as _,
+            "sigprocmask",
+        )?;
+        let fd = check(
+            libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK) as _,
+            "signalfd",
+        )?;
+        Ok(OwnedFd::from_raw_fd(fd as RawFd))
+    }
+}
+
+/// Unblocks every signal and resets the usual ones to their default action (before exec).
+pub(crate) fn reset_signals() {
+    // SAFETY: sigset_t is plain data; signal() with SIG_DFL.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        for sig in [
+            libc::SIGPIPE,
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGCHLD,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+            libc::SIGXFSZ,
+        ] {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
+}
+
+/// Waits until one of the descriptors is readable or `timeout_ms` passes (-1: no limit).
+/// Returns a bit per descriptor.
+pub(crate) fn poll_read(fds: &[RawFd], timeout_ms: i32) -> u32 {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    loop {
+        // SAFETY: valid array for its length.
+        let n = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
+        if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return p
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.revents != 0)
+            .fold(0, |set, (i, _)| set | 1 << i);
+    }
+}

@@ -1,0 +1,275 @@
+//! The file system a sandboxed player sees, built inside the test's own mount namespace: a
+//! fresh tmpfs root holding read-only views of the system folders and of the player's own
+//! files, a private /proc, a minimal /dev, and one size-capped tmpfs for everything the
+//! player may write (its working folder, HOME, /tmp, /var/tmp, /dev/shm). Runs in the
+//! test's init process, which holds every capability of the test's user namespace until the
+//! player is started; nothing here runs in the harness.
+
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::spec::Spec;
+use super::sys;
+
+/// Read-only system folders (a symlink, as on merged-/usr systems, is recreated as such).
+const SYSTEM: [&str; 8] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/opt",
+];
+
+/// Entries of /etc a program may need (the loader's cache, `alternatives` behind `java`,
+/// time zone, host names); the rest of the host's /etc stays hidden.
+const ETC: [&str; 10] = [
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "nsswitch.conf",
+    "hosts",
+    "host.conf",
+    "mime.types",
+];
+
+/// /etc entries kept by prefix (language runtimes' own configuration).
+const ETC_PREFIXES: [&str; 3] = ["java", "python", "perl"];
+
+/// The player's writable space, and where it is seen.
+pub const BOX: &str = "/box";
+pub const WORK: &str = "/box/work";
+pub const HOME: &str = "/box/home";
+
+/// Inside uid and gid of the player.
+pub const PLAYER_ID: u32 = 1000;
+
+/// The system folders a path may already be visible through.
+pub fn visible_without_bind(path: &Path) -> bool {
+    SYSTEM.iter().any(|s| path.starts_with(s))
+}
+
+fn ro_flags(source: &Path) -> libc::c_ulong {
+    // A remount in a user namespace must keep the flags the original mount locked.
+    libc::MS_BIND
+        | libc::MS_REMOUNT
+        | libc::MS_RDONLY
+        | libc::MS_NOSUID
+        | libc::MS_NODEV
+        | sys::mount_flags(source).unwrap_or(0)
+}
+
+/// Shows `source` read-only at `target` (made as an empty file or folder first).
+fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(source)?;
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    if meta.is_dir() {
+        std::fs::create_dir_all(target)?;
+    } else if !target.exists() {
+        std::fs::write(target, b"")?;
+    }
+    sys::mount(
+        Some(source),
+        target,
+        None,
+        libc::MS_BIND | libc::MS_REC,
+        None,
+    )?;
+    sys::mount(None, target, None, ro_flags(source), None)
+}
+
+/// Recreates a symlink, or shows the target read-only.
+fn mirror(source: &Path, target: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(source) {
+        Err(_) => Ok(()),
+        Ok(m) if m.file_type().is_symlink() => {
+            let link = std::fs::read_link(source)?;
+            std::os::unix::fs::symlink(link, target)
+        }
+        Ok(_) => bind_ro(source, target),
+    }
+}
+
+fn inside(root: &Path, path: &Path) -> PathBuf {
+    root.join(path.strip_prefix("/").unwrap_or(path))
+}
+
+fn chown_player(path: &Path) -> io::Result<()> {
+    std::os::unix::fs::chown(path, Some(PLAYER_ID), Some(PLAYER_ID))
+}
+
+/// Builds the view on `spec.root` and makes it the root. Must run in fresh user, mount and
+/// PID namespaces, as their first process.
+pub fn build(spec: &Spec) -> io::Result<()> {
+    let step = std::cell::Cell::new("start");
+    build_steps(spec, &step).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
+}
+
+fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<()> {
+    let root = spec.root.as_path();
+    sys::mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    )?;
+    sys::mount(
+        Some(Path::new("tmpfs")),
+        root,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some("size=4m,mode=755"),
+    )?;
+    step.set("system folders");
+    for dir in SYSTEM {
+        mirror(Path::new(dir), &inside(root, Path::new(dir)))?;
+    }
+    step.set("etc");
+    let etc = root.join("etc");
+    std::fs::create_dir(&etc)?;
+    if let Ok(entries) = std::fs::read_dir("/etc") {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if ETC.contains(&name.as_str()) || ETC_PREFIXES.iter().any(|p| name.starts_with(p)) {
+                mirror(&entry.path(), &etc.join(&name))?;
+            }
+        }
+    }
+    std::fs::write(
+        etc.join("passwd"),
+        format!("player:x:{PLAYER_ID}:{PLAYER_ID}:player:{HOME}:/bin/sh\n"),
+    )?;
+    std::fs::write(etc.join("group"), format!("player:x:{PLAYER_ID}:\n"))?;
+    std::fs::write(etc.join("hostname"), "sandbox\n")?;
+
+    step.set("box");
+    // The writable space: one tmpfs of the test's disk size.
+    let boxed = inside(root, Path::new(BOX));
+    std::fs::create_dir_all(&boxed)?;
+    let disk = spec.disk.max(1 << 20);
+    sys::mount(
+        Some(Path::new("tmpfs")),
+        &boxed,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&format!(
+            "size={disk},nr_inodes={},mode=755",
+            (disk / 4096).clamp(1024, 1 << 20)
+        )),
+    )?;
+    chown_player(&boxed)?;
+    for (name, mode) in [
+        ("work", 0o755),
+        ("home", 0o755),
+        ("tmp", 0o1777),
+        ("shm", 0o1777),
+    ] {
+        let dir = boxed.join(name);
+        std::fs::create_dir(&dir)?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode))?;
+        chown_player(&dir)?;
+    }
+    for (from, to) in [("tmp", "tmp"), ("tmp", "var/tmp")] {
+        let target = root.join(to);
+        std::fs::create_dir_all(&target)?;
+        sys::mount(Some(&boxed.join(from)), &target, None, libc::MS_BIND, None)?;
+    }
+
+    step.set("dev");
+    // /dev: the harmless devices only, and the private /dev/shm.
+    let dev = root.join("dev");
+    std::fs::create_dir(&dev)?;
+    sys::mount(
+        Some(Path::new("tmpfs")),
+        &dev,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some("size=64k,mode=755"),
+    )?;
+    for name in ["null", "zero", "full", "random", "urandom"] {
+        let target = dev.join(name);
+        std::fs::write(&target, b"")?;
+        sys::mount(
+            Some(&Path::new("/dev").join(name)),
+            &target,
+            None,
+            libc::MS_BIND,
+            None,
+        )?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, dev.join(name))?;
+    }
+    let shm = dev.join("shm");
+    std::fs::create_dir(&shm)?;
+    sys::mount(Some(&boxed.join("shm")), &shm, None, libc::MS_BIND, None)?;
+    sys::mount(
+        None,
+        &dev,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
+        None,
+    )?;
+
+    step.set("binds");
+    // The player's own files, read-only, at their host paths.
+    for bind in &spec.binds {
+        if !visible_without_bind(&bind.path) {
+            bind_ro(&bind.path, &inside(root, &bind.path))?;
+        }
+    }
+
+    step.set("proc");
+    // A /proc of the test's own PID namespace. No user namespace can be made inside (so no
+    // mounts of the player's own), and the kernel's knobs are read-only.
+    let proc_dir = root.join("proc");
+    std::fs::create_dir(&proc_dir)?;
+    sys::mount(
+        Some(Path::new("proc")),
+        &proc_dir,
+        Some("proc"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+    )?;
+    sys::write_file(
+        &proc_dir
+            .join("sys/user/max_user_namespaces")
+            .display()
+            .to_string(),
+        "0",
+    )?;
+    let sysctl = proc_dir.join("sys");
+    sys::mount(
+        Some(&sysctl),
+        &sysctl,
+        None,
+        libc::MS_BIND | libc::MS_REC,
+        None,
+    )?;
+    sys::mount(None, &sysctl, None, ro_flags(&sysctl), None)?;
+    let trigger = proc_dir.join("sysrq-trigger");
+    if trigger.exists() {
+        sys::mount(Some(&dev.join("null")), &trigger, None, libc::MS_BIND, None)?;
+    }
+
+    step.set("pivot");
+    std::env::set_current_dir(root)?;
+    sys::pivot_here()?;
+    sys::mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        None,
+    )?;
+    sys::set_hostname("sandbox")?;
+    sys::loopback_up()?;
+    Ok(())
+}
