@@ -101,6 +101,10 @@ struct RecordedArgs {
     problem: Option<String>,
     time_limit: Option<f64>,
     memory_limit: Option<u64>,
+    #[serde(default)]
+    sandbox: Option<crate::sandbox::Want>,
+    #[serde(default)]
+    cgroup: Option<crate::sandbox::Want>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -128,6 +132,8 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs, UsageError> {
     merged.problem = merged.problem.or(r.problem);
     merged.time_limit = merged.time_limit.or(r.time_limit);
     merged.memory_limit = merged.memory_limit.or(r.memory_limit);
+    merged.sandbox = merged.sandbox.or(r.sandbox);
+    merged.cgroup = merged.cgroup.or(r.cgroup);
     Ok(merged)
 }
 
@@ -425,6 +431,8 @@ fn run_toml(
         problem: args.problem.clone(),
         time_limit: args.time_limit,
         memory_limit: args.memory_limit,
+        sandbox: args.sandbox,
+        cgroup: args.cgroup,
     };
     s.push_str("\n[args]\n");
     s.push_str(&toml::to_string(&recorded).unwrap_or_default());

@@ -11,7 +11,8 @@ use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
 use harness::sandbox::{Isolation, Want};
 use harness::verdict::Verdict;
 
-const TIME_LIMIT: f64 = 1.0;
+/// No test may hang on a wall-clock limit under 5 s (a loaded machine would flake it).
+const TIME_LIMIT: f64 = 5.0;
 const GRACE: f64 = 0.5;
 
 /// Writes a shell-script player into a fresh folder and returns it.
@@ -37,9 +38,10 @@ fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
 }
 
 /// The default containment of a run (the sandbox where the machine offers it).
-fn containment() -> Containment {
+fn containment(sandbox: Want) -> Containment {
+    harness::sandbox::set_supervisor(std::path::Path::new(env!("CARGO_BIN_EXE_harness")));
     Containment {
-        isolation: Isolation::prepare(Want::Auto, Want::Auto, &[]).expect("isolation"),
+        isolation: Isolation::prepare(sandbox, Want::Auto, &[]).expect("isolation"),
         base_env: base_env(&[]),
         core_dumps: false,
     }
@@ -71,11 +73,17 @@ fn config() -> ProblemConfig {
 }
 
 fn judge(name: &str, body: &str) -> (TestResult, Duration, tempfile::TempDir) {
+    judge_in(Want::Auto, name, body)
+}
+
+/// Judges a script player with the sandbox as asked (`Want::Off`: process mode, where the
+/// player may write its folder and its pids are the host's).
+fn judge_in(sandbox: Want, name: &str, body: &str) -> (TestResult, Duration, tempfile::TempDir) {
     let (dir, player) = script_player(name, body);
     let suite = chess_suite(config());
     let start = Instant::now();
-    let result =
-        run_one(&suite, &containment(), &CaseKey::Seed(1), &player).expect("not interrupted");
+    let result = run_one(&suite, &containment(sandbox), &CaseKey::Seed(1), &player)
+        .expect("not interrupted");
     (result, start.elapsed(), dir)
 }
 
@@ -111,7 +119,8 @@ fn assert_prompt(elapsed: Duration) {
 
 #[test]
 fn sleeping_past_the_limit_is_tle_and_killed() {
-    let (r, elapsed, dir) = judge(
+    let (r, elapsed, dir) = judge_in(
+        Want::Off,
         "sleeper",
         "read header\nsleep 30 &\necho $! > \"$HARNESS_PLAYER_DIR/pid\"\nwait",
     );
@@ -230,7 +239,8 @@ fn an_endless_line_is_cut_off_as_a_protocol_error() {
 
 #[test]
 fn a_grandchild_holding_stdout_open_does_not_keep_the_test_alive() {
-    let (r, elapsed, dir) = judge(
+    let (r, elapsed, dir) = judge_in(
+        Want::Off,
         "forker",
         "read header\nsleep 30 &\necho $! > \"$HARNESS_PLAYER_DIR/pid\"\nexit 0",
     );
@@ -263,7 +273,8 @@ fn endless_output_is_cut_off_at_the_output_limit() {
     let mut suite = chess_suite(config());
     suite.problem = problem::by_id("game-ending").expect("game-ending");
     let start = Instant::now();
-    let r = run_one(&suite, &containment(), &CaseKey::Seed(1), &player).expect("not interrupted");
+    let r = run_one(&suite, &containment(Want::Auto), &CaseKey::Seed(1), &player)
+        .expect("not interrupted");
     assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{r:?}");
     assert!(
         r.outcome.reason.contains("output over the limit"),

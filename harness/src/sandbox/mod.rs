@@ -33,6 +33,16 @@ pub use view::{HOME as BOX_HOME, WORK as BOX_WORK};
 /// The argument that makes the harness binary a supervisor.
 pub const SUPERVISOR_ARG: &str = "__sandbox";
 
+static SUPERVISOR: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+
+/// Names the harness binary that supervises tests, for programs that use this library
+/// without being that binary (its own tests). The harness itself runs its own executable.
+pub fn set_supervisor(path: &Path) {
+    if let Ok(c) = sys::cstr(path) {
+        let _ = SUPERVISOR.set(c);
+    }
+}
+
 /// What the user asked for (`--sandbox`, `--cgroup`, and their scoring.toml keys).
 #[derive(
     Clone,
@@ -317,7 +327,7 @@ pub fn launch(spec: &Spec) -> std::io::Result<Launched> {
 }
 
 fn spawn_supervisor(fds: &[OwnedFd; 5]) -> std::io::Result<i32> {
-    let exe = c"/proc/self/exe";
+    let exe = SUPERVISOR.get().map_or(c"/proc/self/exe", |c| c.as_c_str());
     let argv = [c"harness".as_ptr(), c"__sandbox".as_ptr(), std::ptr::null()];
     let envp: [*const libc::c_char; 1] = [std::ptr::null()];
     let mut pid: libc::pid_t = 0;
