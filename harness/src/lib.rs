@@ -24,6 +24,7 @@ pub mod problem;
 pub mod replay;
 pub mod report;
 pub mod runner;
+pub mod secret;
 pub mod seeds;
 pub mod session;
 pub mod testkit;

@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // First, while this is the only thread: the key of secret seeds leaves the environment,
+    // so no program the harness starts can inherit it.
+    let secret = harness::secret::take_from_env();
     let cli = harness::cli::Cli::parse();
-    ExitCode::from(harness::app::main(cli))
+    ExitCode::from(harness::app::main(cli, secret))
 }
