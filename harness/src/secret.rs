@@ -25,11 +25,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sha2::Sha256;
 
 /// The environment variable that holds the key when `--secret` is not given.
-pub const ENV: &str = "HARNESS_SECRET";
+pub(crate) const ENV: &str = "HARNESS_SECRET";
 
 /// Keys shorter than this (in bytes) get a warning: the fingerprint in `run.toml` lets anyone
 /// who reads it test guesses.
-pub const SHORT_KEY: usize = 16;
+pub(crate) const SHORT_KEY: usize = 16;
 
 /// The key of secret seeds. Its `Debug` shows only the fingerprint.
 #[derive(Clone)]
@@ -66,7 +66,7 @@ impl Secret {
     }
 
     /// For clap: `--secret KEY`.
-    pub fn parse(text: &str) -> Result<Secret, String> {
+    pub(crate) fn parse(text: &str) -> Result<Secret, String> {
         Secret::new(text.as_bytes())
     }
 
@@ -76,7 +76,7 @@ impl Secret {
     }
 
     /// Whether the key is short enough to be guessed from its fingerprint.
-    pub fn is_short(&self) -> bool {
+    pub(crate) fn is_short(&self) -> bool {
         self.key.len() < SHORT_KEY
     }
 
@@ -117,7 +117,7 @@ pub fn from_env_value(value: Option<OsString>) -> Result<Option<Secret>, String>
 }
 
 /// A command line with the value of `--secret` replaced by `***` (for `run.toml`).
-pub fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+pub(crate) fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
     let mut hide_next = false;
     for arg in args {
@@ -138,7 +138,7 @@ pub fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// The fingerprint recorded in a run folder's `run.toml` (`secret-fingerprint` under
 /// `[args]`); `None` for a run made without a key, or with no readable `run.toml`.
-pub fn recorded(run: &Path) -> Option<String> {
+pub(crate) fn recorded(run: &Path) -> Option<String> {
     let text = std::fs::read_to_string(run.join("run.toml")).ok()?;
     let table: toml::Table = text.parse().ok()?;
     table
@@ -150,7 +150,11 @@ pub fn recorded(run: &Path) -> Option<String> {
 
 /// Checks that the key given now is the key a run was made with (`recorded` is its
 /// fingerprint). The error says what to do; `what` names the command (`--resume 2026...`).
-pub fn check(recorded: Option<&str>, given: Option<&Secret>, what: &str) -> Result<(), String> {
+pub(crate) fn check(
+    recorded: Option<&str>,
+    given: Option<&Secret>,
+    what: &str,
+) -> Result<(), String> {
     match (recorded, given) {
         (None, None) => Ok(()),
         (Some(f), Some(s)) if f == s.fingerprint() => Ok(()),

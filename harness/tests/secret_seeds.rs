@@ -388,6 +388,16 @@ fn resume_replay_and_compare_refuse_a_run_of_another_key() {
     let plain = latest(r);
     assert_ne!(keyed, plain);
     assert!(r.join("best.csv").exists());
+    assert!(
+        !output.contains("vs previous run"),
+        "a run without a key is not compared with one made with a key:\n{output}"
+    );
+    let (code, output) = chess_run(&mut harness_with(Some(KEY), &[]), r, &player);
+    assert_eq!(code, 0, "{output}");
+    assert!(
+        output.contains(&format!("vs previous run {keyed}")),
+        "runs of the same key are compared:\n{output}"
+    );
 
     let refused = |mut cmd: Command, needle: &str| {
         let (code, out, err) = run(cmd.arg("--results").arg(r));
