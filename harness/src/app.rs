@@ -2,6 +2,7 @@
 //! suites, drives the runner and feeds its events to the reporters. Returns exit codes; every
 //! user mistake becomes a message naming the offending thing and exit code 2.
 
+use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -25,8 +26,13 @@ impl<E: std::fmt::Display> From<E> for UsageError {
     }
 }
 
-/// Runs the command line; returns the exit code.
-pub fn main(cli: Cli) -> u8 {
+/// Runs the command line; returns the exit code. `env_secret` is the value `HARNESS_SECRET`
+/// had (already removed from the environment): the key of commands given no `--secret`.
+pub fn main(mut cli: Cli, env_secret: Option<OsString>) -> u8 {
+    if let Err(UsageError(message)) = apply_env_secret(&mut cli, env_secret) {
+        eprintln!("error: {message}");
+        return exit::USAGE;
+    }
     let result = match cli.command {
         None => run(&cli.run),
         Some(Command::Run(args)) => run(&args),
@@ -47,6 +53,28 @@ pub fn main(cli: Cli) -> u8 {
             exit::USAGE
         }
     }
+}
+
+/// Gives `HARNESS_SECRET` to the command when it takes a key and `--secret` was not given.
+fn apply_env_secret(cli: &mut Cli, env_secret: Option<OsString>) -> Result<(), UsageError> {
+    let arg = match &mut cli.command {
+        None => &mut cli.run.secret,
+        Some(Command::Run(args)) => &mut args.secret,
+        Some(Command::Gen(args)) => &mut args.secret,
+        Some(Command::Replay(args)) => &mut args.secret,
+        Some(_) => return Ok(()),
+    };
+    if arg.secret.is_none() {
+        arg.secret = crate::secret::from_env_value(env_secret)?;
+    }
+    if arg.secret.as_ref().is_some_and(|s| s.is_short()) {
+        eprintln!(
+            "warning: the secret key is shorter than {} bytes: it can be guessed from the \
+             fingerprint in run.toml; use a long random key",
+            crate::secret::SHORT_KEY
+        );
+    }
+    Ok(())
 }
 
 /// `scoring.toml`, and the folder it is in (where `testcases/` and `results/` are by default).
@@ -105,6 +133,9 @@ struct RecordedArgs {
     sandbox: Option<crate::sandbox::Want>,
     #[serde(default)]
     cgroup: Option<crate::sandbox::Want>,
+    /// The fingerprint of the secret key, never the key (`crate::secret`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret_fingerprint: Option<String>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -124,6 +155,13 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs, UsageError> {
     let recorded: RecordedRun = toml::from_str(&text)
         .map_err(|e| UsageError(format!("--resume: {}: {e}", path.display())))?;
     let r = recorded.args;
+    // A key is never recorded: the one given now must be the run's, or the tests would differ.
+    let what = format!("--resume {}", dir.display());
+    crate::secret::check(
+        r.secret_fingerprint.as_deref(),
+        args.secret.secret.as_ref(),
+        &what,
+    )?;
     let mut merged = args.clone();
     if merged.players.is_empty() {
         merged.players = r.players;
@@ -176,7 +214,8 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         ));
     }
     let ids = problem::ids();
-    let mut history = crate::compare::History::new(&args.compare, &scoring)?;
+    let mut history =
+        crate::compare::History::new(&args.compare, &scoring, args.secret.secret.as_ref())?;
     let mut filter_applied = vec![false; history.flags().filters.len()];
     let (found, skipped) = players::discover(&args.players, args.problem.as_deref(), &ids)?;
     let testcases = testcases_dir(&args.common, &root);
@@ -194,6 +233,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         let env = Env {
             testcases: testcases.clone(),
             config,
+            secret: args.secret.secret.clone(),
         };
         let mut cases = if args.no_fixed {
             Vec::new()
@@ -417,7 +457,7 @@ fn run_toml(
     s.push_str(&format!(
         "harness-version = {:?}\ncommand = {:?}\nthreads = {threads}\nisolation = {:?}\npass-env = {:?}\n",
         env!("CARGO_PKG_VERSION"),
-        std::env::args().collect::<Vec<_>>().join(" "),
+        crate::secret::redact_args(std::env::args()).join(" "),
         containment.isolation.describe(),
         scoring.harness.pass_env,
     ));
@@ -433,6 +473,11 @@ fn run_toml(
         memory_limit: args.memory_limit,
         sandbox: args.sandbox,
         cgroup: args.cgroup,
+        secret_fingerprint: args
+            .secret
+            .secret
+            .as_ref()
+            .map(|s| s.fingerprint().to_string()),
     };
     s.push_str("\n[args]\n");
     s.push_str(&toml::to_string(&recorded).unwrap_or_default());
@@ -513,6 +558,7 @@ fn gen(args: &GenArgs) -> Result<u8, UsageError> {
     let env = Env {
         testcases: testcases_dir(&args.common, &root),
         config: scoring.problem(problem.id()),
+        secret: args.secret.secret.clone(),
     };
     let game = problem.case(&CaseKey::parse(&args.seed), &env)?;
     print!("{}", game.describe());

@@ -400,7 +400,11 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         .map(CaseKey::Seed)
         .collect();
     let suite = Suite {
-        env: Env { testcases, config },
+        env: Env {
+            testcases,
+            config,
+            secret: None,
+        },
         problem,
         cases,
         players: vec![player.clone()],
@@ -451,6 +455,7 @@ fn solver_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<(usiz
     let env = Env {
         testcases: testcases.to_path_buf(),
         config: Default::default(),
+        secret: None,
     };
     let keys = problem.fixed_cases(&env).ok()?;
     let inputs: Vec<String> = keys
@@ -478,6 +483,7 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<f64> {
     let env = Env {
         testcases: testcases.to_path_buf(),
         config: Default::default(),
+        secret: None,
     };
     let mut moves = 0u64;
     let mut total = Duration::ZERO;

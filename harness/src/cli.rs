@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::secret::Secret;
+
 /// A TopCoder-style marathon tester and local judge.
 ///
 /// Runs player programs against seeded tests of a problem in parallel, judges every move,
@@ -56,6 +58,17 @@ pub struct Common {
     pub testcases: Option<PathBuf>,
 }
 
+/// The key of secret seeds (shared by the commands that make generated tests).
+#[derive(Debug, Args, Clone, Default)]
+pub struct SecretArg {
+    /// Mix KEY into every generated test (to judge programs whose authors have this
+    /// generator): the same seeds give other tests, which only KEY reproduces. Fixed tests are
+    /// unchanged. Also read from the HARNESS_SECRET variable (safer: a command line is visible
+    /// to other processes); run.toml keeps only its fingerprint.
+    #[arg(long, value_name = "KEY", value_parser = Secret::parse)]
+    pub secret: Option<Secret>,
+}
+
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
     /// Players: Cargo packages (folders with Cargo.toml, built in release mode), folders with
@@ -106,6 +119,8 @@ pub struct RunArgs {
     /// Let players write core dumps (RLIMIT_CORE as the harness has it), to debug a crash.
     #[arg(long)]
     pub core_dumps: bool,
+    #[command(flatten)]
+    pub secret: SecretArg,
     #[command(flatten)]
     pub compare: CompareFlags,
     #[command(flatten)]
@@ -165,6 +180,8 @@ pub struct GenArgs {
     #[arg(long, value_name = "SEED")]
     pub seed: String,
     #[command(flatten)]
+    pub secret: SecretArg,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -216,6 +233,8 @@ pub struct ReplayArgs {
     /// Where runs are written [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub secret: SecretArg,
     #[command(flatten)]
     pub common: Common,
 }

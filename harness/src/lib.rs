@@ -25,6 +25,7 @@ pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod sandbox;
+pub mod secret;
 pub mod seeds;
 pub mod session;
 pub mod testkit;

@@ -10,6 +10,9 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).as_deref() == Some(harness::sandbox::SUPERVISOR_ARG.as_ref()) {
         harness::sandbox::supervisor::main();
     }
+    // First, while this is the only thread: the key of secret seeds leaves the environment,
+    // so no program the harness starts can inherit it.
+    let secret = harness::secret::take_from_env();
     let cli = harness::cli::Cli::parse();
-    ExitCode::from(harness::app::main(cli))
+    ExitCode::from(harness::app::main(cli, secret))
 }

@@ -53,6 +53,7 @@ fn chess_suite(config: ProblemConfig) -> Suite {
         env: Env {
             testcases: PathBuf::from("../testcases"),
             config,
+            secret: None,
         },
         cases: vec![CaseKey::Seed(1)],
         players: Vec::new(),

@@ -376,6 +376,7 @@ fn env(move_cap: u64) -> Env {
             move_cap,
             ..ProblemConfig::default()
         },
+        secret: None,
     }
 }
 
@@ -415,6 +416,7 @@ fn fixed_keys_are_unknown_and_a_missing_examples_file_is_the_harness_fault() {
     let nowhere = Env {
         testcases: PathBuf::from("/nonexistent/testcases"),
         config: ProblemConfig::default(),
+        secret: None,
     };
     let err = Linez.case(&CaseKey::Seed(1), &nowhere).err().unwrap();
     assert!(err.to_string().contains("examples.txt"), "{err}");

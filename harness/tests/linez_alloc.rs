@@ -75,6 +75,7 @@ fn a_whole_game_allocates_a_constant_few_times() {
     let env = Env {
         testcases: Path::new(env!("CARGO_MANIFEST_DIR")).join("../testcases"),
         config: ProblemConfig::default(),
+        secret: None,
     };
     let mut game = harness::problem::linez::Linez
         .case(&CaseKey::Seed(5), &env)

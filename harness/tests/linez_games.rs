@@ -15,6 +15,7 @@ fn env() -> Env {
     Env {
         testcases: Path::new(env!("CARGO_MANIFEST_DIR")).join("../testcases"),
         config: ProblemConfig::default(),
+        secret: None,
     }
 }
 

@@ -11,6 +11,7 @@ fn env() -> Env {
     Env {
         testcases: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testcases"),
         config: ProblemConfig::default(),
+        secret: None,
     }
 }
 
@@ -62,18 +63,15 @@ fn problem_lists_and_plays_fixed_cases() {
 #[test]
 fn generator_is_deterministic() {
     for seed in [0, 1, 42, u64::MAX] {
-        assert_eq!(
-            russian_checkers::generate(seed),
-            russian_checkers::generate(seed)
-        );
+        assert_eq!(position_of(seed), position_of(seed));
     }
-    assert_ne!(russian_checkers::generate(1), russian_checkers::generate(2));
+    assert_ne!(position_of(1), position_of(2));
 }
 
 #[test]
 fn generated_inputs_obey_the_constraints_and_parse_back() {
     for seed in 0..2000 {
-        let position = russian_checkers::generate(seed);
+        let position = position_of(seed);
         let text = position.to_string();
         let back: Position = text
             .parse()
@@ -97,7 +95,7 @@ fn generated_inputs_are_interesting() {
     let (mut capture, mut multi, mut long, mut kings, mut flying, mut simple, mut crowned) =
         (0, 0, 0, 0, 0, 0, 0);
     for seed in 0..n {
-        let position = russian_checkers::generate(seed);
+        let position = position_of(seed);
         let moves = position.legal_moves();
         let most = russian_checkers::most_captured(&moves);
         capture += usize::from(most >= 1);
@@ -176,7 +174,7 @@ fn judge_accepts_the_answer_and_names_the_first_wrong_move() {
 fn generated_case_is_answered_by_the_solver() {
     let problem = harness::problem::by_id("russian-checkers").unwrap();
     let game = problem.case(&CaseKey::Seed(5), &env()).unwrap();
-    let position = russian_checkers::generate(5);
+    let position = position_of(5);
     assert_eq!(game.describe(), position.to_string());
     let moves = position.legal_moves();
     assert_eq!(
@@ -188,4 +186,9 @@ fn generated_case_is_answered_by_the_solver() {
             russian_checkers::most_captured(&moves).to_string(),
         ]
     );
+}
+
+/// The generated test of a seed, made without a secret key.
+fn position_of(seed: u64) -> russian_checkers::Position {
+    russian_checkers::generate(harness::secret::stream(None, "russian-checkers", seed))
 }

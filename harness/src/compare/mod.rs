@@ -20,6 +20,7 @@ use crate::cli::{CompareArgs, CompareFlags, RunsArgs};
 use crate::config::Scoring;
 use crate::problem::{self, CaseKey, Env, Problem};
 use crate::report::Summary;
+use crate::secret::Secret;
 use group::{Columns, Filter, GroupBy};
 use report::{Options, ProblemInfo};
 use runs::{BestTable, Entry};
@@ -124,16 +125,33 @@ pub fn filter_cases(
 /// (all of them, also those of an earlier part of a resumed run), sets the relative scores of
 /// the leaderboard, updates `best.csv`, and says how the run compares with the previous run
 /// of the same players.
+///
+/// A run with a secret key has other tests under the same seeds: it is compared only with
+/// earlier runs made with the same key, and leaves `best.csv` (tests made without a key) alone.
 pub struct History {
     flags: Flags,
     scale: f64,
+    /// The fingerprint of the run's secret key.
+    secret: Option<String>,
 }
 
 impl History {
-    pub fn new(flags: &CompareFlags, scoring: &Scoring) -> Result<History, UsageError> {
+    pub fn new(
+        flags: &CompareFlags,
+        scoring: &Scoring,
+        secret: Option<&Secret>,
+    ) -> Result<History, UsageError> {
+        if flags.vs_best && secret.is_some() {
+            return Err(UsageError(
+                "--vs-best with a secret key: best.csv holds the tests made without a key, \
+                 not this run's"
+                    .into(),
+            ));
+        }
         Ok(History {
             flags: Flags::parse(flags)?,
             scale: scoring.harness.relative_scale,
+            secret: secret.map(|s| s.fingerprint().to_string()),
         })
     }
 
@@ -183,9 +201,12 @@ impl History {
             }
         }
         for c in &comparisons {
-            if let Some(line) = versus_previous(results, run, c, self.scale)? {
+            if let Some(line) = versus_previous(results, run, c, self.scale, &self.secret)? {
                 lines.push(line);
             }
+        }
+        if self.secret.is_some() {
+            return Ok(lines);
         }
         best.update(&entries, |p| {
             let i = info(p);
@@ -199,12 +220,14 @@ impl History {
 
 /// "vs <previous run> (<n> common tests): <player> +0.12% (95% CI ..., p = ...), ...": each
 /// player of this run against itself in the newest earlier run of the same problem with the
-/// same player names. `None` when there is no such run.
+/// same player names and the same secret key (`secret`, a fingerprint). `None` when there is
+/// no such run.
 fn versus_previous(
     results: &Path,
     run: &str,
     current: &report::Comparison,
     scale: f64,
+    secret: &Option<String>,
 ) -> Result<Option<String>, String> {
     let mut names: Vec<&str> = current.entries.iter().map(|e| e.player.as_str()).collect();
     names.sort();
@@ -213,6 +236,9 @@ fn versus_previous(
         let Ok(entries) = runs::load_run(&results.join(id)) else {
             continue;
         };
+        if entries.first().is_some_and(|e| e.secret != *secret) {
+            continue;
+        }
         let previous: Vec<Entry> = entries
             .into_iter()
             .filter(|e| e.problem == current.problem)
@@ -347,6 +373,7 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
             }
         }
     }
+    check_same_tests(&entries, flags.vs_best)?;
     let best = if flags.vs_best {
         Some(BestTable::load(&results.join("best.csv"))?)
     } else {
@@ -369,6 +396,37 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
         .map_err(|e| UsageError(format!("cannot write {}: {e}", output.display())))?;
     println!("wrote {}", output.display());
     Ok(crate::exit::OK)
+}
+
+/// Runs made with different secret keys (or one with a key, one without) have different
+/// tests under the same seeds, and `best.csv` holds only tests made without a key: comparing
+/// across them would pair unrelated tests, so it is refused.
+fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), UsageError> {
+    let describe = |e: &Entry| match &e.secret {
+        Some(f) => format!("run {} was made with a secret key (fingerprint {f})", e.run),
+        None => format!("run {} without a secret key", e.run),
+    };
+    if let Some(keyed) = entries
+        .iter()
+        .find(|e| e.secret.is_some())
+        .filter(|_| vs_best)
+    {
+        return Err(UsageError(format!(
+            "--vs-best: {}, but best.csv holds tests made without a key",
+            describe(keyed)
+        )));
+    }
+    if let Some((first, other)) = entries
+        .first()
+        .and_then(|first| Some((first, entries.iter().find(|e| e.secret != first.secret)?)))
+    {
+        return Err(UsageError(format!(
+            "{} and {}: the same seeds are different tests, there is nothing to compare",
+            describe(first),
+            describe(other)
+        )));
+    }
+    Ok(())
 }
 
 /// `harness runs`.

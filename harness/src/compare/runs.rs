@@ -32,6 +32,8 @@ pub struct Entry {
     pub run: String,
     pub player_hash: String,
     pub harness_version: String,
+    /// The fingerprint of the secret key the run's tests were made with (`run.toml`).
+    pub secret: Option<String>,
     pub tests: BTreeMap<CaseKey, Test>,
 }
 
@@ -63,6 +65,7 @@ pub fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
         |n| n.to_string_lossy().to_string(),
     );
     let header = scores.header.clone();
+    let secret = crate::secret::recorded(dir);
     let (problem, player, seed, score, verdict) = (
         scores.need("problem")?,
         scores.need("player")?,
@@ -100,6 +103,7 @@ pub fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
                     run: id.clone(),
                     player_hash: hash.map(|i| field(i).to_string()).unwrap_or_default(),
                     harness_version: version.map(|i| field(i).to_string()).unwrap_or_default(),
+                    secret: secret.clone(),
                     tests: BTreeMap::new(),
                 });
                 entries.len() - 1
@@ -276,6 +280,7 @@ mod tests {
             run: run.into(),
             player_hash: format!("h-{player}"),
             harness_version: "0.1.0".into(),
+            secret: None,
             tests: scores
                 .iter()
                 .map(|&(s, score, verdict)| {

@@ -144,6 +144,7 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
     let env = Env {
         testcases: testcases_dir(&args.common, &root),
         config: scoring.problem(problem.id()),
+        secret: None,
     };
     let key = CaseKey::Seed(args.seed);
     let mut game = problem.case(&key, &env)?;

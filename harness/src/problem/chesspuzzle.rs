@@ -12,7 +12,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
@@ -157,10 +157,9 @@ impl Board {
         })
     }
 
-    /// Generates the board of a seed: H, W, K uniform in their ranges, then every tile
+    /// Generates a board from a test's stream ([`super::Env::stream`]): H, W, K uniform in their ranges, then every tile
     /// uniform and independent, row by row, each stack from the top down.
-    pub fn generate(seed: u64) -> Board {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    pub fn generate(mut rng: Xoshiro256PlusPlus) -> Board {
         let height = rng.random_range(MIN_SIDE..=MAX_SIDE);
         let width = rng.random_range(MIN_SIDE..=MAX_SIDE);
         let k = rng.random_range(1..=MAX_K);
@@ -375,19 +374,19 @@ impl Problem for ChessPuzzle {
         &["H*W", "K"]
     }
 
-    fn bench_player(&self, key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
+    fn bench_player(&self, key: &CaseKey, env: &Env) -> Option<Box<dyn Channel>> {
         let CaseKey::Seed(seed) = key else {
             return None;
         };
         Some(Box::new(crate::testkit::FnPlayer::new(
-            first_allowed_player(Board::generate(*seed)),
+            first_allowed_player(Board::generate(env.stream(self.id(), *seed))),
         )))
     }
 
-    fn case(&self, key: &CaseKey, _env: &Env) -> Result<Box<dyn Game>, CaseError> {
+    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
         match key {
             CaseKey::Seed(seed) => Ok(Box::new(ChessGame {
-                board: Board::generate(*seed),
+                board: Board::generate(env.stream(self.id(), *seed)),
             })),
             CaseKey::Fixed(name) => Err(CaseError::Unknown {
                 problem: "chesspuzzle",

@@ -8,6 +8,8 @@
 
 use std::path::Path;
 
+use rand_xoshiro::Xoshiro256PlusPlus;
+
 use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
 use crate::verdict::Outcome;
 
@@ -116,13 +118,13 @@ pub fn case(
     id: &'static str,
     key: &CaseKey,
     env: &Env,
-    generate: impl Fn(u64) -> String,
+    generate: impl Fn(Xoshiro256PlusPlus) -> String,
     solve: impl Fn(&str) -> Result<String, String>,
     params: impl Fn(&str) -> Vec<String>,
 ) -> Result<Box<dyn Game>, CaseError> {
     let (input, answer) = match key {
         CaseKey::Seed(seed) => {
-            let input = generate(*seed);
+            let input = generate(env.stream(id, *seed));
             let answer = solve(&input).map_err(|message| CaseError::Malformed {
                 path: format!("<generated {id} seed {seed}>").into(),
                 line: 0,
@@ -159,8 +161,8 @@ pub struct Spec {
     pub title: &'static str,
     /// Names of the parameters `params_of` reads from an input (CSV columns).
     pub params: &'static [&'static str],
-    /// The input of a seed, in the problem's own format.
-    pub generate: fn(u64) -> String,
+    /// The input drawn from a test's stream ([`Env::stream`]), in the problem's own format.
+    pub generate: fn(Xoshiro256PlusPlus) -> String,
     /// The right answer to an input, or why the input is invalid.
     pub solve: fn(&str) -> Result<String, String>,
     pub params_of: fn(&str) -> Vec<String>,

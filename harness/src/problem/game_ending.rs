@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::exact::{self, TcReader, TcWriter};
@@ -210,11 +210,10 @@ pub fn solve(input: &str) -> Result<String, String> {
     Ok(format!("{}\n", Input::parse(input)?.result()))
 }
 
-/// A random valid input from a seed: n in 1..=7, 0..=n moves. About half the inputs follow the
+/// A random valid input from a test's stream ([`super::Env::stream`]): n in 1..=7, 0..=n moves. About half the inputs follow the
 /// rules throughout; the others break them once (a taken or attacked cell) and then go on with
 /// any cells, so both the search and the validity check are exercised.
-pub fn generate(seed: u64) -> Input {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+pub fn generate(mut rng: Xoshiro256PlusPlus) -> Input {
     let n = rng.random_range(1..=MAX_N);
     let count = rng.random_range(0..=n);
     let board = Board::new(n);
@@ -270,7 +269,7 @@ pub const SPEC: exact::Spec = exact::Spec {
     id: ID,
     title: "GameEnding (TopCoder SRM 271)",
     params: &["n", "moves"],
-    generate: |seed| generate(seed).to_string(),
+    generate: |rng| generate(rng).to_string(),
     solve,
     params_of: params,
 };

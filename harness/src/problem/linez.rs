@@ -45,7 +45,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
@@ -609,13 +609,9 @@ impl Linez {
             cap => cap,
         };
         let game = match examples.into_iter().find(|e| e.seed == seed) {
-            Some(e) => LinezGame::new(
-                e.board,
-                e.next_three,
-                Xoshiro256PlusPlus::seed_from_u64(seed),
-                move_cap,
-            ),
-            None => LinezGame::generate(seed, move_cap),
+            // The statement's position; what lands later still comes from the seed's stream.
+            Some(e) => LinezGame::new(e.board, e.next_three, env.stream("linez", seed), move_cap),
+            None => LinezGame::generate(env.stream("linez", seed), move_cap),
         };
         Ok(game)
     }
@@ -646,10 +642,9 @@ impl LinezGame {
         }
     }
 
-    /// The game of a seed: three numbers, each uniform 1..7, on uniformly random empty cells
+    /// The game of a test's stream ([`super::Env::stream`]): three numbers, each uniform 1..7, on uniformly random empty cells
     /// (cell first, then number), then `nextThree`.
-    pub fn generate(seed: u64, move_cap: u64) -> LinezGame {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    pub fn generate(mut rng: Xoshiro256PlusPlus, move_cap: u64) -> LinezGame {
         let mut board = Board::EMPTY;
         for _ in 0..3 {
             let cell = board

@@ -19,7 +19,10 @@ pub mod simplified_chess;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use rand_xoshiro::Xoshiro256PlusPlus;
+
 use crate::config::ProblemConfig;
+use crate::secret::Secret;
 use crate::verdict::{Fault, Outcome};
 
 /// The identity of one test of a problem.
@@ -65,9 +68,18 @@ pub struct Env {
     pub testcases: PathBuf,
     /// This problem's settings from `scoring.toml` (after command-line overrides).
     pub config: ProblemConfig,
+    /// The key of secret seeds (`--secret`), mixed into every generated test's stream.
+    pub secret: Option<Secret>,
 }
 
 impl Env {
+    /// The random stream of the generated test `seed` of `problem`: one stream per (problem,
+    /// seed), from the seed alone, or keyed when the run has a secret (see [`crate::secret`]).
+    /// Fixed tests never draw from it.
+    pub fn stream(&self, problem: &str, seed: u64) -> Xoshiro256PlusPlus {
+        crate::secret::stream(self.secret.as_ref(), problem, seed)
+    }
+
     /// The folder of fixed test data for one problem: `testcases/<id>/`.
     pub fn problem_dir(&self, id: &str) -> PathBuf {
         self.testcases.join(id)
@@ -144,7 +156,8 @@ pub trait Problem: Send + Sync {
     fn fixed_cases(&self, _env: &Env) -> Result<Vec<CaseKey>, CaseError> {
         Ok(Vec::new())
     }
-    /// Makes one test case. The same key always gives the same test, on any machine.
+    /// Makes one test case. The same key always gives the same test, on any machine (and with
+    /// the same secret: generated tests draw from [`Env::stream`]).
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError>;
     /// An in-process player for `harness bench` to measure the judge's own cost per move
     /// (interactive problems; it may know the whole test).

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::exact;
@@ -465,10 +465,9 @@ fn plant_chain(
     cells[start.1][start.0] = Some(mover);
 }
 
-/// The random valid input of one seed. Five kinds of boards, so that simple moves, captures,
+/// The random valid input of a test's stream ([`super::Env::stream`]). Five kinds of boards, so that simple moves, captures,
 /// multi-captures, flying kings and crowning mid-capture all occur often.
-pub fn generate(seed: u64) -> Position {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+pub fn generate(mut rng: Xoshiro256PlusPlus) -> Position {
     let turn = random_side(&mut rng);
     // `None` = not decided yet; the sprinkling pass fills those squares.
     let mut cells: [[Option<Piece>; 8]; 8] = [[None; 8]; 8];
@@ -513,7 +512,7 @@ pub const SPEC: exact::Spec = exact::Spec {
     id: ID,
     title: "RussianCheckers (TopCoder SRM 416 Div I Level 3)",
     params: &["pieces", "kings", "moves", "captures"],
-    generate: |seed| generate(seed).to_string(),
+    generate: |rng| generate(rng).to_string(),
     solve,
     params_of: params,
 };
@@ -521,6 +520,7 @@ pub const SPEC: exact::Spec = exact::Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
 
     fn board(rows: &[&str]) -> Vec<String> {
         rows.iter().map(|r| r.to_string()).collect()
@@ -561,7 +561,7 @@ mod tests {
 
     #[test]
     fn wire_format_round_trips() {
-        let position = generate(7);
+        let position = generate(Xoshiro256PlusPlus::seed_from_u64(7));
         let text = position.to_string();
         assert!(text.starts_with("8\n"));
         assert!(text.ends_with(&format!("\n{}\n", position.turn.name())));

@@ -26,7 +26,7 @@
 use std::fmt;
 use std::path::Path;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::exact;
@@ -422,11 +422,10 @@ pub fn solve(input: &str) -> Result<String, String> {
     Ok(Input::parse(input)?.answer())
 }
 
-/// A random valid input: usually one game, sometimes up to five. Each side gets its queen, 0..=2
+/// A random valid input from a test's stream ([`super::Env::stream`]): usually one game, sometimes up to five. Each side gets its queen, 0..=2
 /// rooks, at most one bishop and at most one knight (so it is valid however "at most two minor
 /// pieces (i.e., a Bishop and/or Knight)" is read), on distinct random squares; m is 1..=6.
-pub fn generate(seed: u64) -> Input {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+pub fn generate(mut rng: Xoshiro256PlusPlus) -> Input {
     let g = if rng.random_range(0..4) == 0 {
         rng.random_range(2..=5)
     } else {
@@ -501,7 +500,7 @@ pub const SPEC: exact::Spec = exact::Spec {
     id: ID,
     title: "SimplifiedChessEngine (HackerRank)",
     params: &["games", "w", "b", "m"],
-    generate: |seed| generate(seed).to_string(),
+    generate: |rng| generate(rng).to_string(),
     solve,
     params_of: params,
 };
@@ -509,6 +508,7 @@ pub const SPEC: exact::Spec = exact::Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
 
     #[test]
     fn statement_sample() {
@@ -600,7 +600,7 @@ mod tests {
     #[test]
     fn generated_inputs_parse_back() {
         for seed in 0..200 {
-            let input = generate(seed);
+            let input = generate(Xoshiro256PlusPlus::seed_from_u64(seed));
             assert_eq!(Input::parse(&input.to_string()), Ok(input), "seed {seed}");
         }
     }

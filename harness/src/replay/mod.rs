@@ -226,6 +226,14 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
         .clone()
         .unwrap_or_else(|| root.join(&scoring.harness.results));
     let run = find_run(&args.run, &results)?;
+    // Generated tests are rebuilt from the run's key: a different key gives other boards.
+    let what = format!("replay {}", run.display());
+    crate::secret::check(
+        crate::secret::recorded(&run).as_deref(),
+        args.secret.secret.as_ref(),
+        &what,
+    )
+    .map_err(UsageError)?;
     if let Some(id) = &args.problem {
         crate::app::find_problem(id)?;
     }
@@ -295,6 +303,7 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
         let env = Env {
             testcases: testcases.clone(),
             config: scoring.problem(problem.id()),
+            secret: args.secret.secret.clone(),
         };
         match write(&run, problem.as_ref(), &env, row) {
             Ok(path) => println!("{}", path.display()),
