@@ -123,6 +123,8 @@ enum Want {
     Line,
     /// Wait until stdout is closed.
     Eof,
+    /// Wait until the supervisor has exited (the player has ended and been reaped).
+    Exited,
 }
 
 impl Session {
@@ -282,6 +284,11 @@ impl Session {
                         return Ok(());
                     }
                 }
+                Want::Exited => {
+                    if self.exited.is_none() {
+                        return Ok(());
+                    }
+                }
             }
             let timeout = match deadline {
                 Some(d) => {
@@ -355,6 +362,11 @@ impl Session {
         let late = String::from_utf8_lossy(&self.buf[late_start..])
             .trim()
             .to_string();
+        // Output closed: the player is most likely ending (a crash closes its pipes before
+        // its exit is complete); let it, within the grace period, so its exit is its own.
+        if !self.doomed {
+            let _ = self.pump(Want::Exited, &[], Some(deadline));
+        }
         let (report, _) = self.end_test();
         // No exit in the report: the player was still running when the test ended.
         let killed = report.as_ref().is_none_or(|r| r.exit.is_none());

@@ -69,6 +69,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
         start_player(spec, &command, err_w);
     }
     drop(err_w);
+    sys::detach_stdio();
     let mut report = Report::default();
     let mut why = String::new();
     let _ = std::fs::File::from(err_r).read_to_string(&mut why);
@@ -99,6 +100,12 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
             }
         }
         if ready & 1 != 0 {
+            // Told to stop: a player that has already ended still has its own exit.
+            while let Ok(Some(w)) = sys::wait(-1, false) {
+                if w.pid == player {
+                    report.exit = Some(w.exit);
+                }
+            }
             break;
         }
     }

@@ -158,6 +158,7 @@ fn namespaces(spec: &Spec) -> Report {
         super::init::namespace_init(spec, stop_r, report_w);
     }
     drop((stop_r, report_w, go_r));
+    sys::detach_stdio();
     if let Err(e) = write_id_maps(pid, spec) {
         sys::kill(pid, libc::SIGKILL);
         let _ = sys::wait(pid, true);

@@ -221,6 +221,25 @@ pub(crate) fn close_from(first: RawFd, keep: Option<RawFd>) {
     }
 }
 
+/// Points descriptors 0, 1 and 2 at /dev/null: the player's pipes must be held by the player
+/// alone, so that its closing them is seen at once.
+pub(crate) fn detach_stdio() {
+    // SAFETY: open, dup2 and close on descriptors we own.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+        for fd in 0..3 {
+            if null >= 0 {
+                libc::dup2(null, fd);
+            } else {
+                libc::close(fd);
+            }
+        }
+        if null > 2 {
+            libc::close(null);
+        }
+    }
+}
+
 /// `execve`; returns only on failure.
 pub(crate) fn exec(program: &CStr, argv: &[CString], env: &[CString]) -> io::Error {
     let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
