@@ -31,6 +31,8 @@ pub struct HarnessSettings {
     pub results: String,
     /// The relative score of a player who is best on every test (TopCoder's 1,000,000).
     pub relative_scale: f64,
+    /// Seconds a player's build (`cargo build`) may take before it is killed (exit 2).
+    pub build_timeout: f64,
 }
 
 impl Default for HarnessSettings {
@@ -39,6 +41,7 @@ impl Default for HarnessSettings {
             pin_cpus: true,
             results: "results".to_string(),
             relative_scale: 1_000_000.0,
+            build_timeout: 600.0,
         }
     }
 }
@@ -150,6 +153,12 @@ impl Scoring {
                 "[harness] relative-scale = {scale}: must be a positive number"
             )));
         }
+        let build = scoring.harness.build_timeout;
+        if !(build > 0.0 && build.is_finite()) {
+            return Err(invalid(format!(
+                "[harness] build-timeout = {build}: must be a positive number of seconds"
+            )));
+        }
         Ok(scoring)
     }
 
@@ -240,5 +249,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("relative-scale"), "{err}");
+    }
+
+    #[test]
+    fn build_timeout_defaults_to_ten_minutes_and_must_be_positive() {
+        assert_eq!(Scoring::default().harness.build_timeout, 600.0);
+        let ok = Scoring::parse("[harness]\nbuild-timeout = 2.5\n", "s", &[]).unwrap();
+        assert_eq!(ok.harness.build_timeout, 2.5);
+        let err = Scoring::parse("[harness]\nbuild-timeout = 0\n", "s", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("build-timeout = 0"), "{err}");
     }
 }

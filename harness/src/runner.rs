@@ -165,6 +165,15 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
             return Some(result);
         }
     };
+    // One program per run: a player whose files changed since the run started would mix two.
+    if let Err(reason) = player.check_unchanged() {
+        result.outcome = Outcome {
+            verdict: Verdict::HarnessError,
+            reason,
+            ..Outcome::ok(0.0, 0)
+        };
+        return Some(result);
+    }
     let spawned = Session::spawn(
         &player.program,
         &player.args,

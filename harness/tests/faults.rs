@@ -28,6 +28,7 @@ fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
         cwd: dir.path().to_path_buf(),
         source: path,
         hash: String::new(),
+        snapshot: None,
     };
     (dir, player)
 }
