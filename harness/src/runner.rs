@@ -165,13 +165,7 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
             return Some(result);
         }
     };
-    // One program per run: a player whose files changed since the run started would mix two.
-    if let Err(reason) = player.check_unchanged() {
-        result.outcome = Outcome {
-            verdict: Verdict::HarnessError,
-            reason,
-            ..Outcome::ok(0.0, 0)
-        };
+    if !unchanged(player, &mut result) {
         return Some(result);
     }
     let spawned = Session::spawn(
@@ -208,7 +202,23 @@ pub fn run_one(suite: &Suite, case: &CaseKey, player: &Player) -> Option<TestRes
     result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
     result.stderr = ending.stderr;
     result.warning = warning(result.think, result.cpu, limits.think);
+    unchanged(player, &mut result);
     Some(result)
+}
+
+/// One program per run: a test is ERR when its player's files are not what they were when
+/// the run started, checked before the player starts and again after the test (a change
+/// while it ran leaves unknown which version played).
+fn unchanged(player: &Player, result: &mut TestResult) -> bool {
+    let Err(reason) = player.check_unchanged() else {
+        return true;
+    };
+    result.outcome = Outcome {
+        verdict: Verdict::HarnessError,
+        reason,
+        ..Outcome::ok(0.0, 0)
+    };
+    false
 }
 
 /// A test that used more than this share of its thinking time is flagged.
