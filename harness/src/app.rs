@@ -217,7 +217,17 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     let mut history =
         crate::compare::History::new(&args.compare, &scoring, args.secret.secret.as_ref())?;
     let mut filter_applied = vec![false; history.flags().filters.len()];
-    let (found, skipped) = players::discover(&args.players, args.problem.as_deref(), &ids)?;
+    let build_timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
+    let mut builds = crate::build::Builds::new(build_timeout);
+    let (found, skipped) =
+        match players::discover(&args.players, args.problem.as_deref(), &ids, &mut builds) {
+            Ok(found) => found,
+            Err(e) if crate::os::interrupted() => {
+                eprintln!("interrupted: {e}");
+                return Ok(exit::INTERRUPTED);
+            }
+            Err(e) => return Err(e.into()),
+        };
     let testcases = testcases_dir(&args.common, &root);
     let mut suites = Vec::new();
     for problem in problem::all() {
@@ -351,6 +361,9 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             .map_err(|e| UsageError(format!("--resume: {e}")))?
         }
     };
+    if let Err(e) = builds.write_log(&files.dir) {
+        eprintln!("warning: cannot keep the build log: {e}");
+    }
     for row in &prior {
         if let Some(suite) = suites.iter_mut().find(|s| s.problem.id() == row.problem) {
             suite
@@ -426,6 +439,13 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     crate::replay::after_run(&files.dir, &envs);
     let table = report::table::render(&summary, std::io::stdout().is_terminal(), partial);
     print!("{table}");
+    for p in found.iter().filter(|p| p.changed_during_run()) {
+        println!(
+            "{}: {} (its later tests are ERR; run it again)",
+            p.name,
+            players::CHANGED
+        );
+    }
     match compared {
         Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
         Err(e) => eprintln!("warning: no comparison: {e}"),

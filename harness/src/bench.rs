@@ -386,7 +386,11 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     }
     let spec = SeedSpec::parse(&args.seeds).map_err(UsageError)?;
     let ids = problem::ids();
-    let (found, _) = players::discover(std::slice::from_ref(&args.player), None, &ids)?;
+    let mut builds = crate::build::Builds::new(std::time::Duration::from_secs_f64(
+        scoring.harness.build_timeout,
+    ));
+    let (found, _) =
+        players::discover(std::slice::from_ref(&args.player), None, &ids, &mut builds)?;
     let player = found
         .into_iter()
         .next()

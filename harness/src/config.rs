@@ -39,6 +39,8 @@ pub struct HarnessSettings {
     pub pass_env: Vec<String>,
     /// More host folders every sandboxed player sees, read-only (an interpreter's install).
     pub sandbox_bind: Vec<std::path::PathBuf>,
+    /// Seconds a player's build (`cargo build`) may take before it is killed (exit 2).
+    pub build_timeout: f64,
 }
 
 impl Default for HarnessSettings {
@@ -51,6 +53,7 @@ impl Default for HarnessSettings {
             cgroup: crate::sandbox::Want::Auto,
             pass_env: Vec::new(),
             sandbox_bind: Vec::new(),
+            build_timeout: 600.0,
         }
     }
 }
@@ -174,6 +177,12 @@ impl Scoring {
                 "[harness] relative-scale = {scale}: must be a positive number"
             )));
         }
+        let build = scoring.harness.build_timeout;
+        if !(build > 0.0 && build.is_finite()) {
+            return Err(invalid(format!(
+                "[harness] build-timeout = {build}: must be a positive number of seconds"
+            )));
+        }
         Ok(scoring)
     }
 
@@ -264,5 +273,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("relative-scale"), "{err}");
+    }
+
+    #[test]
+    fn build_timeout_defaults_to_ten_minutes_and_must_be_positive() {
+        assert_eq!(Scoring::default().harness.build_timeout, 600.0);
+        let ok = Scoring::parse("[harness]\nbuild-timeout = 2.5\n", "s", &[]).unwrap();
+        assert_eq!(ok.harness.build_timeout, 2.5);
+        let err = Scoring::parse("[harness]\nbuild-timeout = 0\n", "s", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("build-timeout = 0"), "{err}");
     }
 }

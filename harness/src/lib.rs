@@ -13,6 +13,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod build;
 pub mod cli;
 pub mod compare;
 pub mod config;

@@ -208,6 +208,9 @@ pub fn run_one(
     };
     result.params = game.params();
     let limits = suite.limits();
+    if !unchanged(player, &mut result) {
+        return Some(result);
+    }
     let session = match start(suite, containment, player, limits) {
         Ok(started) => started,
         Err((verdict, reason)) => {
@@ -243,6 +246,7 @@ pub fn run_one(
     result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
     result.stderr = ending.stderr;
     result.warning = warning(result.think, result.cpu, limits.think);
+    unchanged(player, &mut result);
     Some(result)
 }
 
@@ -333,6 +337,21 @@ fn start_failure(error: &StartError, program: &std::path::Path) -> Outcome {
         reason,
         ..Outcome::ok(0.0, 0)
     }
+}
+
+/// One program per run: a test is ERR when its player's files are not what they were when
+/// the run started, checked before the player starts and again after the test (a change
+/// while it ran leaves unknown which version played).
+fn unchanged(player: &Player, result: &mut TestResult) -> bool {
+    let Err(reason) = player.check_unchanged() else {
+        return true;
+    };
+    result.outcome = Outcome {
+        verdict: Verdict::HarnessError,
+        reason,
+        ..Outcome::ok(0.0, 0)
+    };
+    false
 }
 
 /// A test that used more than this share of its thinking time is flagged.

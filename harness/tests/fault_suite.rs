@@ -88,7 +88,12 @@ fn fault_players_get_their_verdicts_and_leave_nothing_behind() {
     let mut players = Vec::new();
     for entry in std::fs::read_dir(root().join("harness/tests/fixtures")).unwrap() {
         let src = entry.unwrap().path();
-        if !src.join("player.toml").exists() {
+        let fault = src
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("faulty-");
+        if !src.is_dir() || !fault {
             continue;
         }
         let dst = fixtures.path().join(src.file_name().unwrap());

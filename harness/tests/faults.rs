@@ -33,6 +33,7 @@ fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
         env: Vec::new(),
         pass_env: Vec::new(),
         on_path: false,
+        snapshot: None,
     };
     (dir, player)
 }

@@ -1,0 +1,358 @@
+//! Running the build step of players before a run: today `cargo build` of Cargo packages; a
+//! `build` command of a `player.toml` would go through [`Builds::run`] the same way.
+//!
+//! A build runs as the user, outside any sandbox (it is the user's own tool chain). It runs
+//! in its own process group and is waited on together with the interrupt pipe, so Ctrl-C or
+//! SIGTERM kills the whole build (compilers, build scripts) at once; a build that outlasts
+//! `build-timeout` is killed the same way. What it writes to stderr is shown to the user as
+//! it comes (without cargo's status lines) and kept whole for the run's `logs/build.log`.
+//! This module starts build commands and nothing else; it never runs a player.
+
+use std::io::{self, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::os::{self, PollFd};
+
+/// How many of a build's last lines a timeout shows.
+const LAST_LINES: usize = 20;
+
+/// The builds of one run: their limit and what they printed.
+#[derive(Debug)]
+pub struct Builds {
+    timeout: Duration,
+    /// Every build's command line, its stderr and how it ended, for `logs/build.log`.
+    log: Vec<u8>,
+}
+
+/// Why a build did not give a program.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("cannot start it: {0}")]
+    Start(io::Error),
+    #[error("was interrupted (Ctrl-C or SIGTERM); the build was killed")]
+    Interrupted,
+    #[error(
+        "did not finish within build-timeout = {} s ([harness] in scoring.toml) and was killed; its last lines:\n{}",
+        .timeout.as_secs_f64(),
+        .last_lines
+    )]
+    TimedOut {
+        timeout: Duration,
+        last_lines: String,
+    },
+    #[error("cannot wait for it: {0}")]
+    Wait(io::Error),
+    #[error("failed ({0}; its messages are above)")]
+    Failed(ExitStatus),
+}
+
+impl Builds {
+    pub fn new(timeout: Duration) -> Builds {
+        Builds {
+            timeout,
+            log: Vec::new(),
+        }
+    }
+
+    /// Everything the builds of this run printed (empty when nothing was built).
+    pub fn log(&self) -> &[u8] {
+        &self.log
+    }
+
+    /// Appends the builds' output to `<run>/logs/build.log`, when there was a build.
+    pub fn write_log(&self, run_dir: &Path) -> io::Result<()> {
+        if self.log.is_empty() {
+            return Ok(());
+        }
+        let dir = run_dir.join("logs");
+        std::fs::create_dir_all(&dir)?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("build.log"))?
+            .write_all(&self.log)
+    }
+
+    /// Runs one build command to its end and returns its standard output (for cargo, its
+    /// JSON messages). Standard input is closed; stderr is shown and logged.
+    pub fn run(&mut self, mut cmd: Command) -> Result<Vec<u8>, BuildError> {
+        let _ = writeln!(self.log, "$ {}", shown(&cmd));
+        let from = self.log.len();
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        os::configure_child(&mut cmd);
+        let start = Instant::now();
+        let mut child = cmd.spawn().map_err(|e| {
+            let _ = writeln!(self.log, "[cannot start it: {e}]\n");
+            BuildError::Start(e)
+        })?;
+        let pid = child.id() as i32;
+        let stdout: OwnedFd = child.stdout.take().expect("piped").into();
+        let stderr: OwnedFd = child.stderr.take().expect("piped").into();
+        let mut pipes = [Some(stdout), Some(stderr)];
+        for fd in pipes.iter().flatten() {
+            // Cannot fail on a fresh pipe; were it to, reads would block, never misread.
+            let _ = os::set_nonblocking(fd.as_fd());
+        }
+        let exited = os::pid_fd(pid);
+        let deadline = start + self.timeout;
+        let mut out = Vec::new();
+        let mut echo = Echo::default();
+        let ending = loop {
+            drain(&mut pipes, &mut out, &mut echo, &mut self.log);
+            if os::interrupted() {
+                break Ending::Interrupted;
+            }
+            match child.try_wait() {
+                // What it wrote before it ended was read above; a grandchild that still holds
+                // a pipe is not waited for.
+                Ok(Some(status)) => {
+                    drain(&mut pipes, &mut out, &mut echo, &mut self.log);
+                    break Ending::Exited(status);
+                }
+                Ok(None) => {}
+                Err(e) => break Ending::Lost(e),
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break Ending::TimedOut;
+            }
+            let mut fds = [
+                pipes[0]
+                    .as_ref()
+                    .map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd())),
+                pipes[1]
+                    .as_ref()
+                    .map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd())),
+                PollFd::readable(os::interrupt_fd()),
+                exited
+                    .as_ref()
+                    .map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd())),
+            ];
+            // Without a pidfd, an exit with the pipes held elsewhere is seen within a tick.
+            let tick = if exited.is_some() {
+                Duration::from_secs(1)
+            } else {
+                Duration::from_millis(50)
+            };
+            if let Err(e) = os::poll(&mut fds, Some((deadline - now).min(tick))) {
+                break Ending::Lost(e);
+            }
+        };
+        echo.finish();
+        let took = start.elapsed().as_secs_f64();
+        let status = match ending {
+            Ending::Exited(status) => status,
+            other => {
+                // The whole group: cargo, the compilers and build scripts it started.
+                os::kill_group(pid, libc::SIGKILL);
+                let _ = child.wait();
+                let last_lines = last_lines(&self.log[from..]);
+                return Err(match other {
+                    Ending::Interrupted => {
+                        let _ = writeln!(self.log, "\n[interrupted after {took:.1} s: killed]\n");
+                        BuildError::Interrupted
+                    }
+                    Ending::Lost(e) => {
+                        let _ = writeln!(self.log, "\n[lost after {took:.1} s: {e}]\n");
+                        BuildError::Wait(e)
+                    }
+                    _ => {
+                        let _ = writeln!(self.log, "\n[build-timeout after {took:.1} s: killed]\n");
+                        BuildError::TimedOut {
+                            timeout: self.timeout,
+                            last_lines,
+                        }
+                    }
+                });
+            }
+        };
+        let _ = writeln!(self.log, "[{status} after {took:.1} s]\n");
+        if status.success() {
+            Ok(out)
+        } else {
+            Err(BuildError::Failed(status))
+        }
+    }
+}
+
+/// Reads what the build has written so far: stdout into `out`, stderr to the screen and the
+/// log. A pipe at its end (or in error) is closed.
+fn drain(pipes: &mut [Option<OwnedFd>; 2], out: &mut Vec<u8>, echo: &mut Echo, log: &mut Vec<u8>) {
+    let mut buf = [0u8; 8192];
+    for (i, pipe) in pipes.iter_mut().enumerate() {
+        let Some(fd) = pipe else { continue };
+        loop {
+            match os::read(fd.as_fd(), &mut buf) {
+                Ok(Some(0)) | Err(_) => {
+                    *pipe = None;
+                    break;
+                }
+                Ok(Some(n)) if i == 0 => out.extend_from_slice(&buf[..n]),
+                Ok(Some(n)) => {
+                    echo.feed(&buf[..n]);
+                    log.extend_from_slice(&buf[..n]);
+                }
+                Ok(None) => break,
+            }
+        }
+    }
+}
+
+enum Ending {
+    Exited(ExitStatus),
+    Interrupted,
+    TimedOut,
+    Lost(io::Error),
+}
+
+/// A command as a shell would show it, with the folder it runs in.
+fn shown(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().to_string();
+    for arg in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&arg.to_string_lossy());
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        s.push_str(&format!("   (in {})", dir.display()));
+    }
+    s
+}
+
+/// The last lines a build wrote, indented.
+fn last_lines(output: &[u8]) -> String {
+    let text = String::from_utf8_lossy(output);
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return "  (it wrote nothing)".to_string();
+    }
+    lines[lines.len().saturating_sub(LAST_LINES)..]
+        .iter()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Shows a build's stderr on the harness's stderr line by line, leaving out cargo's status
+/// lines (`   Compiling x`, `    Finished ...`), so the user sees warnings and errors as a
+/// `--quiet` build would show them while the log keeps everything.
+#[derive(Default)]
+struct Echo {
+    partial: Vec<u8>,
+}
+
+impl Echo {
+    fn feed(&mut self, bytes: &[u8]) {
+        self.partial.extend_from_slice(bytes);
+        let Some(end) = self.partial.iter().rposition(|&b| b == b'\n') else {
+            return;
+        };
+        let lines: Vec<u8> = self.partial.drain(..=end).collect();
+        let mut err = io::stderr().lock();
+        for line in lines.split_inclusive(|&b| b == b'\n') {
+            if !is_status_line(line) {
+                let _ = err.write_all(line);
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        if !self.partial.is_empty() {
+            self.partial.push(b'\n');
+            self.feed(&[]);
+        }
+    }
+}
+
+/// Cargo's status lines: a capitalised verb right-aligned in 12 columns, then a space.
+fn is_status_line(line: &[u8]) -> bool {
+    if line.len() < 13 || line[12] != b' ' {
+        return false;
+    }
+    let head = &line[..12];
+    let word = head.trim_ascii_start();
+    word.len() >= 2
+        && word.len() < 12
+        && word[0].is_ascii_uppercase()
+        && word[1..].iter().all(u8::is_ascii_lowercase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_status_lines_are_told_from_messages() {
+        for status in [
+            "   Compiling slow-build v0.1.0 (/x)\n",
+            "    Finished `release` profile [optimized] target(s) in 0.04s\n",
+            "    Blocking waiting for file lock on build directory\n",
+        ] {
+            assert!(is_status_line(status.as_bytes()), "{status:?}");
+        }
+        for message in [
+            "warning: unused variable: `x`\n",
+            "error: could not compile `p` (bin \"p\") due to 1 previous error\n",
+            "  --> src/main.rs:2:9\n",
+            "2 |     let x = 1;\n",
+            "  = note: `#[warn(unused_variables)]` on by default\n",
+        ] {
+            assert!(!is_status_line(message.as_bytes()), "{message:?}");
+        }
+    }
+
+    #[test]
+    fn a_build_is_logged_with_its_command_output_and_ending() {
+        let mut builds = Builds::new(Duration::from_secs(60));
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo data; echo 'said this' >&2; exit 3"]);
+        let err = builds.run(cmd).unwrap_err();
+        assert!(matches!(err, BuildError::Failed(_)), "{err}");
+        let log = String::from_utf8_lossy(builds.log()).to_string();
+        assert!(log.starts_with("$ sh -c echo data;"), "{log}");
+        assert!(log.contains("said this\n"), "{log}");
+        assert!(log.contains("exit status: 3"), "{log}");
+        assert!(!log.contains("data\n"), "stdout is the caller's: {log}");
+        let mut ok = Command::new("sh");
+        ok.args(["-c", "echo data"]);
+        assert_eq!(builds.run(ok).unwrap(), b"data\n");
+    }
+
+    #[test]
+    fn a_build_past_its_timeout_is_killed_with_its_group_and_its_last_lines() {
+        let mut builds = Builds::new(Duration::from_secs(5));
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("grandchild");
+        let mut cmd = Command::new("sh");
+        // A grandchild in the same group, which must die with the build.
+        cmd.arg("-c").arg(format!(
+            "for i in $(seq 1 30); do echo line $i >&2; done; sleep 60 & echo $! > {}; wait",
+            marker.display()
+        ));
+        let start = Instant::now();
+        let err = builds.run(cmd).unwrap_err();
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "killed long before its sleep"
+        );
+        let text = err.to_string();
+        assert!(text.contains("build-timeout = 5 s"), "{text}");
+        assert!(
+            text.contains("  line 30") && text.contains("  line 11"),
+            "{text}"
+        );
+        assert!(!text.contains("line 10\n"), "only the last lines: {text}");
+        let pid = std::fs::read_to_string(&marker).unwrap();
+        let stat = format!("/proc/{}/stat", pid.trim());
+        // Killed: gone, or a zombie until init reaps it.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z ")) {
+            assert!(Instant::now() < deadline, "the grandchild {pid} still runs");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
