@@ -114,7 +114,11 @@ impl Isolation {
                 .map_err(|e| Unavailable(format!("sandbox-bind {}: {e}", path.display())))?;
             isolation.extra_binds.push(abs);
         }
-        if cgroup != Want::Off {
+        if cgroup == Want::Off {
+            isolation.notes.push(
+                "--cgroup off: memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted, and processes are capped only inside the sandbox (RLIMIT_NPROC)".to_string(),
+            );
+        } else {
             let tag = format!("harness-{}-{}", std::process::id(), unique());
             match cgroup::RunGroups::create(&tag) {
                 Ok(groups) => isolation.cgroups = Some(groups),

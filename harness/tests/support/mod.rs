@@ -23,17 +23,29 @@ pub fn harness() -> Command {
 
 static COMPILE: Mutex<()> = Mutex::new(());
 
-/// Compiles `tests/fixtures/hostile/<name>.c` (once per test binary and source version) with
-/// the system C compiler and returns the executable, `<dir>/<name>`, in a folder of its own
-/// so it can be given to `--players` as an executable file (with `--problem`). Panics with
-/// the compiler's message when it fails: a fixture that does not build is a broken test.
+/// Compiles `tests/fixtures/hostile/<name>.c` (once per test binary and source version, the
+/// folder's `.h` files included) with the system C compiler and returns the executable,
+/// `<dir>/<name>`, in a folder of its own so it can be given to `--players` as an executable
+/// file (with `--problem`). Panics with the compiler's message when it fails: a fixture that
+/// does not build is a broken test.
 pub fn compile_c(name: &str) -> PathBuf {
     let _guard = COMPILE.lock().unwrap_or_else(|e| e.into_inner());
-    let src = root().join(format!("harness/tests/fixtures/hostile/{name}.c"));
-    let text = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-    let hash = text
-        .iter()
-        .fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    let folder = root().join("harness/tests/fixtures/hostile");
+    let src = folder.join(format!("{name}.c"));
+    let mut text = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    headers.sort();
+    for header in headers {
+        text.extend(std::fs::read(header).unwrap());
+    }
+    let hash = text.iter().fold(0xcbf29ce484222325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    });
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{name}-{hash:016x}"));
     let exe = dir.join(name);
     if exe.exists() {
