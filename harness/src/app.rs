@@ -348,15 +348,17 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             Vec::new(),
         ),
         Some(dir) => {
-            // Rows of players whose program changed since are dropped and run again.
+            // Rows of players whose program changed since, and ERR rows, are run again.
             let current = |problem: &str, player: &str, hash: &str| {
                 suites.iter().any(|s| {
                     s.problem.id() == problem
                         && s.players.iter().any(|p| p.name == player && p.hash == hash)
                 })
             };
+            // ERR rows were the harness's or the machine's fault, never the player's: rerun.
             RunFiles::reopen(dir, &problems, |row| {
-                current(&row.problem, &row.player, &row.player_hash)
+                row.verdict != crate::verdict::Verdict::HarnessError
+                    && current(&row.problem, &row.player, &row.player_hash)
             })
             .map_err(|e| UsageError(format!("--resume: {e}")))?
         }

@@ -155,7 +155,9 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
         // Counted per user namespace: the test's own processes only.
         limits.push((libc::RLIMIT_NPROC, spec.procs));
     }
-    if spec.mode == Mode::Process && spec.disk > 0 {
+    if spec.memory == 0 && spec.disk > 0 {
+        // Without a cgroup, a file (a memfd, a file in /dev/shm) is the one thing a player
+        // could fill without it counting as its memory: no file larger than the disk limit.
         limits.push((libc::RLIMIT_FSIZE, spec.disk));
     }
     for (resource, value) in limits {

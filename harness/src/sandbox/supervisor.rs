@@ -81,8 +81,6 @@ fn refused_or_setup(e: &std::io::Error, what: &str) -> StartError {
 fn supervise(spec: &Spec) -> Report {
     // SAFETY: plain calls on the calling process.
     unsafe { libc::setsid() };
-    // A player of the same user must not trace or read the supervisor.
-    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
     let group = match &spec.cgroups {
         None => None,
         Some(cgroups) => {
@@ -103,6 +101,8 @@ fn supervise(spec: &Spec) -> Report {
     };
     let mut report = match spec.mode {
         Mode::Process => {
+            // A player of the same user must not trace or read the supervisor.
+            let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
             let _ = sys::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
             // SAFETY: descriptor 3 is the control pipe.
             let stop = unsafe { OwnedFd::from_raw_fd(CONTROL) };
@@ -158,6 +158,9 @@ fn namespaces(spec: &Spec) -> Report {
         super::init::namespace_init(spec, stop_r, report_w);
     }
     drop((stop_r, report_w, go_r));
+    // Only now: the init was made dumpable, so an unprivileged supervisor may write its id
+    // maps; the supervisor itself is not (nothing in the test can see it anyway).
+    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
     sys::detach_stdio();
     if let Err(e) = write_id_maps(pid, spec) {
         sys::kill(pid, libc::SIGKILL);

@@ -164,6 +164,7 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         ("work", 0o755),
         ("home", 0o755),
         ("tmp", 0o1777),
+        ("vartmp", 0o1777),
         ("shm", 0o1777),
     ] {
         let dir = boxed.join(name);
@@ -171,7 +172,7 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode))?;
         chown_player(&dir)?;
     }
-    for (from, to) in [("tmp", "tmp"), ("tmp", "var/tmp")] {
+    for (from, to) in [("tmp", "tmp"), ("vartmp", "var/tmp")] {
         let target = root.join(to);
         std::fs::create_dir_all(&target)?;
         sys::mount(Some(&boxed.join(from)), &target, None, libc::MS_BIND, None)?;
