@@ -23,29 +23,41 @@ pub fn harness() -> Command {
 
 static COMPILE: Mutex<()> = Mutex::new(());
 
-/// Compiles `tests/fixtures/hostile/<name>.c` (once per test binary and source version, the
-/// folder's `.h` files included) with the system C compiler and returns the executable,
-/// `<dir>/<name>`, in a folder of its own so it can be given to `--players` as an executable
-/// file (with `--problem`). Panics with the compiler's message when it fails: a fixture that
-/// does not build is a broken test.
+/// Compiles `tests/fixtures/hostile/<name>.c` (once per version of it and of the headers
+/// beside it) with the system C compiler and returns the executable, `<dir>/<name>`, in a
+/// folder of its own so it can be given to `--players` as an executable file (with
+/// `--problem`). Panics with the compiler's message when it fails: a fixture that does not
+/// build is a broken test.
 pub fn compile_c(name: &str) -> PathBuf {
     let _guard = COMPILE.lock().unwrap_or_else(|e| e.into_inner());
-    let folder = root().join("harness/tests/fixtures/hostile");
-    let src = folder.join(format!("{name}.c"));
-    let mut text = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-    let mut headers: Vec<PathBuf> = std::fs::read_dir(&folder)
+    let src = root().join(format!("harness/tests/fixtures/hostile/{name}.c"));
+    let text = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    // The headers beside it count too: a fixture built from a stale header is a wrong test.
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(src.parent().unwrap())
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .filter(|p| p.extension().is_some_and(|e| e == "h"))
         .collect();
     headers.sort();
+    let mut bytes = text.clone();
     for header in headers {
-        text.extend(std::fs::read(header).unwrap());
+        bytes.extend(std::fs::read(header).unwrap());
     }
-    let hash = text.iter().fold(0xcbf29ce484222325u64, |h, &b| {
+    let hash = bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x100000001b3)
     });
+    // A fixture may ask for more compiler flags with a line `/* cflags: -static */`.
+    let flags: Vec<String> = String::from_utf8_lossy(&text)
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("/* cflags:"))
+        .map(|rest| {
+            rest.trim_end_matches("*/")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{name}-{hash:016x}"));
     let exe = dir.join(name);
     if exe.exists() {
@@ -55,7 +67,9 @@ pub fn compile_c(name: &str) -> PathBuf {
     let tmp = dir.join(format!("{name}.tmp"));
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let out = Command::new(&cc)
-        .args(["-O1", "-Wall", "-o"])
+        .args(["-O1", "-Wall"])
+        .args(&flags)
+        .arg("-o")
         .arg(&tmp)
         .arg(&src)
         .output()

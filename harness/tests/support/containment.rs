@@ -1,0 +1,577 @@
+//! Helpers of the containment tests (`containment.rs`, `fault_suite.rs`): a folder of its own
+//! per test (players, config, results) whose path tags every process the test starts, runs
+//! of the harness with a deadline, the good player's scores in a run alone, and the checks
+//! every hostile run shares (time per test, nothing left running, nothing written outside).
+//! Included with `#[path = "support/containment.rs"] mod containment;` next to `mod support;`.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::support;
+
+/// How the harness isolates players (the flags the team settled on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// No flag: a sandbox per test where the machine allows it, cgroups where it can.
+    Default,
+    /// `--sandbox off`: process mode (no namespaces; cgroups still where available).
+    Off,
+}
+
+impl Mode {
+    pub fn flags(self) -> &'static [&'static str] {
+        match self {
+            Mode::Default => &[],
+            Mode::Off => &["--sandbox", "off"],
+        }
+    }
+}
+
+/// The limits of a run, written to its own scoring.toml (so the test states its grace).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Thinking time per test, seconds.
+    pub time: f64,
+    /// Seconds a player gets to exit once the game is over.
+    pub grace: f64,
+    /// MB.
+    pub memory: u64,
+}
+
+impl Limits {
+    /// What no test may exceed in wall time: time limit + grace + 1 s.
+    pub fn per_test(&self) -> Duration {
+        Duration::from_secs_f64(self.time + self.grace + 1.0)
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            time: 5.0,
+            grace: 1.0,
+            memory: 256,
+        }
+    }
+}
+
+/// A test's own folder, under the target's temporary folder (not the host's /tmp, which a
+/// sandbox replaces): `players/<name>/`, `scoring.toml`, `results/`. Its path is the tag
+/// every fixture carries as its first argument, so what a run leaves running can be found.
+/// Dropping it kills whatever is still running with the tag (so a failing test leaves
+/// nothing behind) and removes files a fixture named after it in /tmp.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{name}-"))
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        let scratch = Scratch { dir };
+        open_to_all(scratch.path());
+        std::fs::create_dir(scratch.players_dir()).unwrap();
+        open_to_all(&scratch.players_dir());
+        scratch
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The tag of this test's processes: its folder's path.
+    pub fn tag(&self) -> String {
+        self.path().display().to_string()
+    }
+
+    /// A name no other test shares (the folder's own name).
+    pub fn token(&self) -> String {
+        self.path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string()
+    }
+
+    pub fn players_dir(&self) -> PathBuf {
+        self.path().join("players")
+    }
+
+    pub fn results(&self) -> PathBuf {
+        self.path().join("results")
+    }
+
+    /// Writes `scoring.toml` with these limits for chesspuzzle; returns its path.
+    pub fn config(&self, limits: Limits) -> PathBuf {
+        let path = self.path().join("scoring.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "[problem.chesspuzzle]\ntime-limit = {}\ngrace = {}\nmemory-limit = {}\n",
+                limits.time, limits.grace, limits.memory
+            ),
+        )
+        .unwrap();
+        path
+    }
+
+    /// A `player.toml` folder `players/<name>/` with a copy of `exe`, run as
+    /// `./<file> TAG ARGS...`.
+    pub fn player(&self, name: &str, exe: &Path, args: &[&str]) -> PathBuf {
+        let dir = self.players_dir().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        open_to_all(&dir);
+        let file = exe.file_name().unwrap().to_string_lossy().to_string();
+        std::fs::copy(exe, dir.join(&file)).unwrap();
+        let mut command = vec![format!("./{file}"), self.tag()];
+        command.extend(args.iter().map(|a| a.to_string()));
+        let command: Vec<String> = command.iter().map(|a| format!("{a:?}")).collect();
+        std::fs::write(
+            dir.join("player.toml"),
+            format!(
+                "name = {name:?}\nproblem = \"chesspuzzle\"\ncommand = [{}]\n",
+                command.join(", ")
+            ),
+        )
+        .unwrap();
+        dir
+    }
+
+    /// The hostile fixture `tests/fixtures/hostile/<fixture>.c` as player `name`.
+    pub fn hostile(&self, fixture: &str, name: &str, args: &[&str]) -> PathBuf {
+        self.player(name, &support::compile_c(fixture), args)
+    }
+
+    /// The good player, `players/chesspuzzle-greedy`, as a `player.toml` folder of this test.
+    pub fn good(&self) -> PathBuf {
+        self.player(GOOD, &greedy_binary(), &[])
+    }
+
+    /// Every file under `players/` with its size and modification time.
+    pub fn players_snapshot(&self) -> Vec<(PathBuf, u64, SystemTime)> {
+        let mut files = Vec::new();
+        walk(&self.players_dir(), &mut files);
+        files.sort();
+        files
+    }
+
+    /// Processes still running with this test's tag, after waiting up to 3 s for them to go
+    /// (a killed process takes a moment to disappear).
+    pub fn left_running(&self) -> Vec<String> {
+        let until = Instant::now() + Duration::from_secs(3);
+        loop {
+            let left = running_with(&self.tag());
+            if left.is_empty() || Instant::now() > until {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Files of the host's /tmp, /var/tmp and /dev/shm whose name holds this test's token.
+    pub fn host_tmp_files(&self) -> Vec<PathBuf> {
+        let token = self.token();
+        let mut found = Vec::new();
+        for dir in ["/tmp", "/var/tmp", "/dev/shm"] {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if entry.file_name().to_string_lossy().contains(&token) {
+                    found.push(entry.path());
+                }
+            }
+        }
+        found
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        for pid in running_pids(&self.tag()) {
+            // SAFETY: plain syscall on a process this test started (it carries the tag).
+            unsafe {
+                libc::kill(pid, libc::SIGCONT);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        for file in self.host_tmp_files() {
+            let _ = std::fs::remove_file(file);
+        }
+    }
+}
+
+/// chmod 0755: a temporary folder is 0700, and a sandboxed player may run as another user.
+pub fn open_to_all(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, u64, SystemTime)>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() {
+            walk(&entry.path(), out);
+        }
+        out.push((
+            entry.path(),
+            meta.len(),
+            meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        ));
+    }
+}
+
+/// Live processes (not zombies) whose command line or executable mentions `tag`, or whose
+/// environment does (a player's `HARNESS_PLAYER_DIR`, inherited by whatever it starts).
+pub fn running_with(tag: &str) -> Vec<String> {
+    let mut found = support::processes_mentioning(tag);
+    for pid in environ_mentioning(tag) {
+        if !found.iter().any(|f| f.starts_with(&format!("{pid}: "))) {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{pid}: {} (by its environment)",
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+fn running_pids(tag: &str) -> Vec<i32> {
+    let mut pids: Vec<i32> = running_with(tag)
+        .iter()
+        .filter_map(|line| line.split(':').next()?.parse().ok())
+        .collect();
+    pids.sort();
+    pids.dedup();
+    pids
+}
+
+fn environ_mentioning(tag: &str) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        if stat.is_empty() || state.starts_with('Z') {
+            continue;
+        }
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ.windows(tag.len()).any(|w| w == tag.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// The good player's name.
+pub const GOOD: &str = "chesspuzzle-greedy";
+
+/// One test of the good player: what must not change when hostile players run beside it.
+pub type GoodRow = (String, String, String, String);
+
+/// The good player's (seed, score, verdict, moves) rows.
+pub fn good_rows(rows: &[BTreeMap<String, String>]) -> Vec<GoodRow> {
+    rows.iter()
+        .filter(|r| r["player"] == GOOD)
+        .map(|r| {
+            (
+                r["seed"].clone(),
+                r["score"].clone(),
+                r["verdict"].clone(),
+                r["moves"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The seeds every test picks its own from.
+pub const BASELINE_SEEDS: &str = "1..4";
+
+/// The good player's rows in a run of its own on [`BASELINE_SEEDS`] (once per test binary;
+/// this also builds it).
+pub fn baseline() -> &'static [GoodRow] {
+    static BASELINE: OnceLock<Vec<GoodRow>> = OnceLock::new();
+    BASELINE.get_or_init(|| {
+        let results = tempfile::tempdir().unwrap();
+        let out = support::harness()
+            .args(["--problem", "chesspuzzle", "--seeds", BASELINE_SEEDS])
+            .args(["--threads", "2", "--time-limit", "20"])
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(support::root().join("players").join(GOOD))
+            .output()
+            .expect("the harness runs");
+        support::expect_exit(&out, 0);
+        let rows = good_rows(&support::scores(results.path()));
+        assert_eq!(rows.len(), 4, "the good player played every seed alone");
+        assert!(rows.iter().all(|r| r.2 == "OK"), "{rows:?}");
+        rows
+    })
+}
+
+/// The good player's rows alone, for these seeds (a subset of [`BASELINE_SEEDS`]).
+pub fn baseline_for(seeds: &[u64]) -> Vec<GoodRow> {
+    baseline()
+        .iter()
+        .filter(|r| seeds.contains(&r.0.parse().unwrap()))
+        .cloned()
+        .collect()
+}
+
+/// The good player's binary, built by the baseline run.
+pub fn greedy_binary() -> PathBuf {
+    baseline();
+    let target = Path::new(env!("CARGO_BIN_EXE_harness"))
+        .parent()
+        .and_then(Path::parent)
+        .unwrap();
+    let exe = target.join("release").join(GOOD);
+    assert!(exe.is_file(), "{} was not built", exe.display());
+    exe
+}
+
+/// What a run of the harness gave.
+pub struct Ran {
+    pub output: Output,
+    /// From the start of the harness to its exit.
+    pub elapsed: Duration,
+}
+
+impl Ran {
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).to_string()
+    }
+}
+
+/// A harness started by [`start`]: its output is collected while it runs.
+pub struct Started {
+    pub child: std::process::Child,
+    start: Instant,
+    stdout: std::sync::mpsc::Receiver<Vec<u8>>,
+    stderr: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+/// Starts `cmd` (the harness) in a process group of its own, collecting its output.
+pub fn start(cmd: &mut Command) -> Started {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("the harness starts");
+    Started {
+        stdout: drain(child.stdout.take().unwrap()),
+        stderr: drain(child.stderr.take().unwrap()),
+        child,
+        start,
+    }
+}
+
+impl Started {
+    /// Time since the harness started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Waits for the harness to exit, at most until `deadline` after its start: a harness
+    /// still running then is killed with its group and the test fails, saying so (it
+    /// blocked on a player, or stalled).
+    pub fn finish(mut self, deadline: Duration) -> Ran {
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if self.start.elapsed() > deadline {
+                // SAFETY: plain syscall on the group of the harness this test started.
+                unsafe {
+                    libc::killpg(self.child.id() as i32, libc::SIGKILL);
+                }
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let elapsed = self.start.elapsed();
+        let take = |rx: &std::sync::mpsc::Receiver<Vec<u8>>| {
+            rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default()
+        };
+        let (stdout, stderr) = (take(&self.stdout), take(&self.stderr));
+        let Some(status) = status else {
+            panic!(
+                "the harness was still running {deadline:?} after its start (it blocks on a player)\n--- stdout\n{}\n--- stderr\n{}",
+                String::from_utf8_lossy(&stdout),
+                String::from_utf8_lossy(&stderr)
+            );
+        };
+        Ran {
+            output: Output {
+                status,
+                stdout,
+                stderr,
+            },
+            elapsed,
+        }
+    }
+}
+
+/// Runs `cmd` (the harness) in a process group of its own and waits for it at most
+/// `deadline` (see [`Started::finish`]).
+pub fn run_within(cmd: &mut Command, deadline: Duration) -> Ran {
+    start(cmd).finish(deadline)
+}
+
+/// Reads a pipe to its end on a thread of its own; the bytes arrive on the channel.
+fn drain(mut pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        let _ = tx.send(bytes);
+    });
+    rx
+}
+
+/// A run of chesspuzzle: these players on these seeds, `threads` at once.
+pub struct Plan<'a> {
+    pub scratch: &'a Scratch,
+    pub mode: Mode,
+    pub limits: Limits,
+    pub seeds: &'a [u64],
+    pub threads: usize,
+    pub players: Vec<PathBuf>,
+    pub extra: Vec<String>,
+}
+
+impl Plan<'_> {
+    /// The harness command of this plan (the caller may add to it).
+    pub fn command(&self) -> Command {
+        let config = self.scratch.config(self.limits);
+        let seeds: Vec<String> = self.seeds.iter().map(u64::to_string).collect();
+        let mut cmd = support::harness();
+        cmd.args(["--problem", "chesspuzzle", "--seeds", &seeds.join(",")])
+            .args(["--threads", &self.threads.to_string()])
+            .args(self.mode.flags())
+            .args(&self.extra)
+            .arg("--config")
+            .arg(config)
+            .arg("--results")
+            .arg(self.scratch.results())
+            .arg("--players")
+            .args(&self.players);
+        cmd
+    }
+
+    /// The longest a whole run may take: every test at its longest, `threads` at once, plus
+    /// 20 s for the harness's start and end on a loaded machine.
+    pub fn deadline(&self) -> Duration {
+        let tests = self.players.len() * self.seeds.len();
+        let rounds = tests.div_ceil(self.threads) as u32;
+        self.limits.per_test() * rounds + Duration::from_secs(20)
+    }
+
+    /// Runs the plan within its deadline and checks what every run must hold: exit status 0,
+    /// every row within limit + grace + 1 s, the good player's rows as in a run alone,
+    /// nothing left running, the player folders untouched, no file named after the test in
+    /// the host's temporary folders. Returns the rows.
+    pub fn run_and_check(&self) -> (Ran, Vec<BTreeMap<String, String>>) {
+        let before = self.scratch.players_snapshot();
+        let ran = run_within(&mut self.command(), self.deadline());
+        support::expect_exit(&ran.output, 0);
+        let rows = support::scores(&self.scratch.results());
+        assert_eq!(
+            rows.len(),
+            self.players.len() * self.seeds.len(),
+            "every player played every seed: {rows:?}"
+        );
+        self.check_rows(&rows);
+        let left = self.scratch.left_running();
+        assert!(left.is_empty(), "processes left running: {left:#?}");
+        assert_eq!(
+            before,
+            self.scratch.players_snapshot(),
+            "the player folders changed"
+        );
+        let stray = self.scratch.host_tmp_files();
+        assert!(
+            stray.is_empty(),
+            "files left in the host's temporary folders: {stray:?}"
+        );
+        (ran, rows)
+    }
+
+    /// Every row within limit + grace + 1 s; the good player's rows as in a run alone.
+    pub fn check_rows(&self, rows: &[BTreeMap<String, String>]) {
+        let bound = self.limits.per_test().as_millis();
+        for row in rows {
+            let wall: u128 = row["wall_ms"].parse().unwrap();
+            assert!(
+                wall <= bound,
+                "{} seed {} took {wall} ms (> {bound} ms): {row:?}",
+                row["player"],
+                row["seed"]
+            );
+        }
+        if self.players.iter().any(|p| p.ends_with(GOOD)) {
+            assert_eq!(
+                good_rows(rows),
+                baseline_for(self.seeds),
+                "the good player's tests changed beside hostile players"
+            );
+        }
+    }
+}
+
+/// Panics unless every row of `player` has one of `verdicts`; returns its rows.
+pub fn expect_verdict<'a>(
+    rows: &'a [BTreeMap<String, String>],
+    player: &str,
+    verdicts: &[&str],
+) -> Vec<&'a BTreeMap<String, String>> {
+    let mine = support::rows_of(rows, player);
+    assert!(!mine.is_empty(), "{player} has no rows");
+    for row in &mine {
+        assert!(
+            verdicts.contains(&row["verdict"].as_str()),
+            "{player} seed {}: verdict {} (expected {verdicts:?}), reason {:?}",
+            row["seed"],
+            row["verdict"],
+            row["reason"]
+        );
+    }
+    mine
+}
+
+/// The `REACHED ...` lines of a fixture's kept stderr.
+pub fn reached(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| l.starts_with("REACHED ")).collect()
+}
+
+/// Panics unless the log holds a `BLOCKED <what>` line (proof that the fixture tried) and
+/// no `REACHED <what>` line.
+pub fn expect_blocked(log: &str, what: &str) {
+    let blocked = format!("BLOCKED {what}");
+    let got = format!("REACHED {what}");
+    assert!(
+        !log.lines().any(|l| l.starts_with(&got)),
+        "the fixture reached `{what}`:\n{log}"
+    );
+    assert!(
+        log.lines().any(|l| l.starts_with(&blocked)),
+        "expected a line `{blocked}...` in the fixture's stderr:\n{log}"
+    );
+}
