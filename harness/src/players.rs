@@ -520,7 +520,9 @@ impl Snapshot {
                 .args
                 .iter()
                 .map(PathBuf::from)
-                .filter(|p| p.is_absolute() && p.exists()),
+                // Files only: a folder named as an argument (a data folder, a place to write)
+                // is not the player's code, and its times change as it is used.
+                .filter(|p| p.is_absolute() && p.is_file()),
         );
         Snapshot::new(Some(player.cwd.clone()), files, None)
     }

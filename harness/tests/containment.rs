@@ -55,10 +55,13 @@ fn escape_group(mode: Mode) {
             assert!(row["reason"].contains("thinking time"), "{row:?}");
         }
     }
-    // The escape happened, so the kill did not rely on the group.
+    // The escape was tried: either it happened (and the kill did not rely on the group), or
+    // it was refused because the player leads a session of its own (the harness starts
+    // every player with setsid, and a session leader cannot change its group).
     let log = log(&s, "escape-to-child", 1);
     assert!(
-        log.contains("REACHED join the process group of its child"),
+        log.contains("REACHED join the process group of its child")
+            || log.contains("BLOCKED join the process group of its child: Operation not permitted"),
         "{log}"
     );
 }

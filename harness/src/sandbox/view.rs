@@ -232,13 +232,13 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
     // mounts of the player's own), and the kernel's knobs are read-only.
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
-    sys::mount(
-        Some(Path::new("proc")),
-        &proc_dir,
-        Some("proc"),
-        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        None,
-    )?;
+    // A process the player cannot trace (the test's init) is not even listed: hidepid=4
+    // ("ptraceable", Linux 5.8+), else hidepid=2 (which still shows it to a player in the
+    // owner's group, the case of a root harness).
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    let proc_fs = Some(Path::new("proc"));
+    sys::mount(proc_fs, &proc_dir, Some("proc"), flags, Some("hidepid=4"))
+        .or_else(|_| sys::mount(proc_fs, &proc_dir, Some("proc"), flags, Some("hidepid=2")))?;
     sys::write_file(
         &proc_dir
             .join("sys/user/max_user_namespaces")
