@@ -224,6 +224,17 @@ fn tree_memory_process_mode() {
     tree_memory(Mode::Off);
 }
 
+/// Without a cgroup the tree's memory is sampled: still MLE.
+#[test]
+fn tree_memory_sandboxed_without_cgroup() {
+    tree_memory(Mode::NoCgroup);
+}
+
+#[test]
+fn tree_memory_without_sandbox_or_cgroup() {
+    tree_memory(Mode::Bare);
+}
+
 /// One player floods stdout (the judge buffers up to max-output), then, in the same run
 /// and one test at a time, another crashes honestly with almost no memory: RE, never MLE,
 /// and its peak memory is its own, not the judge's.

@@ -84,8 +84,30 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
         report.start_error = Some(StartError::Setup(rest.trim().to_string()));
     }
     // Reap as processes end; stop at the player's own end or when told to.
+    // Without a cgroup, the tree's memory is watched by sampling: every process of the test,
+    // its resident memory less shared file pages, summed.
+    let watch = (group.is_none() && spec.address_space > 0).then_some(spec.address_space);
+    let interval = match spec.mode {
+        Mode::Namespaces => 20,
+        // Finding the tree means reading every process of the machine: less often.
+        Mode::Process => 100,
+    };
+    let mut peak_kb = 0;
     'test: loop {
-        let ready = sys::poll_read(&[stop.as_raw_fd(), sigchld.as_raw_fd()], -1);
+        let timeout = if watch.is_some() { interval } else { -1 };
+        let ready = sys::poll_read(&[stop.as_raw_fd(), sigchld.as_raw_fd()], timeout);
+        if let Some(limit) = watch {
+            let held = tree_memory_kb(spec.mode, player);
+            peak_kb = peak_kb.max(held);
+            if held * 1024 > limit {
+                report.oom_killed = true;
+                report.notes.push(format!(
+                    "the test's processes held {} MB together, over the memory limit",
+                    held >> 10
+                ));
+                break;
+            }
+        }
         if ready & 2 != 0 {
             let mut buf = [0u8; 128 * 8];
             // SAFETY: drains the signalfd into a local buffer.
@@ -115,7 +137,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     }
     let (cpu_us, max_rss_kb) = sys::children_usage();
     report.cpu_us = cpu_us;
-    report.max_memory_kb = max_rss_kb;
+    report.max_memory_kb = max_rss_kb.max(peak_kb);
     report
 }
 
@@ -157,8 +179,14 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
     }
     if spec.memory == 0 && spec.disk > 0 {
         // Without a cgroup, a file (a memfd, a file in /dev/shm) is the one thing a player
-        // could fill without it counting as its memory: no file larger than the disk limit.
-        limits.push((libc::RLIMIT_FSIZE, spec.disk));
+        // could fill without it counting as its memory: no file larger than the disk limit
+        // (in the sandbox a little more, so that its tmpfs says "no space" first).
+        let slack = if spec.mode == Mode::Namespaces {
+            1 << 20
+        } else {
+            0
+        };
+        limits.push((libc::RLIMIT_FSIZE, spec.disk + slack));
     }
     for (resource, value) in limits {
         if let Err(e) = sys::set_rlimit(resource, value) {
@@ -241,31 +269,80 @@ fn end_all(
     }
 }
 
-/// The children of a process (escaped grandchildren are reparented to a subreaper).
-fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return found;
+/// The memory the test's processes hold together, in KiB: resident pages less shared file
+/// pages (code and libraries), summed over the PID namespace's processes (namespaces) or over
+/// the caller's descendants (process mode).
+fn tree_memory_kb(mode: Mode, player: libc::pid_t) -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
+    let pids: Vec<libc::pid_t> = match mode {
+        Mode::Namespaces => std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .filter(|&pid| pid != 1)
+            .collect(),
+        Mode::Process => descendants(player),
     };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<libc::pid_t>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<libc::pid_t>().ok());
-        if ppid == Some(parent) {
-            found.push(pid);
+    pids.iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/statm")).ok())
+        .map(|statm| {
+            let mut f = statm
+                .split_whitespace()
+                .skip(1)
+                .map(|v| v.parse::<u64>().unwrap_or(0));
+            let (resident, shared) = (f.next().unwrap_or(0), f.next().unwrap_or(0));
+            resident.saturating_sub(shared) * page_kb
+        })
+        .sum()
+}
+
+/// The caller's descendants (processes whose parent chain reaches it) and `first`.
+fn descendants(first: libc::pid_t) -> Vec<libc::pid_t> {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let links: Vec<(libc::pid_t, libc::pid_t)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let pid: libc::pid_t = e.file_name().to_str()?.parse().ok()?;
+            Some((pid, parent_of(pid)?))
+        })
+        .collect();
+    let mut found = vec![first];
+    let mut frontier = vec![me, first];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid) in &links {
+            if ppid == parent && !found.contains(&pid) {
+                found.push(pid);
+                frontier.push(pid);
+            }
         }
     }
     found
+}
+
+/// A process's parent, from `/proc/<pid>/stat` ("pid (comm) state ppid ...": comm may hold
+/// spaces and parentheses).
+fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// The children of a process (escaped grandchildren are reparented to a subreaper).
+fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|&pid| parent_of(pid) == Some(parent))
+        .collect()
 }

@@ -22,6 +22,10 @@ pub enum Mode {
     Default,
     /// `--sandbox off`: process mode (no namespaces; cgroups still where available).
     Off,
+    /// `--cgroup off`: the sandbox without a cgroup (the fallback of a user with none).
+    NoCgroup,
+    /// `--sandbox off --cgroup off`: neither.
+    Bare,
 }
 
 impl Mode {
@@ -29,6 +33,8 @@ impl Mode {
         match self {
             Mode::Default => &[],
             Mode::Off => &["--sandbox", "off"],
+            Mode::NoCgroup => &["--cgroup", "off"],
+            Mode::Bare => &["--sandbox", "off", "--cgroup", "off"],
         }
     }
 }
