@@ -323,6 +323,15 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         core_dumps: args.core_dumps,
     };
     progress_notes.extend(containment.isolation.notes.iter().cloned());
+    for suite in &mut suites {
+        let c = &mut suite.env.config;
+        let (cap, note) = crate::sandbox::probe::process_cap(threads, c.max_procs);
+        c.max_procs = cap;
+        progress_notes.extend(note.map(|n| format!("{}: {n}", suite.problem.id())));
+        let note =
+            crate::sandbox::probe::capacity_note(threads, c.memory_limit << 20, c.max_disk << 20);
+        progress_notes.extend(note.map(|n| format!("{}: {n}", suite.problem.id())));
+    }
     let pin_cpus = scoring.harness.pin_cpus && !args.no_pin;
     let problems: Vec<(String, Vec<String>)> = suites
         .iter()

@@ -165,3 +165,84 @@ pub fn checks() -> Vec<Check> {
     });
     out
 }
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// Warns when `threads` tests at once, each with `memory` and `disk` bytes, may not fit in the
+/// memory the machine has free (the sandbox's writable space is memory too).
+pub fn capacity_note(threads: usize, memory: u64, disk: u64) -> Option<String> {
+    let free = mem_available()?;
+    let need = (memory.saturating_add(disk)).saturating_mul(threads as u64);
+    (need > free).then(|| {
+        format!(
+            "{threads} tests at once may hold {} MB (memory limit + max-disk each) but the machine has {} MB free: lower --threads, or the limits, or expect the machine to swap or kill",
+            need >> 20,
+            free >> 20
+        )
+    })
+}
+
+/// Tasks (processes and threads) of this user now, from /proc.
+fn user_tasks(uid: u32) -> u64 {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("status")).ok())
+        .filter(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|ids| ids.split_whitespace().next()?.parse::<u32>().ok())
+                == Some(uid)
+        })
+        .map(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+                .unwrap_or(1)
+        })
+        .sum()
+}
+
+/// The process cap per test that keeps `threads` tests at once under the user's own process
+/// limit (`RLIMIT_NPROC`, which a test's processes count against in every mode), with room
+/// for the harness and the user's other processes; and a note when it had to lower `wanted`.
+pub fn process_cap(threads: usize, wanted: u64) -> (u64, Option<String>) {
+    // SAFETY: plain getter; rlimit is plain data filled by the call.
+    let (uid, limit) = unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NPROC, &mut lim);
+        (libc::geteuid(), lim.rlim_cur)
+    };
+    // Root is not held to RLIMIT_NPROC; an unlimited limit needs no share.
+    if uid == 0 || limit == libc::RLIM_INFINITY {
+        return (wanted, None);
+    }
+    let used = user_tasks(uid);
+    // Room for the harness's own threads, its supervisors and a few more.
+    let spare = (limit as u64).saturating_sub(used + 16 + 3 * threads as u64);
+    let share = (spare / threads.max(1) as u64).max(1);
+    if share >= wanted {
+        return (wanted, None);
+    }
+    (
+        share,
+        Some(format!(
+            "max-procs lowered from {wanted} to {share} per test: {threads} tests at once must fit under your process limit ({limit}, {used} in use)"
+        )),
+    )
+}
