@@ -234,7 +234,7 @@ pub fn process_cap(threads: usize, wanted: u64) -> (u64, Option<String>) {
     }
     let used = user_tasks(uid);
     // Room for the harness's own threads, its supervisors and a few more.
-    let spare = (limit as u64).saturating_sub(used + 16 + 3 * threads as u64);
+    let spare = limit.saturating_sub(used + 16 + 3 * threads as u64);
     let share = (spare / threads.max(1) as u64).max(1);
     if share >= wanted {
         return (wanted, None);
