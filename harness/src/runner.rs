@@ -169,6 +169,8 @@ pub fn run(
             }
         });
     });
+    // Supervisors still tidying up after their tests (their players are all gone).
+    crate::sandbox::reap_all(Duration::from_secs(5));
     !os::interrupted()
 }
 

@@ -89,8 +89,9 @@ pub struct Session {
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
-    /// Readable once the supervisor has exited, which it does once the player has (None
-    /// where unsupported, or once seen).
+    /// Readable once the supervisor reports, which it does once the player has ended and
+    /// every process of the test is gone (a second descriptor of the report pipe; None once
+    /// seen).
     exited: Option<OwnedFd>,
     /// Waits on stdout, stderr, the interrupt pipe, `exited`, and stdin while a write waits.
     waiter: Waiter,
@@ -123,7 +124,7 @@ enum Want {
     Line,
     /// Wait until stdout is closed.
     Eof,
-    /// Wait until the supervisor has exited (the player has ended and been reaped).
+    /// Wait until the supervisor reports (the player has ended and been reaped).
     Exited,
 }
 
@@ -136,7 +137,7 @@ impl Session {
         for fd in [&stdin, &stdout, &stderr, &launched.report] {
             os::set_nonblocking(fd.as_fd())?;
         }
-        let exited = os::pid_fd(pid);
+        let exited = launched.report.try_clone().ok();
         let mut waiter = Waiter::new()?;
         waiter.add(stdout.as_raw_fd(), STDOUT, Interest::Read)?;
         waiter.add(stderr.as_raw_fd(), STDERR, Interest::Read)?;
@@ -367,7 +368,7 @@ impl Session {
         if !self.doomed {
             let _ = self.pump(Want::Exited, &[], Some(deadline));
         }
-        let (report, _) = self.end_test();
+        let report = self.end_test();
         // No exit in the report: the player was still running when the test ended.
         let killed = report.as_ref().is_none_or(|r| r.exit.is_none());
         self.read_stderr();
@@ -383,70 +384,41 @@ impl Session {
         }
     }
 
-    /// Tells the supervisor the test is over, waits (bounded) for its report and its exit,
-    /// and reaps it; kills it when it does not answer in time. Returns the report and
-    /// whether the supervisor was reaped.
-    fn end_test(&mut self) -> (Option<Report>, bool) {
+    /// Tells the supervisor the test is over and waits (bounded) for its report; kills it
+    /// when it does not answer in time. The supervisor is reaped now if it has exited, else
+    /// later (`sandbox::reap_later`): what is left of it is tidying up after a test whose
+    /// processes are all gone.
+    fn end_test(&mut self) -> Option<Report> {
         self.control = None;
-        let deadline = Instant::now() + TEARDOWN;
-        let mut text = Vec::new();
-        let mut report_open = self.report.is_some();
-        let report_fd = self.report.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1);
-        let exited_fd = self.exited.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1);
-        let mut reaped = false;
-        while Instant::now() < deadline {
-            if report_open {
-                if let Some(fd) = &self.report {
-                    loop {
-                        match os::read(fd.as_fd(), &mut self.scratch[..]) {
-                            Ok(Some(0)) | Err(_) => {
-                                report_open = false;
-                                break;
-                            }
-                            Ok(Some(n)) => text.extend_from_slice(&self.scratch[..n]),
-                            Ok(None) => break,
-                        }
-                    }
-                }
-            }
-            if !reaped {
-                reaped = matches!(os::reap(self.pid, false), Ok(Some(_)) | Err(_));
-            }
-            if reaped && !report_open {
-                break;
-            }
-            // Keep draining stderr so a chatty grandchild cannot block the teardown.
-            self.read_stderr();
-            let left = deadline.saturating_duration_since(Instant::now());
-            let mut fds = [
-                os::PollFd::readable(if report_open { report_fd } else { -1 }),
-                os::PollFd::readable(if reaped { -1 } else { exited_fd }),
-            ];
-            let wait = if exited_fd < 0 && !reaped {
-                left.min(Duration::from_millis(5))
-            } else {
-                left
-            };
-            let _ = os::poll(&mut fds, Some(wait));
-        }
-        if !reaped {
-            sandbox::kill(self.pid);
-            // A killed supervisor is reaped at once: nothing can trace it.
-            let until = Instant::now() + Duration::from_secs(1);
-            while Instant::now() < until {
-                if matches!(os::reap(self.pid, false), Ok(Some(_)) | Err(_)) {
-                    reaped = true;
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
         if let Some(fd) = self.exited.take() {
             self.waiter.remove(fd.as_raw_fd());
         }
-        self.report = None;
-        let report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
-        (report, reaped)
+        let deadline = Instant::now() + TEARDOWN;
+        let mut text = Vec::new();
+        let mut answered = false;
+        if let Some(fd) = self.report.take() {
+            while Instant::now() < deadline {
+                match os::read(fd.as_fd(), &mut self.scratch[..]) {
+                    Ok(Some(0)) | Err(_) => {
+                        answered = true;
+                        break;
+                    }
+                    Ok(Some(n)) => text.extend_from_slice(&self.scratch[..n]),
+                    Ok(None) => {
+                        // Keep draining stderr so a chatty process cannot block the teardown.
+                        self.read_stderr();
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        let mut fds = [os::PollFd::readable(fd.as_raw_fd())];
+                        let _ = os::poll(&mut fds, Some(left.min(Duration::from_millis(50))));
+                    }
+                }
+            }
+        }
+        if !answered {
+            sandbox::kill(self.pid);
+        }
+        sandbox::reap_later(self.pid);
+        serde_json::from_slice::<Report>(text.trim_ascii()).ok()
     }
 }
 

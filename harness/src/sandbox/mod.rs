@@ -375,6 +375,48 @@ fn spawn_supervisor(fds: &[OwnedFd; 5]) -> std::io::Result<i32> {
     Ok(pid)
 }
 
+/// Supervisors that were still tidying up when their test ended.
+static PENDING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Reaps a supervisor whose test is over: now if it has exited, else at a later call (every
+/// test's end reaps what has exited since) or at [`reap_all`].
+pub fn reap_later(pid: i32) {
+    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    pending.push(pid);
+    pending.retain(|&p| sys::wait(p, false).ok().flatten().is_none() && still_child(p));
+}
+
+/// Whether `pid` is still our child to reap (not reaped by anyone else).
+fn still_child(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks existence; a zombie child still exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// Reaps every pending supervisor, killing those still there after `within` (the end of a
+/// run: nothing of it may be left).
+pub fn reap_all(within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|&p| sys::wait(p, false).ok().flatten().is_none() && still_child(p));
+        if pending.is_empty() {
+            return;
+        }
+        if std::time::Instant::now() >= deadline {
+            for &p in pending.iter() {
+                sys::kill(p, libc::SIGKILL);
+            }
+            for &p in pending.iter() {
+                let _ = sys::wait(p, true);
+            }
+            pending.clear();
+            return;
+        }
+        drop(pending);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 /// Kills a supervisor (its init follows it: parent-death signal and end of its stop pipe).
 pub fn kill(pid: i32) {
     sys::kill(pid, libc::SIGKILL);

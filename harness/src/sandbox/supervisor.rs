@@ -32,18 +32,22 @@ pub fn main() -> ! {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
         std::fs::File::from_raw_fd(REPORT)
     };
-    let report = match read_spec() {
-        Ok(spec) => supervise(&spec),
-        Err(e) => Report {
+    let send = move |report: &Report| {
+        let mut line = serde_json::to_vec(report).unwrap_or_default();
+        line.push(b'\n');
+        let _ = report_pipe.write_all(&line);
+        // Closed here: the harness reads to the end of the pipe.
+        drop(report_pipe);
+    };
+    match read_spec() {
+        Ok(spec) => supervise(&spec, send),
+        Err(e) => send(&Report {
             start_error: Some(StartError::Setup(format!(
                 "cannot read the test's spec: {e}"
             ))),
             ..Report::default()
-        },
-    };
-    let mut line = serde_json::to_vec(&report).unwrap_or_default();
-    line.push(b'\n');
-    let _ = report_pipe.write_all(&line);
+        }),
+    }
     std::process::exit(0);
 }
 
@@ -78,7 +82,9 @@ fn refused_or_setup(e: &std::io::Error, what: &str) -> StartError {
     }
 }
 
-fn supervise(spec: &Spec) -> Report {
+/// Runs the test; hands the report to `send` as soon as the test's processes are gone, then
+/// tidies up (reaps the init, removes the cgroup).
+fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
     // SAFETY: plain calls on the calling process.
     unsafe { libc::setsid() };
     let group = match &spec.cgroups {
@@ -91,43 +97,60 @@ fn supervise(spec: &Spec) -> Report {
             {
                 Ok(g) => Some(g),
                 Err(e) => {
-                    return Report {
+                    return send(&Report {
                         start_error: Some(StartError::Setup(format!("cgroup: {e}"))),
                         ..Report::default()
-                    }
+                    })
                 }
             }
         }
     };
-    let mut report = match spec.mode {
+    let (mut report, init) = match spec.mode {
         Mode::Process => {
             // A player of the same user must not trace or read the supervisor.
             let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
             let _ = sys::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
             // SAFETY: descriptor 3 is the control pipe.
             let stop = unsafe { OwnedFd::from_raw_fd(CONTROL) };
-            super::init::run(spec, &stop, group.as_ref())
+            (super::init::run(spec, &stop, group.as_ref()), None)
         }
         Mode::Namespaces => namespaces(spec),
     };
-    if let Some(group) = group {
+    if let Some(group) = &group {
         let (peak_kb, oom, hit, procs_hit) = group.stats();
         report.max_memory_kb = peak_kb;
         report.oom_killed = oom;
         report.memory_limit_hit = hit;
         report.procs_limit_hit = procs_hit;
-        group.leave(None);
-        report.notes.extend(group.remove());
     }
-    report
+    send(&report);
+    if let Some(pid) = init {
+        // Bounded: a test's init that cannot end is killed; nothing in it is left alive.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while sys::wait(pid, false).ok().flatten().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        sys::kill(pid, libc::SIGKILL);
+        let _ = sys::wait(pid, false);
+    }
+    if let Some(group) = group {
+        group.leave(None);
+        group.remove();
+    }
 }
 
 /// Starts the test's init in fresh namespaces, waits for the end of the test, and returns
-/// what the init reported.
-fn namespaces(spec: &Spec) -> Report {
-    let setup = |e: std::io::Error, what: &str| Report {
-        start_error: Some(refused_or_setup(&e, what)),
-        ..Report::default()
+/// what the init reported, with the init's pid when it is still to be reaped (its exit, the
+/// kernel's teardown of the namespaces, takes a while and is nobody's business but ours).
+fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
+    let setup = |e: std::io::Error, what: &str| {
+        (
+            Report {
+                start_error: Some(refused_or_setup(&e, what)),
+                ..Report::default()
+            },
+            None,
+        )
     };
     let pipes = (|| Ok::<_, std::io::Error>((sys::pipe()?, sys::pipe()?, sys::pipe()?)))();
     let ((stop_r, stop_w), (report_r, report_w), (go_r, go_w)) = match pipes {
@@ -168,53 +191,42 @@ fn namespaces(spec: &Spec) -> Report {
         return setup(e, "cannot map the test's user ids");
     }
     let _ = std::fs::File::from(go_w).write_all(b"!");
-    let exited = crate::os::pid_fd(pid);
-    // Wait for the end of the test: the harness closes the control pipe, or the init exits.
-    let mut fds = vec![CONTROL];
-    if let Some(fd) = &exited {
-        fds.push(fd.as_raw_fd());
+    // Wait for the end of the test: the harness closes the control pipe, or the init reports
+    // (it does once the player has ended and every process of the test is reaped).
+    let ready = sys::poll_read(&[CONTROL, report_r.as_raw_fd()], -1);
+    if ready & 2 == 0 {
+        // Ask the init to end the test (end of file on its stop pipe).
+        drop(stop_w);
     }
-    loop {
-        let ready = sys::poll_read(&fds, if exited.is_some() { -1 } else { 50 });
-        if ready & 1 != 0 {
-            break;
-        }
-        if ready & 2 != 0 {
-            break;
-        }
-        if exited.is_none() && sys::wait(pid, false).ok().flatten().is_some() {
-            return init_report(report_r, None);
-        }
-    }
-    // Ask the init to end the test (end of file on its stop pipe), then insist.
-    drop(stop_w);
     let deadline = Instant::now() + TEARDOWN;
-    loop {
-        if let Ok(Some(w)) = sys::wait(pid, false) {
-            return init_report(report_r, Some(w.exit));
-        }
-        if Instant::now() >= deadline {
+    let mut text = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !text.ends_with(b"\n") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
             sys::kill(pid, libc::SIGKILL);
-            let waited = sys::wait(pid, true).ok().flatten();
-            let mut report = init_report(report_r, waited.map(|w| w.exit));
+            let mut report = init_report(&text, None);
             report
                 .notes
                 .push("the test's init did not end in time and was killed".into());
-            return report;
+            return (report, Some(pid));
         }
-        if let Some(fd) = &exited {
-            sys::poll_read(&[fd.as_raw_fd()], 10);
-        } else {
-            std::thread::sleep(Duration::from_millis(1));
+        if sys::poll_read(&[report_r.as_raw_fd()], left.as_millis().max(1) as i32) == 0 {
+            continue;
         }
+        // SAFETY: reads into a local buffer from our own pipe.
+        let n = unsafe { libc::read(report_r.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            break;
+        }
+        text.extend_from_slice(&buf[..n as usize]);
     }
+    (init_report(&text, None), Some(pid))
 }
 
 /// The init's report, or what can be said without one.
-fn init_report(pipe: OwnedFd, init_exit: Option<Exit>) -> Report {
-    let mut text = String::new();
-    let _ = std::fs::File::from(pipe).read_to_string(&mut text);
-    serde_json::from_str(text.trim()).unwrap_or_else(|_| Report {
+fn init_report(text: &[u8], init_exit: Option<Exit>) -> Report {
+    serde_json::from_slice(text.trim_ascii()).unwrap_or_else(|_| Report {
         notes: vec![format!(
             "the test's init ended without a report ({init_exit:?})"
         )],
