@@ -221,7 +221,14 @@ fn end_all(
     // SAFETY: getpid has no preconditions.
     let me = unsafe { libc::getpid() };
     let deadline = Instant::now() + REAP;
+    let gone = || no_children() && group.is_none_or(|g| g.pids().iter().all(|&p| p == me));
     loop {
+        while let Ok(Some(_)) = sys::wait(-1, false) {}
+        // As a subreaper (process mode) or PID 1 (namespaces), every process of the test is
+        // a child of the caller or a descendant of one: no child, nothing left.
+        if gone() {
+            return String::new();
+        }
         match mode {
             // PID 1 of the namespace: -1 is every other process in it.
             Mode::Namespaces => sys::kill(-1, libc::SIGKILL),
@@ -239,24 +246,7 @@ fn end_all(
             }
         }
         while let Ok(Some(_)) = sys::wait(-1, false) {}
-        let none_left = match sys::wait(-1, false) {
-            Ok(None) => {
-                // ECHILD (no child at all) also reads as None: tell the two apart.
-                // SAFETY: waitid with WNOHANG|WEXITED|WNOWAIT only peeks.
-                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-                let ret = unsafe {
-                    libc::waitid(
-                        libc::P_ALL,
-                        0,
-                        &mut info,
-                        libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
-                    )
-                };
-                ret < 0
-            }
-            _ => false,
-        };
-        if none_left && group.is_none_or(|g| g.pids().iter().all(|&p| p == me)) {
+        if gone() {
             return String::new();
         }
         if Instant::now() >= deadline {
@@ -267,6 +257,21 @@ fn end_all(
         // SAFETY: drains the signalfd into a local buffer.
         while unsafe { libc::read(sigchld.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
     }
+}
+
+/// Whether the caller has no child at all, ended or not (`waitid` only peeks).
+fn no_children() -> bool {
+    // SAFETY: siginfo_t is plain data; WNOWAIT leaves any child as it is.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let ret = unsafe {
+        libc::waitid(
+            libc::P_ALL,
+            0,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
+        )
+    };
+    ret < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD)
 }
 
 /// The memory the test's processes hold together, in KiB: resident pages less shared file

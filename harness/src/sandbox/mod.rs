@@ -98,6 +98,7 @@ impl Isolation {
             .tempdir()
             .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;
         std::fs::create_dir(scratch.path().join("root"))
+            .and_then(|()| view::prepare_etc(&scratch.path().join("etc")))
             .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;
         // SAFETY: plain getters.
         let outer = unsafe { (libc::geteuid(), libc::getegid()) };
@@ -233,6 +234,7 @@ impl Isolation {
             cwd,
             binds,
             root: self.scratch.path().join("root"),
+            etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {
                 limits.memory
             } else {

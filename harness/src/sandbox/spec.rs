@@ -51,6 +51,8 @@ pub struct Spec {
     pub binds: Vec<Bind>,
     /// An empty host folder to build the new root on (namespaces only).
     pub root: PathBuf,
+    /// The run's prepared /etc (namespaces only).
+    pub etc: PathBuf,
     /// Bytes of memory for the whole test (cgroup), 0 = none.
     pub memory: u64,
     /// Address-space limit per process when there is no cgroup (RLIMIT_AS), 0 = none.

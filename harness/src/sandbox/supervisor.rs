@@ -170,6 +170,13 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
     };
     if pid == 0 {
         drop((stop_w, report_r, go_w));
+        // The init keeps nothing of the harness's: the report pipe must close when the
+        // supervisor has reported, not when the init's teardown ends.
+        // SAFETY: closing our own descriptors 3 and 4, which nothing here uses.
+        unsafe {
+            libc::close(CONTROL);
+            libc::close(REPORT);
+        }
         let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
         // Wait until the supervisor has written our id maps.
         let mut byte = [0u8; 1];

@@ -43,6 +43,44 @@ pub const HOME: &str = "/box/home";
 /// Inside uid and gid of the player.
 pub const PLAYER_ID: u32 = 1000;
 
+/// Makes the run's /etc for its sandboxes, once, in `dir`: copies of the few host entries a
+/// program may need (links kept as links) and a `passwd`/`group` naming only the player.
+/// Each test then shows it read-only with one bind instead of one per entry.
+pub fn prepare_etc(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    if let Ok(entries) = std::fs::read_dir("/etc") {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if ETC.contains(&name.as_str()) || ETC_PREFIXES.iter().any(|p| name.starts_with(p)) {
+                // An entry that cannot be read (a root-only file) is left out.
+                let _ = copy_tree(&entry.path(), &dir.join(&name));
+            }
+        }
+    }
+    std::fs::write(
+        dir.join("passwd"),
+        format!("player:x:{PLAYER_ID}:{PLAYER_ID}:player:{HOME}:/bin/sh\n"),
+    )?;
+    std::fs::write(dir.join("group"), format!("player:x:{PLAYER_ID}:\n"))?;
+    std::fs::write(dir.join("hostname"), "sandbox\n")
+}
+
+/// Copies a file, a link (as a link) or a folder (recursively).
+fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
+    let meta = std::fs::symlink_metadata(from)?;
+    if meta.file_type().is_symlink() {
+        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
+    } else if meta.is_dir() {
+        std::fs::create_dir(to)?;
+        for entry in std::fs::read_dir(from)?.flatten() {
+            let _ = copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+        Ok(())
+    } else {
+        std::fs::copy(from, to).map(|_| ())
+    }
+}
+
 /// The system folders a path may already be visible through.
 pub fn visible_without_bind(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
@@ -127,22 +165,7 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         mirror(Path::new(dir), &inside(root, Path::new(dir)))?;
     }
     step.set("etc");
-    let etc = root.join("etc");
-    std::fs::create_dir(&etc)?;
-    if let Ok(entries) = std::fs::read_dir("/etc") {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            if ETC.contains(&name.as_str()) || ETC_PREFIXES.iter().any(|p| name.starts_with(p)) {
-                mirror(&entry.path(), &etc.join(&name))?;
-            }
-        }
-    }
-    std::fs::write(
-        etc.join("passwd"),
-        format!("player:x:{PLAYER_ID}:{PLAYER_ID}:player:{HOME}:/bin/sh\n"),
-    )?;
-    std::fs::write(etc.join("group"), format!("player:x:{PLAYER_ID}:\n"))?;
-    std::fs::write(etc.join("hostname"), "sandbox\n")?;
+    bind_ro(&spec.etc, &root.join("etc"))?;
 
     step.set("box");
     // The writable space: one tmpfs of the test's disk size.
