@@ -461,6 +461,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
         Err(e) => eprintln!("warning: no comparison: {e}"),
     }
+    println!("isolation: {}", containment.isolation.describe());
     println!("results: {}", files.dir.display());
     let _ = std::io::stdout().flush();
     if let Some(e) = write_error {
@@ -555,7 +556,11 @@ fn doctor(args: &crate::cli::DoctorArgs) -> Result<u8, UsageError> {
         "harness-doctor-{}",
         std::process::id()
     )) {
-        Ok(groups) => println!("  yes  cgroup per test               {}", groups.describe()),
+        Ok(groups) => println!(
+            "  yes  cgroup per test               {} ({})",
+            groups.describe(),
+            groups.location()
+        ),
         Err(why) => {
             println!("  NO   cgroup per test               {why}");
             println!("        to enable: run as root with cgroup v1 memory and pids mounted, or from a cgroup v2 subtree delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes harness ...`)");

@@ -114,12 +114,21 @@ impl RunGroups {
         })
     }
 
-    /// What kind, for notes.
-    pub fn describe(&self) -> String {
+    /// What kind, for notes and run.toml.
+    pub fn describe(&self) -> &'static str {
         match &self.cgroups {
-            Cgroups::V1 { memory, .. } => format!("cgroup v1 ({})", memory.display()),
-            Cgroups::V2 { run } => format!("cgroup v2 ({})", run.display()),
+            Cgroups::V1 { .. } => "cgroup v1",
+            Cgroups::V2 { .. } => "cgroup v2",
         }
+    }
+
+    /// Where the run's folders are.
+    pub fn location(&self) -> String {
+        self.dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
