@@ -8,6 +8,9 @@
 //! for the whole run: Cargo and executable-file players run from a copy of their program
 //! taken when the run starts, in a run-private folder removed when the run ends; a
 //! `player.toml` folder is watched ([`Player::check_unchanged`]). It never runs a player.
+//!
+//! A player's name becomes folder names under `results/` and cells of CSV files, so it must
+//! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,6 +60,26 @@ pub struct Skipped {
 pub struct PlayerError {
     pub path: String,
     pub message: String,
+}
+
+/// Whether a name is safe as a folder name and as a spreadsheet cell: it starts with an ASCII
+/// letter or digit and holds only ASCII letters, digits, `.`, `_` and `-`, and no `..`.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let first_ok = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric());
+    let all_ok = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if first_ok && all_ok && !name.contains("..") {
+        return Ok(());
+    }
+    Err(format!(
+        "name {} is not allowed: a player name starts with a letter or a digit and holds only \
+         letters, digits, `.`, `_` and `-`, without `..`",
+        crate::verdict::quote(name)
+    ))
 }
 
 fn err(path: &Path, message: impl Into<String>) -> PlayerError {
@@ -126,6 +149,7 @@ pub fn discover(
     let mut skipped = Vec::new();
     for path in paths {
         let (player, kind) = describe(path, only, known_problems)?;
+        check_name(&player.name).map_err(|m| err(&name_file(path, &player), m))?;
         if !known_problems.contains(&player.problem.as_str()) {
             return Err(err(
                 path,
@@ -311,6 +335,16 @@ fn describe(
         },
         Kind::File,
     ))
+}
+
+/// The file a player's name comes from: its `player.toml` or `Cargo.toml`, or the
+/// executable itself.
+fn name_file(path: &Path, player: &Player) -> PathBuf {
+    ["player.toml", "Cargo.toml"]
+        .iter()
+        .map(|f| player.cwd.join(f))
+        .find(|f| path.is_dir() && f.is_file())
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 fn check_executable(path: &Path) -> Result<(), String> {
