@@ -136,7 +136,7 @@ fn result(reason: &str, warning: &str) -> TestResult {
         think: Duration::ZERO,
         wall: Duration::ZERO,
         cpu: Duration::ZERO,
-        max_rss_kb: 0,
+        max_memory_kb: 0,
         stderr: StderrTail::default(),
         player_hash: String::new(),
         warning: warning.to_string(),

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use harness::config::ProblemConfig;
 use harness::players::Player;
 use harness::problem::{by_id, CaseKey, Env};
-use harness::runner::{run_one, Suite, TestResult};
+use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
+use harness::sandbox::{Isolation, Want};
 use harness::testkit::scripted;
 use harness::verdict::{Verdict, REASON_BYTES};
 
@@ -146,6 +147,19 @@ fn player(program: &Path) -> Player {
         cwd: program.parent().unwrap().to_path_buf(),
         source: program.to_path_buf(),
         hash: String::new(),
+        env: Vec::new(),
+        pass_env: Vec::new(),
+        on_path: false,
+    }
+}
+
+/// The default containment of a run (the sandbox where the machine offers it).
+fn containment() -> Containment {
+    harness::sandbox::set_supervisor(Path::new(env!("CARGO_BIN_EXE_harness")));
+    Containment {
+        isolation: Isolation::prepare(Want::Auto, Want::Auto, &[]).expect("isolation"),
+        base_env: base_env(&[]),
+        core_dumps: false,
     }
 }
 
@@ -167,7 +181,8 @@ fn run(player: &Player, testcases: PathBuf, case: &str) -> (TestResult, Duration
         done: Default::default(),
     };
     let start = Instant::now();
-    let result = run_one(&suite, &CaseKey::Fixed(case.into()), player).expect("not interrupted");
+    let result = run_one(&suite, &containment(), &CaseKey::Fixed(case.into()), player)
+        .expect("not interrupted");
     (result, start.elapsed())
 }
 

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use harness::config::ProblemConfig;
-use harness::players::Player;
+use harness::players::{discover, Player};
 use harness::problem::{by_id, CaseKey, Env};
-use harness::runner::{run_one, Suite, TestResult};
+use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
+use harness::sandbox::{Isolation, Want};
 use harness::verdict::Verdict;
 
 fn root() -> PathBuf {
@@ -32,39 +33,71 @@ fn suite(problem: &str) -> Suite {
     }
 }
 
-fn player(problem: &str, program: &str, args: &[String]) -> Player {
-    Player {
-        name: "p".to_string(),
-        problem: problem.to_string(),
-        program: PathBuf::from(program),
-        args: args.to_vec(),
-        cwd: root(),
-        source: root(),
-        hash: String::new(),
+/// The default containment of a run (the sandbox where the machine offers it).
+fn containment() -> Containment {
+    harness::sandbox::set_supervisor(Path::new(env!("CARGO_BIN_EXE_harness")));
+    Containment {
+        isolation: Isolation::prepare(Want::Auto, Want::Auto, &[]).expect("isolation"),
+        base_env: base_env(&[]),
+        core_dumps: false,
     }
 }
 
 fn play(problem: &str, seed: u64, player: &Player) -> TestResult {
-    run_one(&suite(problem), &CaseKey::Seed(seed), player).expect("not interrupted")
+    run_one(
+        &suite(problem),
+        &containment(),
+        &CaseKey::Seed(seed),
+        player,
+    )
+    .expect("not interrupted")
 }
 
-/// Runs an example player with its `print` replaced: `pad` is Python code turning the
-/// printed values `a` into the line to print.
-fn python_player(problem: &str, example: &str, pad: Option<&str>) -> Player {
-    let main = root().join("players").join(example).join("main.py");
-    let main = main.display().to_string();
-    match pad {
-        None => player(problem, "python3", &[main]),
-        Some(pad) => {
-            let code = format!(
-                "import builtins, runpy, sys\n\
-                 plain = builtins.print\n\
-                 builtins.print = lambda *a, **k: plain({pad}, **k)\n\
-                 runpy.run_path(sys.argv[1], run_name='__main__')\n"
-            );
-            player(problem, "python3", &["-c".to_string(), code, main])
-        }
-    }
+/// A player folder found as a run finds it.
+fn found(folder: &Path, problem: &str) -> Player {
+    let (mut players, _) = discover(&[folder.to_path_buf()], Some(problem), &[problem]).unwrap();
+    players.remove(0)
+}
+
+/// An example player, or a copy of it whose `print` is replaced: `pad` is Python code
+/// turning the printed values `a` into the line to print.
+fn python_player(dir: &Path, problem: &str, example: &str, pad: Option<&str>) -> Player {
+    let source = root().join("players").join(example);
+    let Some(pad) = pad else {
+        return found(&source, problem);
+    };
+    let folder = dir.join(format!("{example}-padded"));
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(source.join("main.py"), folder.join("main.py")).unwrap();
+    std::fs::write(
+        folder.join("pad.py"),
+        format!(
+            "import builtins, runpy, sys\n\
+             plain = builtins.print\n\
+             builtins.print = lambda *a, **k: plain({pad}, **k)\n\
+             runpy.run_path(sys.argv[1], run_name='__main__')\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("player.toml"),
+        format!(
+            "name = \"padded\"\nproblem = \"{problem}\"\ncommand = [\"python3\", \"pad.py\", \"main.py\"]\n"
+        ),
+    )
+    .unwrap();
+    found(&folder, problem)
+}
+
+/// A shell-script player: `body` is its script.
+fn script_player(dir: &Path, problem: &str, body: &str) -> Player {
+    let folder = dir.join("script");
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join("player.sh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (mut players, _) = discover(&[path], Some(problem), &[problem]).unwrap();
+    players.remove(0)
 }
 
 #[test]
@@ -80,8 +113,14 @@ fn a_padded_game_is_the_unpadded_game_with_the_same_transcript() {
         ("linez", "linez-python", "'\\t  ' + a[0] + ' \\t'"),
     ];
     for (problem, example, pad) in cases {
-        let plain = play(problem, 1, &python_player(problem, example, None));
-        let padded = play(problem, 1, &python_player(problem, example, Some(pad)));
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = play(
+            problem,
+            1,
+            &python_player(tmp.path(), problem, example, None),
+        );
+        let padded = python_player(tmp.path(), problem, example, Some(pad));
+        let padded = play(problem, 1, &padded);
         assert_eq!(plain.outcome.verdict, Verdict::Ok, "{problem}: {plain:?}");
         assert!(plain.outcome.moves >= 5, "{problem}: a real game");
         assert_eq!(padded.outcome, plain.outcome, "{problem}");
@@ -114,7 +153,8 @@ fn a_click_padded_past_the_protocol_line_is_cut_off_by_the_session() {
     // problem's own bound (32 bytes) can give this reason.
     // (A player may write before it reads: the judge's message waits in the pipe.)
     let script = "printf '%099998d 3\\n' 7\ncat > /dev/null";
-    let p = player("chesspuzzle", "sh", &["-c".to_string(), script.to_string()]);
+    let tmp = tempfile::tempdir().unwrap();
+    let p = script_player(tmp.path(), "chesspuzzle", script);
     let start = Instant::now();
     let r = play("chesspuzzle", 1, &p);
     assert_eq!(r.outcome.verdict, Verdict::ProtocolError, "{:?}", r.outcome);
@@ -134,7 +174,8 @@ fn signs_and_other_white_space_are_malformed_moves() {
         ("linez", "A1E5\\r\\r", "expected 4 characters"),
     ] {
         let script = format!("printf '{line}\\n'\ncat > /dev/null");
-        let p = player(problem, "sh", &["-c".to_string(), script]);
+        let tmp = tempfile::tempdir().unwrap();
+        let p = script_player(tmp.path(), problem, &script);
         let r = play(problem, 1, &p);
         if line.contains("\\v") {
             // A control character never reaches the judge: it is not text.
