@@ -67,22 +67,29 @@ fn text_of(dom: &str, id: &str) -> String {
     dom[open..close].to_string()
 }
 
-#[test]
-fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
+/// The browser to test with; `None` when the test is skipped on purpose. Fails without one.
+fn browser() -> Option<PathBuf> {
     if std::env::var_os(SKIP).is_some_and(|v| v == "1") {
         // Straight to the process's stderr: the runner captures eprintln! of passing tests.
         let _ = writeln!(
             std::io::stderr(),
             "\n*** SKIPPED: the browser test of the replay pages did not run ({SKIP}=1) ***\n"
         );
-        return;
+        return None;
     }
-    let browser = chromium().unwrap_or_else(|| {
+    Some(chromium().unwrap_or_else(|| {
         panic!(
             "no chromium in PATH: install it (apt-get install chromium), name it with \
              CHROMIUM=/path/to/browser, or skip this test on purpose with {SKIP}=1"
         )
-    });
+    }))
+}
+
+#[test]
+fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
+    let Some(browser) = browser() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let status = Command::new(env!("CARGO_BIN_EXE_harness"))
         .current_dir(root())
@@ -137,10 +144,7 @@ fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
 
 #[test]
 fn chromium_draws_the_replay_of_a_game_whose_move_is_hostile_markup() {
-    let Some(browser) = chromium() else {
-        eprintln!(
-            "\n\n*** SKIPPED browser test: no chromium in PATH (apt-get install chromium, or set CHROMIUM) ***\n"
-        );
+    let Some(browser) = browser() else {
         return;
     };
     // One legal click, then `<!--<script>`: refused (WA), so its replay is written at once.

@@ -44,6 +44,7 @@ fn judge(id: &str, key: &CaseKey, answer: &str) -> harness::verdict::Outcome {
     let env = Env {
         testcases: testcases(),
         config: ProblemConfig::default(),
+        secret: None,
     };
     let mut game = by_id(id).unwrap().case(key, &env).unwrap();
     game.play(&mut scripted(&[answer]))
@@ -175,6 +176,7 @@ fn run(player: &Player, testcases: PathBuf, case: &str) -> (TestResult, Duration
                 memory_limit: 256,
                 ..ProblemConfig::default()
             },
+            secret: None,
         },
         cases: Vec::new(),
         players: Vec::new(),

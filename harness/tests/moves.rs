@@ -26,6 +26,7 @@ fn suite(problem: &str) -> Suite {
                 memory_limit: 0,
                 ..ProblemConfig::default()
             },
+            secret: None,
         },
         cases: Vec::new(),
         players: Vec::new(),

@@ -85,12 +85,13 @@ fn env() -> Env {
     Env {
         testcases: Path::new(env!("CARGO_MANIFEST_DIR")).join("../testcases"),
         config: ProblemConfig::default(),
+        secret: None,
     }
 }
 
 /// The transcript of a ChessPuzzle game on `seed`: `legal` allowed clicks, then `last`.
 fn chess_transcript(seed: u64, legal: usize, last: &str) -> String {
-    let mut board = Board::generate(seed);
+    let mut board = Board::generate(harness::secret::stream(None, "chesspuzzle", seed));
     let mut shadow = board.clone();
     let mut previous: Option<(Cell, Tile)> = None;
     let mut said = 0;
