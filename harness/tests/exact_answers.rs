@@ -151,6 +151,7 @@ fn player(program: &Path) -> Player {
         env: Vec::new(),
         pass_env: Vec::new(),
         on_path: false,
+        snapshot: None,
     }
 }
 

@@ -56,7 +56,13 @@ fn play(problem: &str, seed: u64, player: &Player) -> TestResult {
 
 /// A player folder found as a run finds it.
 fn found(folder: &Path, problem: &str) -> Player {
-    let (mut players, _) = discover(&[folder.to_path_buf()], Some(problem), &[problem]).unwrap();
+    let (mut players, _) = discover(
+        &[folder.to_path_buf()],
+        Some(problem),
+        &[problem],
+        &mut builds(),
+    )
+    .unwrap();
     players.remove(0)
 }
 
@@ -97,7 +103,7 @@ fn script_player(dir: &Path, problem: &str, body: &str) -> Player {
     let path = folder.join("player.sh");
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let (mut players, _) = discover(&[path], Some(problem), &[problem]).unwrap();
+    let (mut players, _) = discover(&[path], Some(problem), &[problem], &mut builds()).unwrap();
     players.remove(0)
 }
 
@@ -186,4 +192,9 @@ fn signs_and_other_white_space_are_malformed_moves() {
         assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{line}: {r:?}");
         assert!(r.outcome.reason.contains(reason), "{line}: {r:?}");
     }
+}
+
+/// Builds as a run makes them (no Cargo player is built here).
+fn builds() -> harness::build::Builds {
+    harness::build::Builds::new(std::time::Duration::from_secs(600))
 }

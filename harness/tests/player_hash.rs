@@ -7,7 +7,13 @@ use std::path::{Path, PathBuf};
 use harness::players::discover;
 
 fn hash(path: &Path) -> String {
-    let (players, _) = discover(&[path.to_path_buf()], Some("linez"), &["linez"]).unwrap();
+    let (players, _) = discover(
+        &[path.to_path_buf()],
+        Some("linez"),
+        &["linez"],
+        &mut builds(),
+    )
+    .unwrap();
     players[0].hash.clone()
 }
 
@@ -136,4 +142,9 @@ fn run_toml_says_what_each_hash_covers() {
         "{covers}"
     );
     assert_eq!(player["hash"].as_str().unwrap().len(), 16);
+}
+
+/// Builds as a run makes them (no Cargo player is built here).
+fn builds() -> harness::build::Builds {
+    harness::build::Builds::new(std::time::Duration::from_secs(600))
 }
