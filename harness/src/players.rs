@@ -64,7 +64,7 @@ pub struct PlayerError {
 
 /// Whether a name is safe as a folder name and as a spreadsheet cell: it starts with an ASCII
 /// letter or digit and holds only ASCII letters, digits, `.`, `_` and `-`, and no `..`.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
     let first_ok = name
         .bytes()
         .next()
@@ -464,7 +464,7 @@ fn build_cargo_players(
 
 /// Folders of a `player.toml` player that its hash leaves out: build outputs and caches,
 /// which change without the player changing.
-pub const UNHASHED_FOLDERS: [&str; 7] = [
+pub(crate) const UNHASHED_FOLDERS: [&str; 7] = [
     "target",
     "__pycache__",
     ".git",
@@ -474,7 +474,7 @@ pub const UNHASHED_FOLDERS: [&str; 7] = [
     ".ruff_cache",
 ];
 /// Files of a `player.toml` player that its hash leaves out, by extension (Python's caches).
-pub const UNHASHED_EXTENSIONS: [&str; 2] = ["pyc", "pyo"];
+pub(crate) const UNHASHED_EXTENSIONS: [&str; 2] = ["pyc", "pyo"];
 
 /// FNV-1a, 64 bits: a stable hash with no dependency, to tell versions of a player apart.
 struct Fnv(u64);
@@ -514,7 +514,7 @@ impl Fnv {
 /// The files under a player's folder that its hash covers, as paths relative to it, sorted:
 /// every file at any depth but those of [`UNHASHED_FOLDERS`] and [`UNHASHED_EXTENSIONS`].
 /// Symbolic links are listed, not followed into folders.
-pub fn hashed_files(folder: &Path) -> Vec<PathBuf> {
+pub(crate) fn hashed_files(folder: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut todo = vec![PathBuf::new()];
     while let Some(rel) = todo.pop() {
@@ -574,7 +574,7 @@ fn hash_player(player: &Player, kind: &Kind) -> String {
 }
 
 /// What a player's hash covers, in words (for `run.toml`).
-pub fn hash_covers(player: &Player) -> String {
+pub(crate) fn hash_covers(player: &Player) -> String {
     if player.source.join("player.toml").is_file() {
         format!(
             "the command, every file under {} but {}/ and *.{}, and the program when the \

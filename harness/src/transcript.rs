@@ -22,9 +22,9 @@ pub const TO_PLAYER: &str = "> ";
 /// Marks a line the player sent to the judge.
 pub const FROM_PLAYER: &str = "< ";
 /// Marks a note of the harness (what was left out); readers of answers skip it.
-pub const NOTE: &str = "# ";
+pub(crate) const NOTE: &str = "# ";
 /// Most bytes of one player message a transcript keeps.
-pub const KEEP_BYTES: usize = 64 << 10;
+pub(crate) const KEEP_BYTES: usize = 64 << 10;
 
 /// A channel that records everything passing through another one.
 pub struct Recorder<'a> {

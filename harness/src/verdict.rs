@@ -165,12 +165,12 @@ impl Outcome {
 }
 
 /// Most bytes of a player's text one quote in a reason shows.
-pub const QUOTE_BYTES: usize = 100;
+pub(crate) const QUOTE_BYTES: usize = 100;
 /// Most bytes of a reason as `scores.csv` and the screen show it.
 pub const REASON_BYTES: usize = 400;
 
 /// Cuts text to at most `max` bytes (at a character boundary) and says how long it was.
-pub fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }
@@ -184,7 +184,7 @@ pub fn clip(text: &str, max: usize) -> String {
 /// A player's text as a reason quotes it: in double quotes, with control and invisible
 /// characters escaped as Rust does (`\t`, `\u{3000}`), and cut after [`QUOTE_BYTES`] bytes
 /// of the quote (saying how long the text was).
-pub fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(QUOTE_BYTES) + 2);
     out.push('"');
     for c in text.chars() {

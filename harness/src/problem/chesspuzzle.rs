@@ -337,7 +337,7 @@ impl FromStr for Board {
 
 /// The longest click line accepted, in bytes: `ROW COL` needs at most 5; the rest is room
 /// for white space and zero padding. A longer line is a protocol error.
-pub const MAX_CLICK_LINE: usize = 32;
+pub(crate) const MAX_CLICK_LINE: usize = 32;
 
 /// Parses a click `ROW COL`: exactly two decimal numbers inside the board, digits only (no
 /// sign; leading zeros are allowed: `07` is 7), separated by ASCII spaces or tabs, with

@@ -171,7 +171,7 @@ impl fmt::Display for Cell {
 
 /// The longest move line accepted, in bytes: a move is 4; the rest is room for white space.
 /// A longer line is a protocol error.
-pub const MAX_MOVE_LINE: usize = 32;
+pub(crate) const MAX_MOVE_LINE: usize = 32;
 
 /// Reads a player's answer `FROMTO` (e.g. `I8F6`), ASCII spaces and tabs around it ignored.
 pub fn parse_move(line: &str) -> Result<(Cell, Cell), String> {

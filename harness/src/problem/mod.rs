@@ -211,12 +211,12 @@ pub trait Channel {
 
 /// Splits a move into its tokens: runs of anything but ASCII spaces and tabs (the only white
 /// space a move may hold; surrounding white space is ignored).
-pub fn tokens(line: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn tokens(line: &str) -> impl Iterator<Item = &str> {
     line.split([' ', '\t']).filter(|t| !t.is_empty())
 }
 
 /// Surrounding ASCII spaces and tabs removed.
-pub fn trim_blanks(line: &str) -> &str {
+pub(crate) fn trim_blanks(line: &str) -> &str {
     line.trim_matches([' ', '\t'])
 }
 

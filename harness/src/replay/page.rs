@@ -31,7 +31,7 @@ pub fn render(replay: &Replay) -> String {
 /// U+2028 and U+2029 (line ends to older JavaScript) `\u2028` and `\u2029`. These characters
 /// can only stand inside JSON strings, where the escape means the same character, so the
 /// data parses to the same value.
-pub fn embed_json(json: &str) -> String {
+pub(crate) fn embed_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 16);
     for c in json.chars() {
         match c {

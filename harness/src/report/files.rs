@@ -36,7 +36,7 @@ pub const SCORE_COLUMNS: [&str; 13] = [
 /// A cell of text that may come from a player, safe to open in a spreadsheet: one that would
 /// start with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula, or a cell some
 /// spreadsheets run) gets a leading `'`, as spreadsheets themselves write text cells.
-pub fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
     match text.bytes().next() {
         Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
         _ => text.into(),
