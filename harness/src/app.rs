@@ -524,11 +524,12 @@ fn run_toml(
         ));
         for p in &suite.players {
             s.push_str(&format!(
-                "[problem.{}.players.{:?}]\nsource = {:?}\nhash = {:?}\npass-env = {:?}\nenv = {:?}\n",
+                "[problem.{}.players.{:?}]\nsource = {:?}\nhash = {:?}\nhash-covers = {:?}\npass-env = {:?}\nenv = {:?}\n",
                 suite.problem.id(),
                 p.name,
                 p.source.display().to_string(),
                 p.hash,
+                players::hash_covers(p),
                 p.pass_env,
                 p.env
                     .iter()

@@ -1,6 +1,7 @@
 //! `harness bench`: what the harness costs per move, measured against a raw pipe ping-pong
 //! between two Rust processes in the same run, and how a 100-seed suite scales from one
-//! thread to two. Reports ratios, never absolute pass/fail times.
+//! thread to two. Reports ratios, never absolute pass/fail times. Also the disk a run's
+//! transcripts take, per move and per test.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -232,13 +233,17 @@ fn plain_spawn_cost(n: usize) -> Result<Duration, UsageError> {
     Ok(times[n / 2])
 }
 
-/// Runs a suite without writing files; returns (moves, wall time).
-fn throughput(
-    suite: &Suite,
-    containment: &Containment,
-    threads: usize,
-    pin: bool,
-) -> (u64, Duration) {
+/// What a suite's run measured.
+struct SuiteRun {
+    moves: u64,
+    elapsed: Duration,
+    tests: u64,
+    /// Bytes of all the tests' transcripts.
+    transcript_bytes: u64,
+}
+
+/// Runs a suite without writing files.
+fn throughput(suite: &Suite, containment: &Containment, threads: usize, pin: bool) -> SuiteRun {
     let (tx, rx) = mpsc::channel();
     let start = Instant::now();
     runner::run(
@@ -252,11 +257,18 @@ fn throughput(
     );
     let elapsed = start.elapsed();
     drop(tx);
-    let moves = rx
-        .try_iter()
-        .map(|runner::Event::Finished(r)| r.outcome.moves)
-        .sum();
-    (moves, elapsed)
+    let mut run = SuiteRun {
+        moves: 0,
+        elapsed,
+        tests: 0,
+        transcript_bytes: 0,
+    };
+    for runner::Event::Finished(r) in rx.try_iter() {
+        run.moves += r.outcome.moves;
+        run.tests += 1;
+        run.transcript_bytes += r.transcript.len() as u64;
+    }
+    run
 }
 
 pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
@@ -367,10 +379,13 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         .clone()
         .unwrap_or_else(|| root.join("testcases"));
     for problem in problem::all() {
-        if let Some(cost) = judge_cost(problem.as_ref(), &testcases) {
+        if let Some(judged) = judge_cost(problem.as_ref(), &testcases) {
             println!(
-                "  judge of {:<20} {cost:8.3} us/move (in-process, no player)",
-                problem.id()
+                "  judge of {:<20} {:8.3} us/move (in-process, no player); transcript {:.1} bytes/move, {:.0} bytes/test",
+                problem.id(),
+                judged.us_per_move,
+                judged.transcript_bytes as f64 / judged.moves as f64,
+                judged.transcript_bytes as f64 / judged.tests as f64,
             );
         }
     }
@@ -422,12 +437,14 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     // load elsewhere would otherwise decide the ratio.
     let mut best = [(0u64, Duration::MAX); 3];
     let setups = [(1, &open), (2, &open), (2, &sandboxed)];
+    let mut disk = None;
     for _ in 0..3 {
         for (slot, (threads, c)) in setups.iter().enumerate() {
-            let (moves, t) = throughput(&suite, c, *threads, true);
-            if t < best[slot].1 {
-                best[slot] = (moves, t);
+            let run = throughput(&suite, c, *threads, true);
+            if run.elapsed < best[slot].1 {
+                best[slot] = (run.moves, run.elapsed);
             }
+            disk.get_or_insert((run.transcript_bytes, run.moves, run.tests));
         }
     }
     let mut rates = Vec::new();
@@ -450,6 +467,13 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
         "  sandbox + cgroup / process mode, 2 threads: {:.2}x   (target >= 0.85x)",
         rates[2] / rates[1]
     );
+    if let Some((bytes, moves, tests)) = disk {
+        println!(
+            "  transcripts: {bytes} bytes for {moves} moves of {tests} tests = {:.1} bytes/move, {:.0} bytes/test",
+            bytes as f64 / moves.max(1) as f64,
+            bytes as f64 / tests.max(1) as f64
+        );
+    }
     Ok(exit::OK)
 }
 
@@ -480,10 +504,19 @@ fn solver_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<(usiz
     Some((inputs.len(), best))
 }
 
+/// What the judge of an interactive problem costs over some games of its bench player.
+struct Judged {
+    us_per_move: f64,
+    moves: u64,
+    tests: u64,
+    /// Bytes of the games' transcripts.
+    transcript_bytes: u64,
+}
+
 /// The judge's own time per move for an interactive problem: a game is played once by the
 /// problem's bench player and recorded, then the recorded answers are replayed from memory
 /// against a fresh copy of the game, timed. `None` for problems without a bench player.
-fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<f64> {
+fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<Judged> {
     let env = Env {
         testcases: testcases.to_path_buf(),
         config: Default::default(),
@@ -491,11 +524,14 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<f64> {
     };
     let mut moves = 0u64;
     let mut total = Duration::ZERO;
-    for seed in 1..=20u64 {
+    let mut transcript_bytes = 0u64;
+    const GAMES: u64 = 20;
+    for seed in 1..=GAMES {
         let key = CaseKey::Seed(seed);
         let mut player = problem.bench_player(&key, &env)?;
         let mut recorder = crate::transcript::Recorder::new(player.as_mut());
         problem.case(&key, &env).ok()?.play(&mut recorder);
+        transcript_bytes += recorder.text.len() as u64;
         let answers = crate::transcript::answers(&recorder.text);
         let answers: Vec<&str> = answers.iter().map(String::as_str).collect();
         let mut replay = crate::testkit::scripted(&answers);
@@ -505,5 +541,10 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<f64> {
         total += start.elapsed();
         moves += outcome.moves.max(1);
     }
-    Some(per_move(total, moves))
+    Some(Judged {
+        us_per_move: per_move(total, moves),
+        moves,
+        tests: GAMES,
+        transcript_bytes,
+    })
 }

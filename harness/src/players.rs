@@ -8,6 +8,9 @@
 //! for the whole run: Cargo and executable-file players run from a copy of their program
 //! taken when the run starts, in a run-private folder removed when the run ends; a
 //! `player.toml` folder is watched ([`Player::check_unchanged`]). It never runs a player.
+//!
+//! A player's name becomes folder names under `results/` and cells of CSV files, so it must
+//! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,6 +62,26 @@ pub struct PlayerError {
     pub message: String,
 }
 
+/// Whether a name is safe as a folder name and as a spreadsheet cell: it starts with an ASCII
+/// letter or digit and holds only ASCII letters, digits, `.`, `_` and `-`, and no `..`.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    let first_ok = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric());
+    let all_ok = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if first_ok && all_ok && !name.contains("..") {
+        return Ok(());
+    }
+    Err(format!(
+        "name {} is not allowed: a player name starts with a letter or a digit and holds only \
+         letters, digits, `.`, `_` and `-`, without `..`",
+        crate::verdict::quote(name)
+    ))
+}
+
 fn err(path: &Path, message: impl Into<String>) -> PlayerError {
     PlayerError {
         path: path.display().to_string(),
@@ -107,8 +130,10 @@ enum Kind {
     Cargo {
         manifest: PathBuf,
     },
-    /// A `player.toml` folder.
-    Folder,
+    /// A `player.toml` folder, with its command as written there.
+    Folder {
+        command: Vec<String>,
+    },
     /// An executable file.
     File,
 }
@@ -126,6 +151,7 @@ pub fn discover(
     let mut skipped = Vec::new();
     for path in paths {
         let (player, kind) = describe(path, only, known_problems)?;
+        check_name(&player.name).map_err(|m| err(&name_file(path, &player), m))?;
         if !known_problems.contains(&player.problem.as_str()) {
             return Err(err(
                 path,
@@ -161,8 +187,8 @@ pub fn discover(
     let mut stage = None;
     let mut players = Vec::new();
     for (mut player, kind) in found {
-        let snapshot = match kind {
-            Kind::Folder => Snapshot::of_folder(&player),
+        let snapshot = match &kind {
+            Kind::Folder { .. } => Snapshot::of_folder(&player),
             Kind::Cargo { .. } | Kind::File => {
                 let stage = match &mut stage {
                     Some(stage) => stage,
@@ -172,7 +198,7 @@ pub fn discover(
             }
         };
         player.snapshot = Some(Arc::new(snapshot));
-        player.hash = hash_player(&player);
+        player.hash = hash_player(&player, &kind);
         players.push(player);
     }
     Ok((players, skipped))
@@ -233,7 +259,9 @@ fn describe(
                     on_path: !program_name.contains('/'),
                     snapshot: None,
                 },
-                Kind::Folder,
+                Kind::Folder {
+                    command: spec.command,
+                },
             ));
         }
         if cargo_toml.exists() {
@@ -311,6 +339,16 @@ fn describe(
         },
         Kind::File,
     ))
+}
+
+/// The file a player's name comes from: its `player.toml` or `Cargo.toml`, or the
+/// executable itself.
+fn name_file(path: &Path, player: &Player) -> PathBuf {
+    ["player.toml", "Cargo.toml"]
+        .iter()
+        .map(|f| player.cwd.join(f))
+        .find(|f| path.is_dir() && f.is_file())
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 fn check_executable(path: &Path) -> Result<(), String> {
@@ -424,29 +462,130 @@ fn build_cargo_players(
     Ok(())
 }
 
-/// FNV-1a over the player's program file, or over the files of its folder for a
-/// `player.toml` player (scripts).
-fn hash_player(player: &Player) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    let mut feed = |bytes: &[u8]| {
+/// Folders of a `player.toml` player that its hash leaves out: build outputs and caches,
+/// which change without the player changing.
+pub(crate) const UNHASHED_FOLDERS: [&str; 7] = [
+    "target",
+    "__pycache__",
+    ".git",
+    "node_modules",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+];
+/// Files of a `player.toml` player that its hash leaves out, by extension (Python's caches).
+pub(crate) const UNHASHED_EXTENSIONS: [&str; 2] = ["pyc", "pyo"];
+
+/// FNV-1a, 64 bits: a stable hash with no dependency, to tell versions of a player apart.
+struct Fnv(u64);
+
+impl Fnv {
+    fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x100000001b3);
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x100000001b3);
         }
-    };
-    if player.source.join("player.toml").exists() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&player.cwd)
-            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        files.sort();
-        for f in files.iter().filter(|f| f.is_file()) {
-            feed(f.file_name().unwrap_or_default().as_encoded_bytes());
-            feed(&std::fs::read(f).unwrap_or_default());
-        }
-    } else {
-        feed(&std::fs::read(&player.program).unwrap_or_default());
     }
-    format!("{h:016x}")
+
+    /// A length-prefixed field, so that fields cannot run into each other.
+    fn field(&mut self, bytes: &[u8]) {
+        self.feed(&(bytes.len() as u64).to_le_bytes());
+        self.feed(bytes);
+    }
+
+    /// The bytes of a file, streamed; a file that cannot be read is hashed as such.
+    fn file(&mut self, path: &Path) {
+        use std::io::Read;
+        let Ok(mut file) = std::fs::File::open(path) else {
+            return self.field(b"<unreadable>");
+        };
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => self.feed(&buf[..n]),
+                Err(_) => return self.field(b"<unreadable>"),
+            }
+        }
+        self.field(b"<end>");
+    }
+}
+
+/// The files under a player's folder that its hash covers, as paths relative to it, sorted:
+/// every file at any depth but those of [`UNHASHED_FOLDERS`] and [`UNHASHED_EXTENSIONS`].
+/// Symbolic links are listed, not followed into folders.
+pub(crate) fn hashed_files(folder: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(folder.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let path = rel.join(&name);
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir {
+                if !UNHASHED_FOLDERS.iter().any(|f| name == *f) {
+                    todo.push(path);
+                }
+            } else if !path
+                .extension()
+                .is_some_and(|e| UNHASHED_EXTENSIONS.iter().any(|x| e == *x))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The hash of what a player runs. A `player.toml` player: its command as written, every
+/// file of [`hashed_files`] (path and bytes; a symbolic link's target and, for a file, its
+/// bytes), and the program's bytes when the command names it by a path. A Cargo or executable
+/// player: the bytes of its program.
+fn hash_player(player: &Player, kind: &Kind) -> String {
+    let mut h = Fnv(0xcbf29ce484222325);
+    match kind {
+        Kind::Folder { command } => {
+            h.field(b"command");
+            for part in command {
+                h.field(part.as_bytes());
+            }
+            for rel in hashed_files(&player.cwd) {
+                let path = player.cwd.join(&rel);
+                h.field(rel.as_os_str().as_encoded_bytes());
+                if let Ok(target) = std::fs::read_link(&path) {
+                    h.field(target.as_os_str().as_encoded_bytes());
+                }
+                if path.is_file() {
+                    h.file(&path);
+                }
+            }
+            if command.first().is_some_and(|p| p.contains('/')) {
+                h.field(b"program");
+                h.file(&player.program);
+            }
+        }
+        Kind::Cargo { .. } | Kind::File => h.file(&player.program),
+    }
+    format!("{:016x}", h.0)
+}
+
+/// What a player's hash covers, in words (for `run.toml`).
+pub(crate) fn hash_covers(player: &Player) -> String {
+    if player.source.join("player.toml").is_file() {
+        format!(
+            "the command, every file under {} but {}/ and *.{}, and the program when the \
+             command names it by a path",
+            player.cwd.display(),
+            UNHASHED_FOLDERS.join("/, "),
+            UNHASHED_EXTENSIONS.join(", *.")
+        )
+    } else {
+        format!("the bytes of {}", player.program.display())
+    }
 }
 
 /// The reason every test of a player gets once its files changed during the run.

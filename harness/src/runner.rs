@@ -16,7 +16,7 @@ use crate::players::Player;
 use crate::problem::{CaseKey, Env, Problem};
 use crate::sandbox::{Isolation, Mode, StartError, TestLimits};
 use crate::session::{Limits, Session, StderrTail};
-use crate::verdict::{Fault, Outcome, Verdict};
+use crate::verdict::{Fault, Outcome, Verdict, REASON_BYTES};
 
 /// One problem of a run: its cases and the players that play it.
 pub struct Suite {
@@ -35,7 +35,11 @@ impl Suite {
         Limits {
             think: Duration::from_secs_f64(c.time_limit),
             memory: c.memory_limit << 20,
-            max_line: c.max_line,
+            // The protocol's own bound on a line, when it has one, is also a limit.
+            max_line: self
+                .problem
+                .max_line()
+                .map_or(c.max_line, |m| m.min(c.max_line)),
             max_output: c.max_output,
             max_stderr: c.max_stderr,
             grace: Duration::from_secs_f64(c.grace),
@@ -246,6 +250,7 @@ pub fn run_one(
         }
     }
     result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
+    result.outcome.reason = crate::verdict::clip(&result.outcome.reason, REASON_BYTES);
     result.stderr = ending.stderr;
     result.warning = warning(result.think, result.cpu, limits.think);
     unchanged(player, &mut result);

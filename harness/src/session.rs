@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::os::{self, Interest, Waiter};
 use crate::problem::Channel;
 use crate::sandbox::{self, Report, Spec};
-use crate::verdict::Fault;
+use crate::verdict::{clip, Fault, QUOTE_BYTES};
 
 /// What a session enforces.
 #[derive(Clone, Copy, Debug)]
@@ -108,6 +108,10 @@ pub struct Session {
     scratch: Box<[u8; 1 << 16]>,
     /// A limit was broken: the player is killed at once, without a grace period.
     doomed: bool,
+    /// While reading to the end of output: `buf` is checked for over-long lines up to
+    /// `scanned`, and the line being read there starts at `open_line`.
+    scanned: usize,
+    open_line: usize,
 }
 
 /// Tokens of the descriptors a session waits on.
@@ -168,6 +172,8 @@ impl Session {
             clock: Instant::now(),
             scratch: Box::new([0; 1 << 16]),
             doomed: false,
+            scanned: 0,
+            open_line: 0,
         })
     }
 
@@ -281,6 +287,7 @@ impl Session {
                     }
                 }
                 Want::Eof => {
+                    self.check_lines()?;
                     if self.stdout_eof {
                         return Ok(());
                     }
@@ -333,6 +340,32 @@ impl Session {
         }
     }
 
+    /// Output read to its end is not handed out line by line, so `recv`'s line check does not
+    /// see it: this checks the lines read since the last call against `max_line`.
+    fn check_lines(&mut self) -> Result<(), Fault> {
+        let max = self.limits.max_line;
+        for (i, &b) in self.buf[self.scanned..].iter().enumerate() {
+            if b == b'\n' {
+                let end = self.scanned + i;
+                if end - self.open_line > max {
+                    return Err(Fault::LineTooLong(max));
+                }
+                self.open_line = end + 1;
+            }
+        }
+        self.scanned = self.buf.len();
+        if self.scanned - self.open_line > max {
+            return Err(Fault::LineTooLong(max));
+        }
+        Ok(())
+    }
+
+    /// Starts the line check of [`Self::check_lines`] at the first byte not handed out.
+    fn check_lines_from_here(&mut self) {
+        self.scanned = self.consumed;
+        self.open_line = self.consumed;
+    }
+
     /// When the thinking time runs out if the clock keeps running (no clock read needed:
     /// the clock started at `self.clock` with `self.used` already spent).
     fn deadline(&self) -> Instant {
@@ -359,6 +392,7 @@ impl Session {
         let deadline = Instant::now() + grace;
         // Anything the player writes now is after the end of the game.
         let late_start = self.consumed;
+        self.check_lines_from_here();
         let _ = self.pump(Want::Eof, &[], Some(deadline));
         let late = String::from_utf8_lossy(&self.buf[late_start..])
             .trim()
@@ -378,7 +412,7 @@ impl Session {
         Ending {
             report,
             killed,
-            late_output: (!late.is_empty()).then(|| truncate(&late, 200)),
+            late_output: (!late.is_empty()).then(|| clip(&late, QUOTE_BYTES)),
             stderr: std::mem::take(&mut self.stderr_tail),
             think: self.used,
         }
@@ -422,27 +456,19 @@ impl Session {
     }
 }
 
-fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &s[..end])
-}
-
 /// Checks that a line is text a judge can parse: UTF-8 without control characters.
 /// (A line handed out by `recv` holds no `\n`; whole answers of `recv_to_end` may.)
 fn check_text(text: &[u8]) -> Result<&str, Fault> {
-    if let Some(&b) = text
+    if let Some(at) = text
         .iter()
-        .find(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n') || b == 0x7f)
+        .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n') || b == 0x7f)
     {
-        return Err(Fault::NotText(b));
+        return Err(Fault::NotText { byte: text[at], at });
     }
-    std::str::from_utf8(text).map_err(|e| Fault::NotText(text[e.valid_up_to()]))
+    std::str::from_utf8(text).map_err(|e| {
+        let at = e.valid_up_to();
+        Fault::NotText { byte: text[at], at }
+    })
 }
 
 impl Drop for Session {
@@ -479,7 +505,7 @@ impl Channel for Session {
             return Err(if tail.is_empty() {
                 Fault::Eof
             } else {
-                Fault::Unterminated(truncate(&tail, 200))
+                Fault::Unterminated(clip(&tail, QUOTE_BYTES))
             });
         };
         if end > self.limits.max_line {
@@ -497,6 +523,7 @@ impl Channel for Session {
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {
         self.close_stdin();
+        self.check_lines_from_here();
         let deadline = self.deadline();
         let result = self.pump(Want::Eof, &[], Some(deadline));
         self.stop_clock();

@@ -6,6 +6,11 @@
 //! and nothing per move beyond that. [`answers`] reads a transcript back into the player's
 //! lines, which is all a deterministic judge needs to play the same game again.
 //!
+//! What a player sends is kept as the judge understood it ([`Channel::understood`]: `7 3`
+//! for `007 3`), and one message of a player is kept up to [`KEEP_BYTES`] (an exact answer;
+//! a `# ` line then says how much was left out), so a transcript's size is bounded by the
+//! number of moves and the judge's own messages, whatever the player sends.
+//!
 //! This module neither reads nor writes files: `report::files` writes transcripts and
 //! `replay` reads them.
 
@@ -16,12 +21,18 @@ use crate::verdict::Fault;
 pub const TO_PLAYER: &str = "> ";
 /// Marks a line the player sent to the judge.
 pub const FROM_PLAYER: &str = "< ";
+/// Marks a note of the harness (what was left out); readers of answers skip it.
+pub(crate) const NOTE: &str = "# ";
+/// Most bytes of one player message a transcript keeps.
+pub(crate) const KEEP_BYTES: usize = 64 << 10;
 
 /// A channel that records everything passing through another one.
 pub struct Recorder<'a> {
     inner: &'a mut dyn Channel,
     /// The transcript so far.
     pub text: String,
+    /// Where the player's last message starts in `text`.
+    last_answer: usize,
 }
 
 impl<'a> Recorder<'a> {
@@ -29,6 +40,7 @@ impl<'a> Recorder<'a> {
         Recorder {
             inner,
             text: String::new(),
+            last_answer: 0,
         }
     }
 
@@ -37,6 +49,22 @@ impl<'a> Recorder<'a> {
             text.push_str(marker);
             text.push_str(line);
             text.push('\n');
+        }
+    }
+
+    /// Keeps a player's message, cut after [`KEEP_BYTES`] with a note saying how much.
+    fn keep(text: &mut String, message: &str) {
+        let mut end = message.len().min(KEEP_BYTES);
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        Self::push_lines(text, FROM_PLAYER, &message[..end]);
+        if end < message.len() {
+            text.push_str(NOTE);
+            text.push_str(&format!(
+                "harness: {} more bytes of this message not kept\n",
+                message.len() - end
+            ));
         }
     }
 }
@@ -49,17 +77,32 @@ impl Channel for Recorder<'_> {
 
     fn recv(&mut self) -> Result<&str, Fault> {
         let line = self.inner.recv()?;
-        // One line, whatever it holds: a stray `\r` or an empty answer is recorded as sent.
-        self.text.push_str(FROM_PLAYER);
-        self.text.push_str(line);
-        self.text.push('\n');
+        self.last_answer = self.text.len();
+        if line.len() > KEEP_BYTES {
+            // Only a channel without a line limit hands out such a line.
+            Self::keep(&mut self.text, line);
+        } else {
+            // One line, whatever it holds: a stray `\r` or an empty answer is kept as sent.
+            self.text.push_str(FROM_PLAYER);
+            self.text.push_str(line);
+            self.text.push('\n');
+        }
         Ok(line)
     }
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {
         let answer = self.inner.recv_to_end()?;
-        Self::push_lines(&mut self.text, FROM_PLAYER, answer);
+        self.last_answer = self.text.len();
+        Self::keep(&mut self.text, answer);
         Ok(answer)
+    }
+
+    fn understood(&mut self, canonical: &str) {
+        self.text.truncate(self.last_answer);
+        self.text.push_str(FROM_PLAYER);
+        self.text.push_str(canonical);
+        self.text.push('\n');
+        self.inner.understood(canonical);
     }
 }
 

@@ -1,5 +1,9 @@
 //! How a test ended: the verdict, its reason and the score, and the faults a player can commit
 //! on the wire. Pure data shared by the problems, the session, the runner and the reports.
+//!
+//! Reasons are shown on screen and kept in `scores.csv`, and many quote what a player sent:
+//! [`quote`] is how every reason quotes a player's text, and [`clip`] with [`REASON_BYTES`]
+//! is the bound the runner puts on every reason, so no player can make either large.
 
 use std::fmt;
 
@@ -84,8 +88,10 @@ pub enum Fault {
     LineTooLong(usize),
     #[error("output over the limit of {0} bytes")]
     OutputLimit(u64),
-    #[error("output is not text (byte {0:#04x})")]
-    NotText(u8),
+    /// A control character or a byte that is not UTF-8, at `at` bytes into the line (or
+    /// into the whole answer of an exact-answer problem).
+    #[error("output is not text (byte {byte:#04x} at offset {at})")]
+    NotText { byte: u8, at: usize },
     #[error("cannot write to the player: {0}")]
     Gone(String),
     /// The run was interrupted (Ctrl-C); the test did not finish and is not recorded.
@@ -103,7 +109,7 @@ impl Fault {
             Fault::Unterminated(_)
             | Fault::LineTooLong(_)
             | Fault::OutputLimit(_)
-            | Fault::NotText(_) => Verdict::ProtocolError,
+            | Fault::NotText { .. } => Verdict::ProtocolError,
         }
     }
 }
@@ -155,5 +161,66 @@ impl Outcome {
             reason: fault.to_string(),
             fault: Some(fault.clone()),
         }
+    }
+}
+
+/// Most bytes of a player's text one quote in a reason shows.
+pub(crate) const QUOTE_BYTES: usize = 100;
+/// Most bytes of a reason as `scores.csv` and the screen show it.
+pub const REASON_BYTES: usize = 400;
+
+/// Cuts text to at most `max` bytes (at a character boundary) and says how long it was.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &text[..end], text.len())
+}
+
+/// A player's text as a reason quotes it: in double quotes, with control and invisible
+/// characters escaped as Rust does (`\t`, `\u{3000}`), and cut after [`QUOTE_BYTES`] bytes
+/// of the quote (saying how long the text was).
+pub(crate) fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(QUOTE_BYTES) + 2);
+    out.push('"');
+    for c in text.chars() {
+        // As in `{:?}` of a string: a single quote needs no escape between double quotes.
+        let escaped: String = if c == '\'' {
+            c.to_string()
+        } else {
+            c.escape_debug().collect()
+        };
+        if out.len() + escaped.len() > QUOTE_BYTES {
+            out.push_str(&format!("\"... ({} bytes in all)", text.len()));
+            return out;
+        }
+        out.push_str(&escaped);
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_and_reasons_are_cut() {
+        assert_eq!(quote("0 1"), "\"0 1\"");
+        assert_eq!(quote("it's"), format!("{:?}", "it's"));
+        assert_eq!(quote("a\u{3000}\t"), "\"a\\u{3000}\\t\"");
+        let long = "0".repeat(60 << 20);
+        let q = quote(&long);
+        assert!(q.len() < QUOTE_BYTES + 40, "{q}");
+        assert!(q.ends_with("... (62914560 bytes in all)"), "{q}");
+        let c = clip(&long, REASON_BYTES);
+        assert!(c.len() < REASON_BYTES + 40);
+        assert_eq!(clip("short", REASON_BYTES), "short");
+        // Never inside a character.
+        assert_eq!(clip("\u{3000}\u{3000}", 4), "\u{3000}... (6 bytes in all)");
     }
 }

@@ -67,22 +67,29 @@ fn text_of(dom: &str, id: &str) -> String {
     dom[open..close].to_string()
 }
 
-#[test]
-fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
+/// The browser to test with; `None` when the test is skipped on purpose. Fails without one.
+fn browser() -> Option<PathBuf> {
     if std::env::var_os(SKIP).is_some_and(|v| v == "1") {
         // Straight to the process's stderr: the runner captures eprintln! of passing tests.
         let _ = writeln!(
             std::io::stderr(),
             "\n*** SKIPPED: the browser test of the replay pages did not run ({SKIP}=1) ***\n"
         );
-        return;
+        return None;
     }
-    let browser = chromium().unwrap_or_else(|| {
+    Some(chromium().unwrap_or_else(|| {
         panic!(
             "no chromium in PATH: install it (apt-get install chromium), name it with \
              CHROMIUM=/path/to/browser, or skip this test on purpose with {SKIP}=1"
         )
-    });
+    }))
+}
+
+#[test]
+fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
+    let Some(browser) = browser() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let status = Command::new(env!("CARGO_BIN_EXE_harness"))
         .current_dir(root())
@@ -133,4 +140,44 @@ fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
         &format!("file://{}", run.join("report.html").display()),
     );
     assert!(dom.matches("<svg").count() >= 4);
+}
+
+#[test]
+fn chromium_draws_the_replay_of_a_game_whose_move_is_hostile_markup() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    // One legal click, then `<!--<script>`: refused (WA), so its replay is written at once.
+    let tmp = tempfile::tempdir().unwrap();
+    let player = tmp.path().join("markup.sh");
+    std::fs::write(
+        &player,
+        "#!/bin/sh\nprintf '0 0\\n<!--<script>\\n'\ncat > /dev/null\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args(["--problem", "chesspuzzle", "--seeds", "3", "--players"])
+        .arg(&player)
+        .arg("--results")
+        .arg(tmp.path().join("results"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = std::fs::canonicalize(tmp.path().join("results/latest")).unwrap();
+    let page = run.join("replays/chesspuzzle-markup-3.html");
+    let dom = dump_dom(&browser, &format!("file://{}#step=last", page.display()));
+    // The page's script ran to its end: the board, the last move and the refusal are shown.
+    assert_eq!(text_of(&dom, "move"), "1", "{dom}");
+    assert_eq!(text_of(&dom, "score"), "0");
+    assert!(dom.contains("<svg"), "the board is drawn");
+    assert!(
+        text_of(&dom, "error").contains("&lt;!--&lt;script&gt;"),
+        "the refused move is shown as text: {}",
+        text_of(&dom, "error")
+    );
+    assert_eq!(text_of(&dom, "resources"), "0");
 }

@@ -462,7 +462,7 @@ fn wire_faults_score_zero_with_their_verdict() {
         (Fault::TimeLimit, Verdict::TimeLimit),
         (Fault::Eof, Verdict::WrongAnswer),
         (Fault::LineTooLong(4096), Verdict::ProtocolError),
-        (Fault::NotText(0), Verdict::ProtocolError),
+        (Fault::NotText { byte: 0, at: 0 }, Verdict::ProtocolError),
         (Fault::Unterminated("1 1".into()), Verdict::ProtocolError),
     ] {
         for fault_at in [1, 3] {

@@ -114,7 +114,10 @@ fn load(file: &str) -> Vec<Case> {
 }
 
 fn unescape(quoted: &str) -> String {
-    quoted.replace("\\r", "\r").replace("\\n", "\n")
+    quoted
+        .replace("\\r", "\r")
+        .replace("\\n", "\n")
+        .replace("\\t", "\t")
 }
 
 fn yes_no(case: &Case, text: &str) -> bool {

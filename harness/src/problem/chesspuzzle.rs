@@ -8,15 +8,19 @@
 //! `ROW COL` (0-based); then each turn the judge sends the tile now on top of the cell just
 //! clicked (`-` when it is empty) and the player clicks again. At the end the judge closes the
 //! player's input.
+//!
+//! A click is read strictly (see [`parse_click`]): two decimal numbers, digits only, on a
+//! line of at most [`MAX_CLICK_LINE`] bytes; the transcript keeps it as the judge read it
+//! (`7 3` for `007 3`).
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
-use crate::verdict::Outcome;
+use super::{tokens, CaseError, CaseKey, Channel, Env, Game, Problem};
+use crate::verdict::{quote, Fault, Outcome};
 
 /// Smallest and largest board side, and stack height, from the statement.
 pub const MIN_SIDE: usize = 6;
@@ -331,21 +335,34 @@ impl FromStr for Board {
     }
 }
 
-/// Parses a click `ROW COL`: exactly two unsigned decimal numbers, inside the board.
+/// The longest click line accepted, in bytes: `ROW COL` needs at most 5; the rest is room
+/// for white space and zero padding. A longer line is a protocol error.
+pub(crate) const MAX_CLICK_LINE: usize = 32;
+
+/// Parses a click `ROW COL`: exactly two decimal numbers inside the board, digits only (no
+/// sign; leading zeros are allowed: `07` is 7), separated by ASCII spaces or tabs, with
+/// spaces and tabs around the click ignored.
 pub fn parse_click(line: &str, board: &Board) -> Result<Cell, String> {
-    let mut tokens = line.split_ascii_whitespace();
+    let mut tokens = tokens(line);
     let (Some(r), Some(c), None) = (tokens.next(), tokens.next(), tokens.next()) else {
-        return Err(format!("expected `ROW COL`, got {line:?}"));
+        return Err(format!("expected `ROW COL`, got {}", quote(line)));
     };
     let number = |t: &str, what: &str, bound: usize| -> Result<usize, String> {
         if !t.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("{what} {t:?} is not a number (in {line:?})"));
+            return Err(format!(
+                "{what} {} is not a number (digits only; in {})",
+                quote(t),
+                quote(line)
+            ));
         }
         // All digits: the only way to fail parsing is a number too big for usize, which is
         // off the board like any other large number (leading zeros are still a number).
         match t.parse::<usize>() {
             Ok(v) if v < bound => Ok(v),
-            _ => Err(format!("{what} {t} is off the board (0..{bound})")),
+            _ => Err(format!(
+                "{what} {} is off the board (0..{bound})",
+                t.trim_start_matches('0')
+            )),
         }
     };
     Ok((
@@ -368,6 +385,10 @@ impl Problem for ChessPuzzle {
 
     fn param_names(&self) -> &'static [&'static str] {
         &["H", "W", "K"]
+    }
+
+    fn max_line(&self) -> Option<usize> {
+        Some(MAX_CLICK_LINE)
     }
 
     fn groups(&self) -> &'static [&'static str] {
@@ -438,19 +459,30 @@ pub fn play(board: &mut Board, player: &mut dyn Channel) -> Outcome {
     let mut clicks: u64 = 0;
     let mut allowed: Option<Targets> = None;
     let mut message = board.player_view();
+    let mut canonical = String::new();
     loop {
         if let Err(fault) = player.send(&message) {
             return Outcome::fault(&fault, 0.0, clicks);
         }
-        let cell = match player.recv() {
+        let (cell, padded) = match player.recv() {
+            Ok(line) if line.len() > MAX_CLICK_LINE => {
+                return Outcome::fault(&Fault::LineTooLong(MAX_CLICK_LINE), 0.0, clicks)
+            }
             Ok(line) => match parse_click(line, board) {
-                Ok(cell) => cell,
+                Ok(cell) => {
+                    canonical.clear();
+                    let _ = write!(canonical, "{} {}", cell.0, cell.1);
+                    (cell, canonical != line)
+                }
                 Err(why) => {
                     return Outcome::wrong(0.0, clicks, format!("click {}: {why}", clicks + 1))
                 }
             },
             Err(fault) => return Outcome::fault(&fault, 0.0, clicks),
         };
+        if padded {
+            player.understood(&canonical);
+        }
         if let Some(targets) = &allowed {
             if !targets.contains(cell) {
                 return Outcome::wrong(

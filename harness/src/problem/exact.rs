@@ -5,13 +5,17 @@
 //! tests come from a problem's seeded generator, answered by its reference solver. Also here:
 //! the TopCoder encoding of parameters on stdin/stdout (an int or a String on a line of its
 //! own; a String[] as its length, then one line per element).
+//!
+//! Answers are compared as the statements define them, ASCII lines (see [`compare`]): the
+//! only tolerance is spaces and tabs at the end of a line, `\r\n` line ends and empty lines
+//! at the end. No Unicode trimming: any other byte makes the answer wrong.
 
 use std::path::Path;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
-use crate::verdict::Outcome;
+use crate::verdict::{quote, Fault, Outcome};
 
 /// One exact-answer test.
 pub struct ExactCase {
@@ -30,8 +34,11 @@ impl Game for ExactCase {
     }
 
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
-        if let Err(fault) = player.send(&self.input) {
-            return Outcome::fault(&fault, 0.0, 0);
+        match player.send(&self.input) {
+            // A player may answer without reading (all of) its input: its closed input is
+            // no fault, and what it writes is judged.
+            Ok(()) | Err(Fault::Gone(_)) => {}
+            Err(fault) => return Outcome::fault(&fault, 0.0, 0),
         }
         match player.recv_to_end() {
             Ok(output) => match compare(&self.answer, output) {
@@ -43,38 +50,97 @@ impl Game for ExactCase {
     }
 }
 
-/// Compares an answer line by line, ignoring trailing white space on each line and blank
-/// lines at the end. The error shows the first difference.
+/// Compares a player's answer with the expected one, as the statements define answers:
+/// lines of printable ASCII. Tolerated, and nothing else: spaces and tabs at the end of a
+/// line, `\r\n` line ends, a missing last newline, and empty lines at the end. Any other byte
+/// (a Unicode space such as U+3000, a lone `\r`, a control character) makes the answer wrong,
+/// and the reason names it and where it is; otherwise the reason shows the first difference.
+/// Reasons quote the player's text cut short ([`quote`]).
 pub fn compare(expected: &str, got: &str) -> Result<(), String> {
-    let lines = |text: &str| -> Vec<String> {
-        let mut v: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();
-        while v.last().is_some_and(|l| l.is_empty()) {
-            v.pop();
-        }
-        v
-    };
-    let (want, have) = (lines(expected), lines(got));
+    if let Some(why) = stray_byte(got) {
+        return Err(why);
+    }
+    let (want, have) = (answer_lines(expected), answer_lines(got));
     for (i, (w, h)) in want.iter().zip(&have).enumerate() {
         if w != h {
-            return Err(format!("line {}: expected {w:?}, got {h:?}", i + 1));
+            return Err(format!(
+                "line {}: expected {}, got {}",
+                i + 1,
+                quote(w),
+                quote(h)
+            ));
         }
     }
     match want.len().cmp(&have.len()) {
         std::cmp::Ordering::Equal => Ok(()),
         std::cmp::Ordering::Greater if have.is_empty() => Err("no output".to_string()),
         std::cmp::Ordering::Greater => Err(format!(
-            "output ends after {} lines; expected line {}: {:?}",
+            "output ends after {} lines; expected line {}: {}",
             have.len(),
             have.len() + 1,
-            want[have.len()]
+            quote(want[have.len()])
         )),
         std::cmp::Ordering::Less => Err(format!(
-            "extra output after {} lines: line {}: {:?}",
+            "extra output after {} lines: line {}: {}",
             want.len(),
             want.len() + 1,
-            have[want.len()]
+            quote(have[want.len()])
         )),
     }
+}
+
+/// The lines of an answer with what [`compare`] tolerates taken away: the `\r` of `\r\n`,
+/// spaces and tabs at the end of each line, and empty lines at the end.
+fn answer_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| {
+            l.strip_suffix('\r')
+                .unwrap_or(l)
+                .trim_end_matches([' ', '\t'])
+        })
+        .collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// The first byte of an answer that is neither printable ASCII, a tab, a line feed, nor the
+/// `\r` of a `\r\n`: what it is and where (line and byte, both from 1).
+fn stray_byte(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let at = bytes.iter().enumerate().position(|(i, &b)| {
+        !(matches!(b, b' '..=b'~' | b'\t' | b'\n')
+            || b == b'\r' && bytes.get(i + 1) == Some(&b'\n'))
+    })?;
+    let line_start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let what = match bytes[at] {
+        b'\r' => "a carriage return (0x0d) that does not end the line".to_string(),
+        b if b.is_ascii() => format!("the control character {b:#04x}"),
+        _ => {
+            // Every byte before is ASCII, so a character starts here.
+            let c = text[at..].chars().next().expect("a character starts here");
+            let utf8: Vec<String> = text[at..at + c.len_utf8()]
+                .bytes()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let kind = if c.is_whitespace() {
+                "Unicode white space"
+            } else {
+                "not ASCII"
+            };
+            format!("U+{:04X} ({kind}; bytes {})", c as u32, utf8.join(" "))
+        }
+    };
+    Some(format!(
+        "line {line}, byte {}: {what}; answers are ASCII",
+        at - line_start + 1
+    ))
 }
 
 /// The names of the fixed tests in a folder: every `<name>.in` with a `<name>.ans`, sorted.
@@ -326,6 +392,39 @@ mod tests {
     #[test]
     fn compare_ignores_trailing_space_and_blank_tail() {
         assert_eq!(compare("a\nb\n", "a  \nb\n\n\n"), Ok(()));
+        assert_eq!(compare("a\nb\n", "a\t \r\nb \r\n \r\n"), Ok(()));
+        assert_eq!(compare("a\nb\n", "a\nb"), Ok(()));
+    }
+
+    #[test]
+    fn compare_names_a_stray_byte_and_where_it_is() {
+        assert_eq!(
+            compare("ab\ncd\n", "ab\ncd\u{3000}\n"),
+            Err(
+                "line 2, byte 3: U+3000 (Unicode white space; bytes e3 80 80); answers are ASCII"
+                    .to_string()
+            )
+        );
+        let lone_cr = compare("ab\n", "a\rb\n").unwrap_err();
+        assert!(
+            lone_cr.starts_with("line 1, byte 2: a carriage return"),
+            "{lone_cr}"
+        );
+        let cr_at_end = compare("ab\n", "ab\r").unwrap_err();
+        assert!(cr_at_end.contains("carriage return"), "{cr_at_end}");
+        let vt = compare("ab\n", "ab\n\u{b}").unwrap_err();
+        assert!(
+            vt.starts_with("line 2, byte 1: the control character 0x0b"),
+            "{vt}"
+        );
+    }
+
+    #[test]
+    fn compare_quotes_a_huge_line_cut_short() {
+        let huge = "x".repeat(10 << 20);
+        let why = compare("ab\n", &huge).unwrap_err();
+        assert!(why.len() < 400, "{why}");
+        assert!(why.contains("10485760 bytes in all"), "{why}");
     }
 
     #[test]

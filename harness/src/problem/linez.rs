@@ -12,9 +12,11 @@
 //! Wire protocol: each turn the judge sends the 9 rows of the board (top row first, `.` for
 //! an empty cell) and a line with `nextThree`; the player answers with 4 characters, the cell
 //! to move from and the cell to move to, each a row letter `A`..`I` (from the top) and a
-//! column digit `1`..`9` (from the left): `I8F6`. White space around the answer is ignored;
-//! anything else (lower-case letters included) is a malformed move. When the game ends the
-//! judge sends nothing more (the runner closes the player's input).
+//! column digit `1`..`9` (from the left): `I8F6`. ASCII spaces and tabs around the answer are
+//! ignored; anything else (lower-case letters and other white space included) is a malformed
+//! move, and a line longer than [`MAX_MOVE_LINE`] bytes is a protocol error. The transcript
+//! keeps a move as the judge read it (`I8F6` for ` I8F6 `). When the game ends the judge
+//! sends nothing more (the runner closes the player's input).
 //!
 //! Decisions where the statement is silent:
 //! - An invalid or malformed move ends the game with WA and the points made so far; so does
@@ -42,14 +44,14 @@
 //! Judging a move is O(board) and allocates nothing: the board is a fixed array, paths are
 //! found with bit masks, lines are gathered in a fixed array, and the message is one buffer.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
-use crate::verdict::Outcome;
+use super::{trim_blanks, CaseError, CaseKey, Channel, Env, Game, Problem};
+use crate::verdict::{quote, Fault, Outcome};
 
 /// Rows and columns of the board.
 pub const SIDE: usize = 9;
@@ -167,12 +169,17 @@ impl fmt::Display for Cell {
     }
 }
 
-/// Reads a player's answer `FROMTO` (e.g. `I8F6`), white space around it ignored.
+/// The longest move line accepted, in bytes: a move is 4; the rest is room for white space.
+/// A longer line is a protocol error.
+pub(crate) const MAX_MOVE_LINE: usize = 32;
+
+/// Reads a player's answer `FROMTO` (e.g. `I8F6`), ASCII spaces and tabs around it ignored.
 pub fn parse_move(line: &str) -> Result<(Cell, Cell), String> {
-    let text = line.trim_ascii();
+    let text = trim_blanks(line);
     if text.len() != 4 || !text.is_ascii() {
         return Err(format!(
-            "expected 4 characters like `I8F6` (from-cell, to-cell), got {line:?}"
+            "expected 4 characters like `I8F6` (from-cell, to-cell), got {}",
+            quote(line)
         ));
     }
     Ok((Cell::parse(&text[..2])?, Cell::parse(&text[2..])?))
@@ -577,6 +584,10 @@ impl Problem for Linez {
         })))
     }
 
+    fn max_line(&self) -> Option<usize> {
+        Some(MAX_MOVE_LINE)
+    }
+
     /// Nothing is generated but the position; tests are told apart by their length (`moves`).
     fn param_names(&self) -> &'static [&'static str] {
         &[]
@@ -710,15 +721,25 @@ pub fn play(
             return Outcome::fault(&fault, score as f64, moves);
         }
         let turn = moves + 1;
-        let (from, to) = match player.recv() {
+        let (from, to, padded) = match player.recv() {
+            Ok(line) if line.len() > MAX_MOVE_LINE => {
+                let fault = Fault::LineTooLong(MAX_MOVE_LINE);
+                return Outcome::fault(&fault, score as f64, moves);
+            }
+            // A parsed move is 4 bytes long; any other length was padded.
             Ok(line) => match parse_move(line) {
-                Ok(cells) => cells,
+                Ok((from, to)) => (from, to, line.len() != 4),
                 Err(why) => {
                     return Outcome::wrong(score as f64, moves, format!("move {turn}: {why}"))
                 }
             },
             Err(fault) => return Outcome::fault(&fault, score as f64, moves),
         };
+        if padded {
+            message.clear();
+            let _ = write!(message, "{from}{to}");
+            player.understood(&message);
+        }
         let removal = match board.try_move(from, to) {
             Ok(removal) => removal,
             Err(why) => {

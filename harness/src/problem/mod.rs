@@ -144,6 +144,12 @@ pub trait Problem: Send + Sync {
     fn answers_at_exit(&self) -> bool {
         false
     }
+    /// The longest line the protocol ever needs from a player, in bytes (a move with room for
+    /// white space and zero padding); a longer line is a protocol error. `None` leaves only
+    /// the `max-line` setting (exact-answer problems).
+    fn max_line(&self) -> Option<usize> {
+        None
+    }
     /// Names of the generator parameters a test reports (CSV columns), e.g. `["H", "W", "K"]`.
     fn param_names(&self) -> &'static [&'static str];
     /// How `harness compare` splits tests into groups by default: parameters or columns of
@@ -196,6 +202,22 @@ pub trait Channel {
     /// Closes the player's input and returns everything it writes until it closes its output
     /// (exact-answer problems).
     fn recv_to_end(&mut self) -> Result<&str, Fault>;
+    /// Tells the channel how the judge read the player's last line, when that differs from
+    /// the bytes sent: its canonical form (`7 3` for ` 007  3`). A transcript keeps this
+    /// instead, so its size depends on the number of moves, never on padding. Channels that
+    /// keep nothing ignore it.
+    fn understood(&mut self, _canonical: &str) {}
+}
+
+/// Splits a move into its tokens: runs of anything but ASCII spaces and tabs (the only white
+/// space a move may hold; surrounding white space is ignored).
+pub(crate) fn tokens(line: &str) -> impl Iterator<Item = &str> {
+    line.split([' ', '\t']).filter(|t| !t.is_empty())
+}
+
+/// Surrounding ASCII spaces and tabs removed.
+pub(crate) fn trim_blanks(line: &str) -> &str {
+    line.trim_matches([' ', '\t'])
 }
 
 /// Every problem the harness knows, in the order of the documentation.

@@ -2,6 +2,9 @@
 //! and style; no network, no external fonts or scripts, enforced by a Content-Security-Policy
 //! that allows nothing but inline code and `data:` images).
 //!
+//! The frames are embedded with [`embed_json`], so no text in them (a player's move, a
+//! reason) can end or open an element.
+//!
 //! The page reads `#step=N` or `#step=last` from its address to start at a given frame, and
 //! keeps the shown score in `#score` and the move number in `#move` (the browser test reads
 //! them).
@@ -10,10 +13,7 @@ use super::Replay;
 
 /// The page of one game.
 pub fn render(replay: &Replay) -> String {
-    // `</` would end the script element early; `<\/` is the same JSON string.
-    let data = serde_json::to_string(replay)
-        .expect("a replay is plain data")
-        .replace("</", "<\\/");
+    let data = embed_json(&serde_json::to_string(replay).expect("a replay is plain data"));
     let title = format!(
         "{} — {} — seed {}",
         escape(&replay.problem),
@@ -23,6 +23,27 @@ pub fn render(replay: &Replay) -> String {
     TEMPLATE
         .replace("__TITLE__", &title)
         .replace("__DATA__", &data)
+}
+
+/// Makes JSON safe inside a `<script>` element, whatever its strings hold (a player's move
+/// may be `</script>` or `<!--<script>`, which would end the element early or swallow the
+/// page's own script): every `<`, `>` and `&` is written `\u003c`, `\u003e`, `\u0026`, and
+/// U+2028 and U+2029 (line ends to older JavaScript) `\u2028` and `\u2029`. These characters
+/// can only stand inside JSON strings, where the escape means the same character, so the
+/// data parses to the same value.
+pub(crate) fn embed_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + json.len() / 16);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Escapes text for HTML.

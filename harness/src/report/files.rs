@@ -3,6 +3,9 @@
 //! temporary file and renamed, so it is never half-written), `logs/` (each test's stderr
 //! tail, when it wrote any), `transcripts/` (each test's messages, see [`crate::transcript`]),
 //! `report.html` (see [`super::html`]), `run.toml` (what was run) and the `results/latest` link.
+//!
+//! Cells that can hold a player's text (`reason`, `warning`) go through [`text_cell`], so a
+//! spreadsheet never takes one for a formula.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -29,6 +32,16 @@ pub const SCORE_COLUMNS: [&str; 13] = [
     "player_hash",
     "harness_version",
 ];
+
+/// A cell of text that may come from a player, safe to open in a spreadsheet: one that would
+/// start with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula, or a cell some
+/// spreadsheets run) gets a leading `'`, as spreadsheets themselves write text cells.
+pub(crate) fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.bytes().next() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
+        _ => text.into(),
+    }
+}
 
 /// Where the transcript of one test is kept: one plain-text file per test, so a failing game
 /// can be read with `less` and found by its seed.
@@ -338,15 +351,16 @@ impl RunFiles {
             r.cpu.as_millis().to_string(),
             r.wall.as_millis().to_string(),
             r.max_memory_kb.to_string(),
-            r.warning.clone(),
+            text_cell(&r.warning).into_owned(),
             r.player_hash.clone(),
             env!("CARGO_PKG_VERSION").to_string(),
         ];
+        let reason = text_cell(&r.outcome.reason);
         let record: Vec<&str> = fixed
             .iter()
             .chain(params.iter())
             .map(String::as_str)
-            .chain([r.outcome.reason.as_str()])
+            .chain([reason.as_ref()])
             .collect();
         self.scores.write_record(&record)?;
         self.scores.flush()?;
