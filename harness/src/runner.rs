@@ -178,13 +178,30 @@ pub fn run(
     !os::interrupted()
 }
 
-/// Plays one test; `None` when the run was interrupted during it.
+/// Plays one test; `None` when the run was interrupted during it. A test whose player the
+/// machine refused to start (out of processes or memory) is played once more after a pause,
+/// then left `ERR`: never the player's fault.
 pub fn run_one(
     suite: &Suite,
     containment: &Containment,
     case: &CaseKey,
     player: &Player,
 ) -> Option<TestResult> {
+    let (result, refused) = attempt(suite, containment, case, player)?;
+    if !refused {
+        return Some(result);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    attempt(suite, containment, case, player).map(|(result, _)| result)
+}
+
+/// One try at a test: its result, and whether the machine refused to start the player.
+fn attempt(
+    suite: &Suite,
+    containment: &Containment,
+    case: &CaseKey,
+    player: &Player,
+) -> Option<(TestResult, bool)> {
     let begin = Instant::now();
     let mut result = TestResult {
         problem: suite.problem.id(),
@@ -209,13 +226,13 @@ pub fn run_one(
                 reason: e.to_string(),
                 ..Outcome::ok(0.0, 0)
             };
-            return Some(result);
+            return Some((result, false));
         }
     };
     result.params = game.params();
     let limits = suite.limits();
     if !unchanged(player, &mut result) {
-        return Some(result);
+        return Some((result, false));
     }
     let session = match start(suite, containment, player, limits) {
         Ok(started) => started,
@@ -225,7 +242,7 @@ pub fn run_one(
                 reason,
                 ..Outcome::ok(0.0, 0)
             };
-            return Some(result);
+            return Some((result, false));
         }
     };
     let workdir = session.1;
@@ -246,7 +263,7 @@ pub fn run_one(
         if let Some(e) = &r.start_error {
             result.outcome = start_failure(e, &player.program);
             result.stderr = ending.stderr;
-            return Some(result);
+            return Some((result, matches!(e, StartError::Refused(_))));
         }
     }
     result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
@@ -254,7 +271,7 @@ pub fn run_one(
     result.stderr = ending.stderr;
     result.warning = warning(result.think, result.cpu, limits.think);
     unchanged(player, &mut result);
-    Some(result)
+    Some((result, false))
 }
 
 /// Starts the player of a test in its sandbox. A machine that refuses (out of processes or
