@@ -92,7 +92,7 @@ fn judge_in(sandbox: Want, name: &str, body: &str) -> (TestResult, Duration, tem
 /// Whether a process still exists a moment after its group was killed (SIGKILL is delivered
 /// asynchronously, and an orphan is reaped by init shortly after it dies).
 fn alive(pid: i32) -> bool {
-    let until = Instant::now() + Duration::from_secs(2);
+    let until = Instant::now() + Duration::from_secs(5);
     loop {
         // SAFETY: signal 0 only checks that the process exists.
         if unsafe { libc::kill(pid, 0) } != 0 {
