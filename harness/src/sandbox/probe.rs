@@ -2,7 +2,6 @@
 //! once ([`try_namespaces`]); `harness doctor` prints every check with how to enable what is
 //! missing ([`checks`]).
 
-use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
@@ -69,9 +68,7 @@ fn run_to_end(spec: &super::Spec, limit: Duration) -> Result<Report, String> {
         }
     }
     drop(launched.control);
-    let _ = sys::wait(launched.pid, true);
-    let mut rest = String::new();
-    let _ = std::fs::File::from(launched.report).read_to_string(&mut rest);
+    super::reap_later(launched.pid);
     serde_json::from_slice(&text).map_err(|e| format!("no report from the sandbox: {e}"))
 }
 
