@@ -204,6 +204,10 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
     let _ = sys::prctl(libc::PR_SET_NO_NEW_PRIVS, 1);
     if spec.mode == Mode::Process {
         let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        let rules = super::landlock::Rules::new(&spec.landlock_read, &spec.landlock_write);
+        if let Err(e) = rules.apply() {
+            say(format!("setup landlock: {e}"));
+        }
     }
     sys::close_from(3, Some(fd));
     let e = sys::exec(&command.program, &command.argv, &command.env);

@@ -17,6 +17,7 @@
 
 pub mod cgroup;
 mod init;
+mod landlock;
 pub mod probe;
 pub mod spec;
 pub mod supervisor;
@@ -135,25 +136,30 @@ impl Isolation {
             match probe::try_namespaces(&isolation) {
                 Ok(()) => isolation.mode = Mode::Namespaces,
                 Err(why) if sandbox == Want::Require => {
-                    return Err(Unavailable(format!("--sandbox require: no namespaces: {why}")))
+                    return Err(Unavailable(format!(
+                        "--sandbox require: no namespaces: {why}"
+                    )))
                 }
                 Err(why) => isolation.notes.push(format!(
-                    "no sandbox ({why}): players run in process mode and can see the file system, the network and other processes of your user, including the session's sockets (D-Bus, ssh-agent, X11); see `harness doctor`"
+                    "no sandbox ({why}): {}; see `harness doctor`",
+                    process_mode_note()
                 )),
             }
         } else {
-            isolation.notes.push(
-                "--sandbox off: players run in process mode and can see the file system, the network and other processes of your user, including the session's sockets (D-Bus, ssh-agent, X11)".to_string(),
-            );
+            isolation
+                .notes
+                .push(format!("--sandbox off: {}", process_mode_note()));
         }
         Ok(isolation)
     }
 
     /// How the run was contained, for run.toml and the summary.
     pub fn describe(&self) -> String {
+        let abi = probe::landlock_abi();
         let mode = match self.mode {
-            Mode::Namespaces => "namespaces",
-            Mode::Process => "process",
+            Mode::Namespaces => "namespaces".to_string(),
+            Mode::Process if abi > 0 => format!("process + landlock ABI {abi}"),
+            Mode::Process => "process".to_string(),
         };
         match &self.cgroups {
             Some(g) => format!("{mode} + {}", g.describe()),
@@ -226,8 +232,32 @@ impl Isolation {
                 path: program.to_path_buf(),
             });
         }
+        let (landlock_read, landlock_write) = match (self.mode, work) {
+            (Mode::Process, Some(w)) => {
+                let mut read: Vec<PathBuf> = view::SYSTEM.iter().map(PathBuf::from).collect();
+                read.extend(["/etc", "/proc", "/sys"].map(PathBuf::from));
+                // An interpreter found on PATH may need its whole install (pyenv's shims run
+                // its libexec/ and versions/): each PATH folder and the folder above it.
+                for dir in std::env::var_os("PATH")
+                    .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+                    .unwrap_or_default()
+                {
+                    // Never "/" (the parent of /bin), which would open everything.
+                    let parent = dir.parent().filter(|p| p.parent().is_some());
+                    read.extend(parent.map(Path::to_path_buf));
+                    read.push(dir);
+                }
+                read.extend(self.extra_binds.iter().cloned());
+                read.push(program.to_path_buf());
+                // In process mode a player's own folder stays writable, as it always was.
+                (read, vec![w.to_path_buf(), player_dir.to_path_buf()])
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
         Spec {
             mode: self.mode,
+            landlock_read,
+            landlock_write,
             program: program.to_path_buf(),
             argv,
             env,
@@ -263,6 +293,25 @@ pub struct TestLimits {
     pub disk: u64,
     pub procs: u64,
     pub core_dumps: bool,
+}
+
+/// What a player can reach in process mode, for the start-of-run note.
+fn process_mode_note() -> String {
+    let abi = probe::landlock_abi();
+    if abi > 0 {
+        format!(
+            "players run in process mode: landlock (ABI {abi}) keeps their files to the system, PATH and their own folders{}, but they see the other processes of your user in /proc and can connect to the session's Unix sockets by path (D-Bus, ssh-agent, X11)",
+            if abi >= 6 {
+                ", and stops TCP and signals or abstract sockets outside their own processes"
+            } else if abi >= 4 {
+                " and stops TCP"
+            } else {
+                ""
+            }
+        )
+    } else {
+        "players run in process mode and can see the file system, the network and other processes of your user, including the session's sockets (D-Bus, ssh-agent, X11)".to_string()
+    }
 }
 
 fn unique() -> u64 {

@@ -136,7 +136,7 @@ pub fn checks() -> Vec<Check> {
     out.push(Check {
         what: "landlock",
         ok: abi > 0,
-        detail: format!("ABI {abi} (not used by this version: the mount namespace already hides the file system)"),
+        detail: format!("ABI {abi} (used in process mode: files, TCP, signals and abstract sockets outside the player's own)"),
         fix: "boot with lsm=...,landlock (kernel 5.13+)",
     });
     let pidfd = crate::os::pid_fd(std::process::id() as i32).is_some();

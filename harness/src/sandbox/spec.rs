@@ -62,6 +62,9 @@ pub struct Spec {
     /// Processes and threads of the test at once, 0 = none.
     pub procs: u64,
     pub cgroups: Option<Cgroups>,
+    /// Process mode: the folders landlock lets the player read and execute, and write.
+    pub landlock_read: Vec<PathBuf>,
+    pub landlock_write: Vec<PathBuf>,
     /// Leave RLIMIT_CORE as the harness had it (`--core-dumps`).
     pub core_dumps: bool,
     /// Namespaces: the host uid and gid the player runs as (the harness's own).

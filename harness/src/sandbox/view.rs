@@ -13,7 +13,7 @@ use super::spec::Spec;
 use super::sys;
 
 /// Read-only system folders (a symlink, as on merged-/usr systems, is recreated as such).
-const SYSTEM: [&str; 8] = [
+pub(crate) const SYSTEM: [&str; 8] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/opt",
 ];
 
