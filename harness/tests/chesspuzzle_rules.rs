@@ -7,6 +7,8 @@
 //! generator (determinism, ranges, the text round trip), and replays recorded games of the
 //! shipped players scored by `tests/data/chesspuzzle/recorded/count.py`.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -541,4 +543,12 @@ fn wire_faults_score_zero_with_their_verdict() {
 /// The generated test of a seed, made without a secret key.
 fn board_of(seed: u64) -> Board {
     Board::generate(harness::secret::stream(None, "chesspuzzle", seed))
+}
+
+/// The `.expected` files are what `count.py` makes of the transcripts today: re-counted from
+/// a copy, so a hand edit or a change of the script shows.
+#[test]
+fn expected_files_are_the_independent_count_of_the_transcripts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chesspuzzle/recorded");
+    support::recount(&dir);
 }

@@ -3,6 +3,8 @@
 //! counted it from the rules alone (see the README there). Nothing here uses the judge's rule
 //! code to decide what is right.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use harness::config::ProblemConfig;
@@ -137,4 +139,12 @@ fn recorded_games_score_as_counted_independently() {
         }
     }
     assert!(scoring_moves > 50, "moves that scored: {scoring_moves}");
+}
+
+/// The `.expected` files are what `count.py` makes of the transcripts today: re-counted from
+/// a copy, so a hand edit or a change of the script shows.
+#[test]
+fn expected_files_are_the_independent_count_of_the_transcripts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/linez/recorded");
+    support::recount(&dir);
 }
