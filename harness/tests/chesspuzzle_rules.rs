@@ -4,7 +4,10 @@
 //! - `games/*.txt`: a whole conversation between the judge and a scripted player.
 //!
 //! The formats are described at the top of each data file. Besides those, this file checks the
-//! generator (determinism, ranges, the text round trip) and full games on generated boards.
+//! generator (determinism, ranges, the text round trip), and replays recorded games of the
+//! shipped players scored by `tests/data/chesspuzzle/recorded/count.py`.
+
+mod support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -381,49 +384,99 @@ fn malformed_board_text_is_an_error() {
     }
 }
 
-/// A player that knows the whole board (it holds a copy) and always clicks the first allowed
-/// cell, checking what the judge tells it against its copy.
-fn first_allowed_player(board: Board) -> FnPlayer<impl FnMut(&str) -> Option<String>> {
-    let mut mine = board;
-    let mut last: Option<(Cell, Tile)> = None;
-    FnPlayer::new(move |inbox: &str| {
-        let cell = match last {
-            None => (mine.height / 2, mine.width / 2),
-            Some((from, tile)) => {
-                let shown = inbox.trim_end_matches('\n');
-                let top = mine.top(from).map_or('-', Tile::to_char).to_string();
-                assert_eq!(shown, top, "the judge shows the tile under the clicked one");
-                mine.targets(from, tile).as_slice()[0]
-            }
-        };
-        let tile = mine.click(cell).expect("an allowed cell is not empty");
-        last = Some((cell, tile));
-        Some(format!("{} {}", cell.0, cell.1))
-    })
+/// A recorded game of a shipped player (`tests/data/chesspuzzle/recorded/`): what the judge
+/// sent before each click, the clicks, and the clicks and score `count.py` counted from the
+/// rules alone.
+struct Recorded {
+    name: String,
+    seed: u64,
+    sent: Vec<String>,
+    clicks: Vec<String>,
+    expected_clicks: u64,
+    score: f64,
 }
 
+fn recorded_games() -> Vec<Recorded> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chesspuzzle/recorded");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "expected"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| read_recorded(p)).collect()
+}
+
+fn read_recorded(expected: &Path) -> Recorded {
+    let name = expected.file_stem().unwrap().to_str().unwrap().to_string();
+    let seed = name.rsplit("-seed").next().unwrap().parse().unwrap();
+    let transcript = std::fs::read_to_string(expected.with_extension("transcript")).unwrap();
+    let (mut sent, mut clicks, mut message) = (Vec::new(), Vec::new(), String::new());
+    for line in transcript.lines() {
+        if let Some(text) = line.strip_prefix("> ") {
+            message.push_str(text);
+            message.push('\n');
+        } else {
+            sent.push(std::mem::take(&mut message));
+            clicks.push(
+                line.strip_prefix("< ")
+                    .expect("a transcript line")
+                    .to_string(),
+            );
+        }
+    }
+    assert!(
+        message.is_empty(),
+        "{name}: the judge sent nothing after the last click"
+    );
+    let text = std::fs::read_to_string(expected).unwrap();
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("{name}: no {key}"))
+            .to_string()
+    };
+    Recorded {
+        expected_clicks: field("clicks: ").parse().unwrap(),
+        score: field("score: ").parse().unwrap(),
+        name,
+        seed,
+        sent,
+        clicks,
+    }
+}
+
+/// Games of the shipped players, recorded, replayed to the judge: it must send the recorded
+/// messages, accept every click, end the game after the last one and score clicks / tiles as
+/// `count.py` counted them (see `tests/data/chesspuzzle/recorded/README.md`).
 #[test]
-fn full_games_score_clicks_over_tiles() {
-    for seed in 1..=30 {
-        let mut board = board_of(seed);
-        let mut player = first_allowed_player(board.clone());
+fn recorded_games_score_as_counted_independently() {
+    let games = recorded_games();
+    assert!(games.len() >= 3, "recorded games: {}", games.len());
+    for game in &games {
+        let mut board = board_of(game.seed);
+        let mut turn = 0;
+        let mut player = FnPlayer::new(|inbox: &str| {
+            assert_eq!(
+                inbox,
+                game.sent[turn],
+                "{}: before click {}",
+                game.name,
+                turn + 1
+            );
+            turn += 1;
+            game.clicks.get(turn - 1).cloned()
+        });
         let outcome = chesspuzzle::play(&mut board, &mut player);
-        assert_eq!(outcome.verdict, Verdict::Ok, "seed {seed}: {outcome:?}");
-        assert!(outcome.moves >= 1);
-        let expected = outcome.moves as f64 / board.total_tiles() as f64;
-        assert_eq!(outcome.score, expected, "seed {seed}");
-        // The view, then one revealed tile per click but the last.
-        let lines = player.transcript.lines().count() as u64;
+        assert_eq!(outcome.verdict, Verdict::Ok, "{}: {outcome:?}", game.name);
+        assert_eq!(outcome.moves, game.expected_clicks, "{}", game.name);
         assert_eq!(
-            lines,
-            1 + board.height as u64 + outcome.moves - 1,
-            "seed {seed}"
+            game.clicks.len() as u64,
+            game.expected_clicks,
+            "{}",
+            game.name
         );
-        let removed: usize = (0..board.height)
-            .flat_map(|r| (0..board.width).map(move |c| (r, c)))
-            .map(|cell| board.k - board.remaining(cell))
-            .sum();
-        assert_eq!(removed as u64, outcome.moves, "seed {seed}: tiles gone");
+        assert_eq!(outcome.score, game.score, "{}", game.name);
     }
 }
 
@@ -490,4 +543,12 @@ fn wire_faults_score_zero_with_their_verdict() {
 /// The generated test of a seed, made without a secret key.
 fn board_of(seed: u64) -> Board {
     Board::generate(harness::secret::stream(None, "chesspuzzle", seed))
+}
+
+/// The `.expected` files are what `count.py` makes of the transcripts today: re-counted from
+/// a copy, so a hand edit or a change of the script shows.
+#[test]
+fn expected_files_are_the_independent_count_of_the_transcripts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chesspuzzle/recorded");
+    support::recount(&dir);
 }

@@ -1,12 +1,14 @@
-//! Whole Linez games against in-process players: the same seed and player give the same game,
-//! and the score the judge reports is the sum of the removals the player saw on the wire.
+//! Whole Linez games recorded from the shipped players, judged again: the judge must send the
+//! recorded boards and score every move as `harness/tests/data/linez/recorded/count.py`
+//! counted it from the rules alone (see the README there). Nothing here uses the judge's rule
+//! code to decide what is right.
 
-use std::cell::RefCell;
-use std::path::Path;
-use std::rc::Rc;
+mod support;
+
+use std::path::{Path, PathBuf};
 
 use harness::config::ProblemConfig;
-use harness::problem::linez::{self, parse_next_three, points, Board, Cell, Linez};
+use harness::problem::linez::Linez;
 use harness::problem::{CaseKey, Env, Problem};
 use harness::testkit::FnPlayer;
 use harness::verdict::{Outcome, Verdict};
@@ -19,148 +21,130 @@ fn env() -> Env {
     }
 }
 
-fn read_view(inbox: &str) -> (Board, [u8; 3]) {
-    let lines: Vec<&str> = inbox.lines().collect();
-    assert_eq!(lines.len(), 10, "one view per turn, got:\n{inbox}");
-    let board = lines[..9].join("\n").parse().expect("a board");
-    (board, parse_next_three(lines[9]).expect("nextThree"))
-}
-
-fn count(board: &Board) -> usize {
-    linez::CELLS - board.empty_count()
-}
-
-/// Every legal move, in a fixed order.
-fn legal_moves(board: &Board) -> Vec<(Cell, Cell)> {
-    let mut moves = Vec::new();
-    for from in (0..linez::CELLS).map(Cell::from_index) {
-        if board.get(from) == 0 {
-            continue;
-        }
-        let mut reach = board.reachable_from(from);
-        while reach != 0 {
-            moves.push((from, Cell::from_index(reach.trailing_zeros() as usize)));
-            reach &= reach - 1;
-        }
-    }
-    moves
-}
-
-/// A small greedy player built on the harness's rules: the move that removes the most, else
-/// the one that leaves the longest run of equal numbers through its target.
-fn choose(board: &Board) -> (Cell, Cell) {
-    let run_through = |b: &Board, cell: Cell| -> usize {
-        let n = b.get(cell);
-        let mut best = 0;
-        for (dr, dc) in [(0isize, 1isize), (1, 0), (1, 1), (1, -1)] {
-            let mut len = 1;
-            for sign in [1, -1] {
-                let (mut r, mut c) = (cell.row() as isize, cell.col() as isize);
-                loop {
-                    r += dr * sign;
-                    c += dc * sign;
-                    if !(0..9).contains(&r) || !(0..9).contains(&c) {
-                        break;
-                    }
-                    if b.get(Cell::new(r as usize, c as usize)) != n {
-                        break;
-                    }
-                    len += 1;
-                }
-            }
-            best = best.max(len);
-        }
-        best
-    };
-    legal_moves(board)
-        .into_iter()
-        .max_by_key(|&(from, to)| {
-            let mut after = *board;
-            let removal = after.try_move(from, to).expect("legal");
-            (removal.removed, run_through(&after, to))
-        })
-        .expect("the judge only asks when a move exists")
-}
-
-/// What the player believes the score is, from what it saw.
-#[derive(Default)]
-struct Tally {
+/// One recorded game: its seed, what the judge sent before each move, the moves, and the
+/// running total after each move and the final score, as counted independently.
+struct Recorded {
+    name: String,
+    seed: u64,
+    views: Vec<String>,
+    moves: Vec<String>,
+    totals: Vec<u64>,
     score: u64,
-    removals: u64,
-    /// The board after the player's last move (before anything landed), and whether numbers
-    /// were due to land.
-    after_move: Option<(Board, bool)>,
 }
 
-/// Plays one game with the greedy player, tallying every removal it can see: its own moves'
-/// (from the rules) and those of landing numbers (numbers that landed minus numbers added).
-fn play_tallied(seed: u64) -> (Outcome, String, Tally) {
-    let tally = Rc::new(RefCell::new(Tally::default()));
-    let seen = Rc::clone(&tally);
-    let mut player = FnPlayer::new(move |inbox: &str| {
-        let (board, _) = read_view(inbox);
-        let mut t = seen.borrow_mut();
-        if let Some((before, landing)) = t.after_move.take() {
-            if landing {
-                let removed = count(&before) + 3 - count(&board);
-                // Two lines in one landing could not be told apart from one; these seeds
-                // have none, and a sum this large would say so.
-                assert!(
-                    removed < 10,
-                    "seed {seed}: ambiguous landing removal {removed}"
-                );
-                if removed > 0 {
-                    assert!(removed >= 5, "seed {seed}: {removed} cells vanished");
-                    t.score += points(removed);
-                    t.removals += 1;
-                }
-            } else {
-                assert_eq!(board, before, "seed {seed}: nothing lands after a line");
-            }
+fn recorded_games() -> Vec<Recorded> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/linez/recorded");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "expected"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| read_game(p)).collect()
+}
+
+fn read_game(expected: &Path) -> Recorded {
+    let name = expected.file_stem().unwrap().to_str().unwrap().to_string();
+    let seed = name.rsplit("-seed").next().unwrap().parse().unwrap();
+    let transcript = std::fs::read_to_string(expected.with_extension("transcript")).unwrap();
+    let (mut views, mut moves, mut view) = (Vec::new(), Vec::new(), String::new());
+    for line in transcript.lines() {
+        if let Some(sent) = line.strip_prefix("> ") {
+            view.push_str(sent);
+            view.push('\n');
+        } else {
+            let answer = line.strip_prefix("< ").expect("a transcript line");
+            views.push(std::mem::take(&mut view));
+            moves.push(answer.to_string());
         }
-        let (from, to) = choose(&board);
-        let mut after = board;
-        let removal = after.try_move(from, to).expect("legal");
-        t.score += removal.points;
-        t.removals += u64::from(removal.removed > 0);
-        // A line that empties the board makes numbers land at once.
-        let landing = removal.removed == 0 || !after.has_numbers();
-        t.after_move = Some((after, landing));
-        Some(format!("{from}{to}"))
-    });
-    let mut game = Linez.case(&CaseKey::Seed(seed), &env()).unwrap();
-    let outcome = game.play(&mut player);
-    let transcript = std::mem::take(&mut player.transcript);
-    drop(player);
-    let tally = Rc::try_unwrap(tally).ok().unwrap().into_inner();
-    (outcome, transcript, tally)
-}
-
-#[test]
-fn the_score_is_the_sum_of_the_removals_seen_on_the_wire() {
-    let mut total_removals = 0;
-    for seed in 1..=8 {
-        let (outcome, _, tally) = play_tallied(seed);
-        assert_eq!(outcome.verdict, Verdict::Ok, "seed {seed}: {outcome:?}");
-        assert_eq!(outcome.score, tally.score as f64, "seed {seed}");
-        total_removals += tally.removals;
     }
     assert!(
-        total_removals > 8,
-        "the player made lines: {total_removals}"
+        view.is_empty(),
+        "{name}: the judge sent nothing after the last move"
     );
+    let (mut totals, mut score) = (Vec::new(), None);
+    for line in std::fs::read_to_string(expected).unwrap().lines() {
+        if let Some(s) = line.strip_prefix("score: ") {
+            score = Some(s.parse().unwrap());
+        } else if !line.starts_with('#') {
+            let fields: Vec<&str> = line.split(' ').collect();
+            assert_eq!(fields[1], moves[totals.len()], "{name}: {line}");
+            totals.push(fields[4].parse().unwrap());
+        }
+    }
+    assert_eq!(totals.len(), moves.len(), "{name}");
+    Recorded {
+        name,
+        seed,
+        views,
+        moves,
+        totals,
+        score: score.expect("a score line"),
+    }
+}
+
+/// Plays the first `count` moves of a game, checking that each board sent is the recorded
+/// one, then closes the player's output.
+fn replay(game: &Recorded, count: usize) -> Outcome {
+    let mut turn = 0;
+    let mut player = FnPlayer::new(|inbox: &str| {
+        assert_eq!(
+            inbox,
+            game.views[turn],
+            "{}: the board before move {}",
+            game.name,
+            turn + 1
+        );
+        turn += 1;
+        game.moves[..count].get(turn - 1).cloned()
+    });
+    Linez
+        .case(&CaseKey::Seed(game.seed), &env())
+        .unwrap()
+        .play(&mut player)
 }
 
 #[test]
-fn same_seed_and_player_give_the_same_game() {
-    for seed in [1, 149738788, 99] {
-        let (first, transcript, _) = play_tallied(seed);
-        let (again, transcript_again, _) = play_tallied(seed);
-        assert_eq!(first, again, "seed {seed}");
-        assert_eq!(transcript, transcript_again, "seed {seed}");
-        assert!(first.moves > 10, "seed {seed}: {first:?}");
+fn recorded_games_score_as_counted_independently() {
+    let games = recorded_games();
+    assert!(games.len() >= 3, "recorded games: {}", games.len());
+    let mut scoring_moves = 0;
+    for game in &games {
+        let outcome = replay(game, game.moves.len());
+        assert_eq!(outcome.verdict, Verdict::Ok, "{}: {outcome:?}", game.name);
+        assert_eq!(outcome.moves, game.moves.len() as u64, "{}", game.name);
+        assert_eq!(outcome.score, game.score as f64, "{}", game.name);
+        assert_eq!(game.totals.last(), Some(&game.score), "{}", game.name);
+        // Each move that scored, and the one before it: the player stops there (closes its
+        // output, TopCoder keeps its points), so the judge's running total shows.
+        for i in 0..game.moves.len() {
+            let before = if i == 0 { 0 } else { game.totals[i - 1] };
+            if game.totals[i] == before {
+                continue;
+            }
+            scoring_moves += 1;
+            for count in [i, i + 1] {
+                let expected = if count == 0 {
+                    0
+                } else {
+                    game.totals[count - 1]
+                };
+                let outcome = replay(game, count);
+                assert_eq!(
+                    outcome.score, expected as f64,
+                    "{}: the score after {count} moves: {outcome:?}",
+                    game.name
+                );
+            }
+        }
     }
-    let (_, one, _) = play_tallied(1);
-    let (_, two, _) = play_tallied(2);
-    assert_ne!(one, two);
+    assert!(scoring_moves > 50, "moves that scored: {scoring_moves}");
+}
+
+/// The `.expected` files are what `count.py` makes of the transcripts today: re-counted from
+/// a copy, so a hand edit or a change of the script shows.
+#[test]
+fn expected_files_are_the_independent_count_of_the_transcripts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/linez/recorded");
+    support::recount(&dir);
 }

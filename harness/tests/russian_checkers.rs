@@ -150,7 +150,9 @@ fn judge_accepts_the_answer_and_names_the_first_wrong_move() {
     use harness::verdict::Verdict;
     let problem = harness::problem::by_id("russian-checkers").unwrap();
     let key = CaseKey::Fixed("example-1".into());
-    let mut right = FnPlayer::new(|input: &str| russian_checkers::solve(input).ok());
+    // TopCoder's answer, not the judge's own solver.
+    let ans = std::fs::read_to_string(fixed_dir().join("example-1.ans")).unwrap();
+    let mut right = FnPlayer::new(move |_: &str| Some(ans.clone()));
     let outcome = problem.case(&key, &env()).unwrap().play(&mut right);
     assert_eq!((outcome.verdict, outcome.score), (Verdict::Ok, 1.0));
     assert!(right.transcript.starts_with("8\n.......B\n......w.\n"));
@@ -170,22 +172,60 @@ fn judge_accepts_the_answer_and_names_the_first_wrong_move() {
     );
 }
 
+/// Pieces and kings counted from a test's text: `8`, the 8 rows, the turn.
+fn pieces_and_kings(input: &str) -> (usize, usize) {
+    let lines: Vec<&str> = input.lines().collect();
+    assert_eq!(lines.len(), 10, "{input}");
+    let cells = || lines[1..9].iter().flat_map(|row| row.chars());
+    (
+        cells().filter(|&c| c != '.').count(),
+        cells().filter(|c| c.is_ascii_uppercase()).count(),
+    )
+}
+
+/// The number of moves and the most pieces one of them captures, read from an answer.
+fn moves_and_captures(answer: &str) -> (usize, usize) {
+    let mut lines = answer.lines();
+    let count: usize = lines.next().unwrap().parse().unwrap();
+    let most = lines.map(|m| m.matches(':').count()).max().unwrap_or(0);
+    (count, most)
+}
+
+/// The test parameters (pieces, kings, moves, captures) agree with what the test's files say:
+/// the board counted from the `.in` text, the moves from TopCoder's `.ans`.
 #[test]
-fn generated_case_is_answered_by_the_solver() {
+fn params_of_fixed_cases_agree_with_their_files() {
     let problem = harness::problem::by_id("russian-checkers").unwrap();
-    let game = problem.case(&CaseKey::Seed(5), &env()).unwrap();
-    let position = position_of(5);
-    assert_eq!(game.describe(), position.to_string());
-    let moves = position.legal_moves();
-    assert_eq!(
-        game.params(),
-        [
-            position.count(|p| p != Piece::Empty).to_string(),
-            position.count(|p| matches!(p, Piece::King(_))).to_string(),
-            moves.len().to_string(),
-            russian_checkers::most_captured(&moves).to_string(),
-        ]
-    );
+    let keys = exact::fixed_cases(&fixed_dir()).expect("fixed cases");
+    let mut captures = 0;
+    for key in &keys {
+        let read = |ext: &str| std::fs::read_to_string(fixed_dir().join(format!("{key}.{ext}")));
+        let (input, answer) = (read("in").unwrap(), read("ans").unwrap());
+        let (pieces, kings) = pieces_and_kings(&input);
+        let (moves, most) = moves_and_captures(&answer);
+        captures += usize::from(most > 0);
+        let game = problem.case(key, &env()).unwrap();
+        let expected = [pieces, kings, moves, most].map(|n| n.to_string());
+        assert_eq!(game.params(), expected, "{key}");
+    }
+    assert!(captures > 50, "captures in {captures} fixed tests");
+}
+
+/// For generated tests the board is counted from the text sent to the player, and the moves
+/// from the answer the judge expects (which the independent `russian-checkers-correct` player
+/// is checked against in `shipped_players.rs`).
+#[test]
+fn params_of_generated_cases_agree_with_their_text() {
+    let problem = harness::problem::by_id("russian-checkers").unwrap();
+    for seed in 1..=40 {
+        let game = problem.case(&CaseKey::Seed(seed), &env()).unwrap();
+        let input = game.describe();
+        let (pieces, kings) = pieces_and_kings(&input);
+        let answer = problem.solve(&input).unwrap().unwrap();
+        let (moves, most) = moves_and_captures(&answer);
+        let expected = [pieces, kings, moves, most].map(|n| n.to_string());
+        assert_eq!(game.params(), expected, "seed {seed}\n{input}");
+    }
 }
 
 /// The generated test of a seed, made without a secret key.

@@ -1,7 +1,8 @@
-//! Shared helpers of the containment tests: compiling the hostile C fixture players of
-//! `tests/fixtures/hostile/`, running the harness binary, reading `scores.csv` and logs, and
-//! finding processes a run left behind. Included with `mod support;` by the test files that
-//! need it; each test file uses only part of it.
+//! Shared helpers of the integration tests: compiling the hostile C fixture players of
+//! `tests/fixtures/hostile/`, running the harness binary, reading `scores.csv` and logs,
+//! finding processes a run left behind, and re-counting recorded games with their Python
+//! scripts. Included with `mod support;` by the test files that need it; each test file uses
+//! only part of it.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -159,4 +160,40 @@ pub fn processes_mentioning(needle: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Runs `count.py` of `dir` on copies of its transcripts and compares what it writes with the
+/// `.expected` files of `dir`.
+pub fn recount(dir: &Path) {
+    let copy = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "transcript") {
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            std::fs::copy(&path, copy.path().join(&name)).unwrap();
+            names.push(name);
+        }
+    }
+    names.sort();
+    assert!(!names.is_empty());
+    let out = std::process::Command::new("python3")
+        .arg(dir.join("count.py"))
+        .args(&names)
+        .current_dir(copy.path())
+        .output()
+        .expect("python3 runs (see the README's requirements)");
+    assert!(
+        out.status.success(),
+        "count.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in names {
+        let expected = name.replace(".transcript", ".expected");
+        assert_eq!(
+            std::fs::read_to_string(copy.path().join(&expected)).unwrap(),
+            std::fs::read_to_string(dir.join(&expected)).unwrap(),
+            "{expected}"
+        );
+    }
 }
