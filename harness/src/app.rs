@@ -87,10 +87,26 @@ pub fn load_config(common: &Common) -> Result<(Scoring, PathBuf), UsageError> {
         .unwrap_or(Path::new("."))
         .to_path_buf();
     if !common.config.exists() && common.config == Path::new("scoring.toml") {
-        // No file where the default points: built-in defaults, from the current folder.
+        // Run from a folder inside the workspace (such as players/): the nearest scoring.toml
+        // above is the workspace's, with its testcases/ and results/ (never players/results/).
+        if let Some(found) = config_above() {
+            eprintln!("note: using {}", found.display());
+            let root = found.parent().unwrap_or(Path::new(".")).to_path_buf();
+            return Ok((Scoring::load(&found, &ids)?, root));
+        }
+        // No file anywhere above: built-in defaults, from the current folder.
         return Ok((Scoring::default(), root));
     }
     Ok((Scoring::load(&common.config, &ids)?, root))
+}
+
+/// The nearest `scoring.toml` in a folder above the current one.
+fn config_above() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("scoring.toml"))
+        .find(|path| path.is_file())
 }
 
 pub fn testcases_dir(common: &Common, root: &Path) -> PathBuf {

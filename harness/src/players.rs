@@ -82,6 +82,12 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
     ))
 }
 
+fn folder_name(abs: &Path) -> String {
+    abs.file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
 fn err(path: &Path, message: impl Into<String>) -> PlayerError {
     PlayerError {
         path: path.display().to_string(),
@@ -93,7 +99,8 @@ fn err(path: &Path, message: impl Into<String>) -> PlayerError {
 #[serde(deny_unknown_fields)]
 #[serde(rename_all = "kebab-case")]
 struct PlayerToml {
-    name: String,
+    /// Default: the folder's name (so a copied folder is a new player).
+    name: Option<String>,
     problem: String,
     command: Vec<String>,
     /// Variables set in the player's environment.
@@ -247,7 +254,7 @@ fn describe(
             env.extend(spec.env);
             return Ok((
                 Player {
-                    name: spec.name,
+                    name: spec.name.unwrap_or_else(|| folder_name(&abs)),
                     problem: spec.problem,
                     program,
                     args,
