@@ -246,6 +246,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         };
     let testcases = testcases_dir(&args.common, &root);
     let mut suites = Vec::new();
+    let (mut before_filter, mut after_filter) = (0, 0);
     for problem in problem::all() {
         let players: Vec<_> = found
             .iter()
@@ -270,8 +271,10 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             .resolve(&env.config.examples)
             .map_err(|e| UsageError(format!("{}: {e}", problem.id())))?;
         cases.extend(seeds.into_iter().map(CaseKey::Seed));
+        before_filter += cases.len();
         let (cases, applied) =
             crate::compare::filter_cases(&*problem, &env, cases, &history.flags().filters)?;
+        after_filter += cases.len();
         filter_applied
             .iter_mut()
             .zip(applied)
@@ -292,6 +295,20 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         return Err(UsageError(format!(
             "--filter {}: not a parameter of any problem of this run",
             args.compare.filter[i]
+        )));
+    }
+    // A filter that leaves nothing would make an empty run (and the next "previous run").
+    if after_filter == 0 && before_filter > 0 {
+        let filters: Vec<String> = args
+            .compare
+            .filter
+            .iter()
+            .map(|f| format!("--filter {f}"))
+            .collect();
+        return Err(UsageError(format!(
+            "{}: no test of this run matches (0 of {before_filter}); `harness gen` shows a \
+             seed's parameters",
+            filters.join(" ")
         )));
     }
     // A --group-by no problem of the run can evaluate is a mistake to report before playing.

@@ -595,3 +595,45 @@ fn examples_are_the_statement_seeds_for_linez() {
         ".........\n.....4...\n.........\n......5..\n.........\n.........\n......3..\n.........\n.........\n545\n"
     );
 }
+
+#[test]
+fn a_filter_that_matches_no_test_is_a_usage_error_and_runs_nothing() {
+    let results = tempfile::tempdir().unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    for filter in ["K=a", "K=20", "K=3..2"] {
+        let (code, _out, err) = run(harness()
+            .args([
+                "--problem",
+                "chesspuzzle",
+                "--seeds",
+                "1..5",
+                "--filter",
+                filter,
+            ])
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player));
+        assert_eq!(code, 2, "--filter {filter}: {err}");
+        assert!(err.contains("--filter") && err.contains(filter), "{err}");
+    }
+    assert!(
+        !results.path().join("latest").exists(),
+        "an empty run became latest"
+    );
+    // A filter that keeps some tests still runs them.
+    let (code, _out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1..5",
+            "--filter",
+            "K=1..10",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+}
