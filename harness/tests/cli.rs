@@ -637,3 +637,31 @@ fn a_filter_that_matches_no_test_is_a_usage_error_and_runs_nothing() {
         .arg(&player));
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn vs_previous_run_skips_runs_with_no_test_in_common() {
+    let results = tempfile::tempdir().unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    let mut outs = Vec::new();
+    for seeds in ["1..2", "3..4", "2..3"] {
+        let (code, out, err) = run(harness()
+            .args([
+                "--problem",
+                "chesspuzzle",
+                "--seeds",
+                seeds,
+                "--threads",
+                "1",
+            ])
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player));
+        assert_eq!(code, 0, "{err}");
+        outs.push(out);
+        // Run ids are timestamps to the second.
+        std::thread::sleep(Duration::from_millis(1100));
+    }
+    assert!(!outs[1].contains("vs previous run"), "{}", outs[1]);
+    assert!(outs[2].contains("(1 common tests)"), "{}", outs[2]);
+}
