@@ -665,3 +665,35 @@ fn vs_previous_run_skips_runs_with_no_test_in_common() {
     assert!(!outs[1].contains("vs previous run"), "{}", outs[1]);
     assert!(outs[2].contains("(1 common tests)"), "{}", outs[2]);
 }
+
+#[test]
+fn a_time_limit_after_a_partial_line_says_so_and_does_not_blame_the_machine() {
+    let results = tempfile::tempdir().unwrap();
+    // Writes half an answer and waits: the line never ends (an unflushed line looks alike).
+    let (_d, player) = script("read header\nprintf '0 '\nsleep 30");
+    let (code, _out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1",
+            "--time-limit",
+            "1",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    let scores = read_csv(&results.path().join("latest/scores.csv"));
+    let col = |name: &str| scores[0].iter().position(|h| h == name).unwrap();
+    let row = &scores[1];
+    assert_eq!(row[col("verdict")], "TLE");
+    let reason = &row[col("reason")];
+    assert!(
+        reason.contains("2 bytes of a line received and no newline") && reason.contains("flush"),
+        "{reason}"
+    );
+    let warning = &row[col("warning")];
+    assert!(!warning.contains("overloaded"), "{warning}");
+}
