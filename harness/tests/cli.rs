@@ -392,9 +392,10 @@ fn unreadable_test_data_and_unwritable_results_are_usage_errors() {
     let empty = tempfile::tempdir().unwrap();
     let results = tempfile::tempdir().unwrap();
     let (_d, player) = script("exit 0");
-    // Linez needs its example positions from testcases/linez/examples.txt.
+    // Linez needs the statement's positions from testcases/linez/examples.txt for the
+    // statement's seeds (other seeds run without it).
     let (code, _, err) = run(harness()
-        .args(["--problem", "linez", "--seeds", "1", "--testcases"])
+        .args(["--problem", "linez", "--seeds", "149738788", "--testcases"])
         .arg(empty.path())
         .arg("--results")
         .arg(results.path())
@@ -696,4 +697,23 @@ fn a_time_limit_after_a_partial_line_says_so_and_does_not_blame_the_machine() {
     );
     let warning = &row[col("warning")];
     assert!(!warning.contains("overloaded"), "{warning}");
+}
+
+#[test]
+fn results_naming_a_file_says_it_is_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("results.txt");
+    std::fs::write(&file, "not a folder").unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    let (code, _out, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1"])
+        .arg("--results")
+        .arg(&file)
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{}: is a file, not a folder", file.display())),
+        "{err}"
+    );
 }

@@ -148,3 +148,27 @@ fn a_run_from_inside_players_uses_the_workspace_config_and_results() {
         "a run wrote players/results/"
     );
 }
+
+#[test]
+fn gen_outside_the_repository_needs_no_test_data_for_generated_linez_seeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(dir.path())
+        .args(["gen", "--problem", "linez", "--seed", "5"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("harness runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!out.stdout.is_empty());
+    // A seed of the statement does need its position: the missing file is named.
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(dir.path())
+        .args(["gen", "--problem", "linez", "--seed", "149738788"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("harness runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("examples.txt"), "{stderr}");
+}
