@@ -397,12 +397,26 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
                         && s.players.iter().any(|p| p.name == player && p.hash == hash)
                 })
             };
+            let changed = std::cell::RefCell::new(std::collections::BTreeMap::new());
             // ERR rows were the harness's or the machine's fault, never the player's: rerun.
-            RunFiles::reopen(dir, &problems, |row| {
-                row.verdict != crate::verdict::Verdict::HarnessError
-                    && current(&row.problem, &row.player, &row.player_hash)
+            let reopened = RunFiles::reopen(dir, &problems, |row| {
+                let same = current(&row.problem, &row.player, &row.player_hash);
+                let present = suites
+                    .iter()
+                    .any(|s| s.players.iter().any(|p| p.name == row.player));
+                if !same && present {
+                    *changed.borrow_mut().entry(row.player.clone()).or_insert(0) += 1;
+                }
+                row.verdict != crate::verdict::Verdict::HarnessError && same
             })
-            .map_err(|e| UsageError(format!("--resume: {e}")))?
+            .map_err(|e| UsageError(format!("--resume: {e}")))?;
+            for (player, tests) in changed.into_inner() {
+                progress_notes.push(format!(
+                    "resuming: player {player} changed since the run began (new hash): its \
+                     {tests} finished tests run again"
+                ));
+            }
+            reopened
         }
     };
     if let Err(e) = builds.write_log(&files.dir) {
@@ -502,6 +516,11 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         return Ok(exit::HARNESS_ERROR);
     }
     if partial {
+        let mut resume = format!("harness --resume {}", files.id);
+        if args.results.is_some() {
+            resume.push_str(&format!(" --results {}", results.display()));
+        }
+        println!("interrupted: to finish this run, {resume}");
         return Ok(exit::INTERRUPTED);
     }
     if summary.harness_errors() > 0 {

@@ -295,6 +295,15 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
         "{stdout}"
     );
     let latest = results.path().join("latest");
+    let id = std::fs::read_link(&latest).unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "interrupted: to finish this run, harness --resume {} --results {}",
+            id.display(),
+            results.path().display()
+        )),
+        "no resume command:\n{stdout}"
+    );
     assert_eq!(
         read_csv(&latest.join("scores.csv")).len(),
         2,
@@ -379,6 +388,12 @@ fn resume_runs_only_the_missing_tests_and_reruns_a_changed_player() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(calls(), 10);
     assert_eq!(read_csv(&scores_path).len(), 5);
+    assert!(
+        err.contains(
+            "player player changed since the run began (new hash): its 4 finished tests run again"
+        ),
+        "the resume does not say why it reruns the player:\n{err}"
+    );
 
     let (code, _, err) = run(harness()
         .args(["--resume", "no-such-run", "--results"])
