@@ -3,8 +3,9 @@
 //! A path is one player and may be: a Cargo package (a folder with `Cargo.toml`, problem from
 //! `[package.metadata.harness] problem = "..."`), built once in release mode before the run;
 //! a folder with a `player.toml` (`name`, `problem`, `command`, relative to that folder), for
-//! any language; or an executable file (its problem from `--problem`). This module reads
-//! manifests, runs `cargo build` (through [`crate::build`]) and keeps each player the same
+//! any language, with an optional `build` command run in its folder before the run; or an
+//! executable file (its problem from `--problem`). This module reads manifests, runs
+//! `cargo build` and `build` commands (through [`crate::build`]) and keeps each player the same
 //! for the whole run: Cargo and executable-file players run from a copy of their program
 //! taken when the run starts, in a run-private folder removed when the run ends; a
 //! `player.toml` folder is watched ([`Player::check_unchanged`]). It never runs a player.
@@ -109,6 +110,8 @@ struct PlayerToml {
     /// The user's variables passed through, by name.
     #[serde(default)]
     pass_env: Vec<String>,
+    /// A command run in the folder once before the run (a compiler), outside the sandbox.
+    build: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -137,9 +140,10 @@ enum Kind {
     Cargo {
         manifest: PathBuf,
     },
-    /// A `player.toml` folder, with its command as written there.
+    /// A `player.toml` folder, with its command and build command as written there.
     Folder {
         command: Vec<String>,
+        build: Option<Vec<String>>,
     },
     /// An executable file.
     File,
@@ -191,6 +195,7 @@ pub fn discover(
         found.push((player, kind));
     }
     build_cargo_players(&mut found, builds)?;
+    build_folder_players(&mut found, builds)?;
     let mut stage = None;
     let mut players = Vec::new();
     for (mut player, kind) in found {
@@ -226,26 +231,20 @@ fn describe(
                 .map_err(|e| err(&player_toml, e.to_string()))?;
             let spec: PlayerToml =
                 toml::from_str(&text).map_err(|e| err(&player_toml, e.to_string()))?;
-            let Some((program, args)) = spec.command.split_first() else {
+            let Some(program_name) = spec.command.first().cloned() else {
                 return Err(err(&player_toml, "`command` is empty"));
             };
-            let program_name = program.clone();
-            let program = resolve_program(&abs, program)
-                .ok_or_else(|| err(&player_toml, format!("command {program:?} not found")))?;
-            check_executable(&program).map_err(|m| err(&player_toml, m))?;
-            // Players run in a fresh folder per test: arguments naming files of the
-            // player's folder (`main.py`) are made absolute.
-            let args = args
-                .iter()
-                .map(|a| {
-                    let p = abs.join(a);
-                    if !a.starts_with('-') && p.exists() {
-                        p.display().to_string()
-                    } else {
-                        a.clone()
-                    }
-                })
-                .collect();
+            if spec.build.as_ref().is_some_and(|b| b.is_empty()) {
+                return Err(err(
+                    &player_toml,
+                    "`build` is empty (leave it out, or name a command)",
+                ));
+            }
+            // With a build step, the program may not exist yet: it is found after the build.
+            let (program, args) = match &spec.build {
+                Some(_) => (PathBuf::new(), Vec::new()),
+                None => resolve_command(&abs, &spec.command, &player_toml)?,
+            };
             let mut env: Vec<(String, String)> = spec
                 .pass_env
                 .iter()
@@ -268,6 +267,7 @@ fn describe(
                 },
                 Kind::Folder {
                     command: spec.command,
+                    build: spec.build,
                 },
             ));
         }
@@ -385,6 +385,67 @@ fn resolve_program(folder: &Path, program: &str) -> Option<PathBuf> {
             .map(|dir| dir.join(program))
             .find(|p| p.is_file())
     })
+}
+
+/// The program of a `player.toml` command and its arguments. Players run in a fresh folder
+/// per test: arguments naming files of the player's folder (`main.py`) are made absolute.
+fn resolve_command(
+    abs: &Path,
+    command: &[String],
+    player_toml: &Path,
+) -> Result<(PathBuf, Vec<String>), PlayerError> {
+    let Some((program, args)) = command.split_first() else {
+        return Err(err(player_toml, "`command` is empty"));
+    };
+    let program = resolve_program(abs, program)
+        .ok_or_else(|| err(player_toml, format!("command {program:?} not found")))?;
+    check_executable(&program).map_err(|m| err(player_toml, m))?;
+    let args = args
+        .iter()
+        .map(|a| {
+            let p = abs.join(a);
+            if !a.starts_with('-') && p.exists() {
+                p.display().to_string()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    Ok((program, args))
+}
+
+/// Runs the `build` command of every `player.toml` player that has one, in its folder, then
+/// finds its program (which the build may have made).
+fn build_folder_players(
+    found: &mut [(Player, Kind)],
+    builds: &mut Builds,
+) -> Result<(), PlayerError> {
+    for (player, kind) in found.iter_mut() {
+        let Kind::Folder {
+            command,
+            build: Some(build),
+        } = kind
+        else {
+            continue;
+        };
+        let player_toml = player.cwd.join("player.toml");
+        let (program, args) = build.split_first().expect("checked when read");
+        // A program named by a path is the folder's own (Command would look beside us).
+        let program = match program.contains('/') {
+            true => player.cwd.join(program),
+            false => PathBuf::from(program),
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(args).current_dir(&player.cwd);
+        builds.run_command(cmd).map_err(|e| {
+            err(
+                &player_toml,
+                format!("build command `{}` {e}", build.join(" ")),
+            )
+        })?;
+        (player.program, player.args) = resolve_command(&player.cwd, command, &player_toml)?;
+    }
+    Ok(())
 }
 
 fn cargo() -> Command {
@@ -555,9 +616,13 @@ pub(crate) fn hashed_files(folder: &Path) -> Vec<PathBuf> {
 fn hash_player(player: &Player, kind: &Kind) -> String {
     let mut h = Fnv(0xcbf29ce484222325);
     match kind {
-        Kind::Folder { command } => {
+        Kind::Folder { command, build } => {
             h.field(b"command");
             for part in command {
+                h.field(part.as_bytes());
+            }
+            for part in build.iter().flatten() {
+                h.field(b"build");
                 h.field(part.as_bytes());
             }
             for rel in hashed_files(&player.cwd) {
