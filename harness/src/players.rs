@@ -139,6 +139,9 @@ struct HarnessMetadata {
 enum Kind {
     Cargo {
         manifest: PathBuf,
+        /// The manifest of its workspace's root (itself when it is its own workspace),
+        /// found before the build.
+        workspace: PathBuf,
     },
     /// A `player.toml` folder, with its command and build command as written there.
     Folder {
@@ -311,6 +314,7 @@ fn describe(
                 },
                 Kind::Cargo {
                     manifest: cargo_toml,
+                    workspace: PathBuf::new(),
                 },
             ));
         }
@@ -460,8 +464,12 @@ fn build_cargo_players(
 ) -> Result<(), PlayerError> {
     // Group packages by their workspace root so that each workspace is built once.
     let mut groups: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
-    for (i, (player, kind)) in found.iter().enumerate() {
-        if let Kind::Cargo { manifest } = kind {
+    for (i, (player, kind)) in found.iter_mut().enumerate() {
+        if let Kind::Cargo {
+            manifest,
+            workspace,
+        } = kind
+        {
             let out = cargo()
                 .args(["locate-project", "--workspace", "--message-format", "plain"])
                 .arg("--manifest-path")
@@ -478,6 +486,7 @@ fn build_cargo_players(
                 ));
             }
             let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            *workspace = root.clone();
             groups.entry(root).or_default().push(i);
         }
     }
@@ -611,8 +620,9 @@ pub(crate) fn hashed_files(folder: &Path) -> Vec<PathBuf> {
 
 /// The hash of what a player runs. A `player.toml` player: its command as written, every
 /// file of [`hashed_files`] (path and bytes; a symbolic link's target and, for a file, its
-/// bytes), and the program's bytes when the command names it by a path. A Cargo or executable
-/// player: the bytes of its program.
+/// bytes), and the program's bytes when the command names it by a path. A Cargo player: the
+/// files of its package folder the same way, its workspace's `Cargo.lock` and `[profile]`
+/// settings. An executable player: the bytes of its program.
 fn hash_player(player: &Player, kind: &Kind) -> String {
     let mut h = Fnv(0xcbf29ce484222325);
     match kind {
@@ -625,29 +635,64 @@ fn hash_player(player: &Player, kind: &Kind) -> String {
                 h.field(b"build");
                 h.field(part.as_bytes());
             }
-            for rel in hashed_files(&player.cwd) {
-                let path = player.cwd.join(&rel);
-                h.field(rel.as_os_str().as_encoded_bytes());
-                if let Ok(target) = std::fs::read_link(&path) {
-                    h.field(target.as_os_str().as_encoded_bytes());
-                }
-                if path.is_file() {
-                    h.file(&path);
-                }
-            }
+            hash_folder(&mut h, &player.cwd);
             if command.first().is_some_and(|p| p.contains('/')) {
                 h.field(b"program");
                 h.file(&player.program);
             }
         }
-        Kind::Cargo { .. } | Kind::File => h.file(&player.program),
+        // What defines the program, not its bytes: those vary with the packages built
+        // together (feature unification), so one source would get several hashes.
+        Kind::Cargo { workspace, .. } => {
+            h.field(b"cargo package");
+            hash_folder(&mut h, &player.cwd);
+            let root = workspace.parent().unwrap_or(Path::new(""));
+            if root != player.cwd {
+                h.field(b"Cargo.lock");
+                h.file(&root.join("Cargo.lock"));
+                h.field(b"profile");
+                h.field(profiles(workspace).as_bytes());
+            }
+        }
+        Kind::File => h.file(&player.program),
     }
     format!("{:016x}", h.0)
 }
 
+/// Every file of [`hashed_files`] under `folder` (path and bytes; a link's target).
+fn hash_folder(h: &mut Fnv, folder: &Path) {
+    for rel in hashed_files(folder) {
+        let path = folder.join(&rel);
+        h.field(rel.as_os_str().as_encoded_bytes());
+        if let Ok(target) = std::fs::read_link(&path) {
+            h.field(target.as_os_str().as_encoded_bytes());
+        }
+        if path.is_file() {
+            h.file(&path);
+        }
+    }
+}
+
+/// The `[profile]` tables of a workspace's root manifest, as text (empty when none).
+fn profiles(manifest: &Path) -> String {
+    std::fs::read_to_string(manifest)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .and_then(|table| table.get("profile").map(|p| p.to_string()))
+        .unwrap_or_default()
+}
+
 /// What a player's hash covers, in words (for `run.toml`).
 pub(crate) fn hash_covers(player: &Player) -> String {
-    if player.source.join("player.toml").is_file() {
+    if player.source.join("Cargo.toml").is_file() && !player.source.join("player.toml").is_file() {
+        format!(
+            "every file under {} but {}/ and *.{}, and its workspace's Cargo.lock and \
+             [profile] settings (not the binary, whose bytes vary with what is built with it)",
+            player.cwd.display(),
+            UNHASHED_FOLDERS.join("/, "),
+            UNHASHED_EXTENSIONS.join(", *.")
+        )
+    } else if player.source.join("player.toml").is_file() {
         format!(
             "the command, every file under {} but {}/ and *.{}, and the program when the \
              command names it by a path",
