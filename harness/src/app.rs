@@ -87,10 +87,26 @@ pub fn load_config(common: &Common) -> Result<(Scoring, PathBuf), UsageError> {
         .unwrap_or(Path::new("."))
         .to_path_buf();
     if !common.config.exists() && common.config == Path::new("scoring.toml") {
-        // No file where the default points: built-in defaults, from the current folder.
+        // Run from a folder inside the workspace (such as players/): the nearest scoring.toml
+        // above is the workspace's, with its testcases/ and results/ (never players/results/).
+        if let Some(found) = config_above() {
+            eprintln!("note: using {}", found.display());
+            let root = found.parent().unwrap_or(Path::new(".")).to_path_buf();
+            return Ok((Scoring::load(&found, &ids)?, root));
+        }
+        // No file anywhere above: built-in defaults, from the current folder.
         return Ok((Scoring::default(), root));
     }
     Ok((Scoring::load(&common.config, &ids)?, root))
+}
+
+/// The nearest `scoring.toml` in a folder above the current one.
+fn config_above() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("scoring.toml"))
+        .find(|path| path.is_file())
 }
 
 pub fn testcases_dir(common: &Common, root: &Path) -> PathBuf {
@@ -230,6 +246,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         };
     let testcases = testcases_dir(&args.common, &root);
     let mut suites = Vec::new();
+    let (mut before_filter, mut after_filter) = (0, 0);
     for problem in problem::all() {
         let players: Vec<_> = found
             .iter()
@@ -254,8 +271,10 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             .resolve(&env.config.examples)
             .map_err(|e| UsageError(format!("{}: {e}", problem.id())))?;
         cases.extend(seeds.into_iter().map(CaseKey::Seed));
+        before_filter += cases.len();
         let (cases, applied) =
             crate::compare::filter_cases(&*problem, &env, cases, &history.flags().filters)?;
+        after_filter += cases.len();
         filter_applied
             .iter_mut()
             .zip(applied)
@@ -276,6 +295,20 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         return Err(UsageError(format!(
             "--filter {}: not a parameter of any problem of this run",
             args.compare.filter[i]
+        )));
+    }
+    // A filter that leaves nothing would make an empty run (and the next "previous run").
+    if after_filter == 0 && before_filter > 0 {
+        let filters: Vec<String> = args
+            .compare
+            .filter
+            .iter()
+            .map(|f| format!("--filter {f}"))
+            .collect();
+        return Err(UsageError(format!(
+            "{}: no test of this run matches (0 of {before_filter}); `harness gen` shows a \
+             seed's parameters",
+            filters.join(" ")
         )));
     }
     // A --group-by no problem of the run can evaluate is a mistake to report before playing.
@@ -364,12 +397,26 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
                         && s.players.iter().any(|p| p.name == player && p.hash == hash)
                 })
             };
+            let changed = std::cell::RefCell::new(std::collections::BTreeMap::new());
             // ERR rows were the harness's or the machine's fault, never the player's: rerun.
-            RunFiles::reopen(dir, &problems, |row| {
-                row.verdict != crate::verdict::Verdict::HarnessError
-                    && current(&row.problem, &row.player, &row.player_hash)
+            let reopened = RunFiles::reopen(dir, &problems, |row| {
+                let same = current(&row.problem, &row.player, &row.player_hash);
+                let present = suites
+                    .iter()
+                    .any(|s| s.players.iter().any(|p| p.name == row.player));
+                if !same && present {
+                    *changed.borrow_mut().entry(row.player.clone()).or_insert(0) += 1;
+                }
+                row.verdict != crate::verdict::Verdict::HarnessError && same
             })
-            .map_err(|e| UsageError(format!("--resume: {e}")))?
+            .map_err(|e| UsageError(format!("--resume: {e}")))?;
+            for (player, tests) in changed.into_inner() {
+                progress_notes.push(format!(
+                    "resuming: player {player} changed since the run began (new hash): its \
+                     {tests} finished tests run again"
+                ));
+            }
+            reopened
         }
     };
     if let Err(e) = builds.write_log(&files.dir) {
@@ -469,6 +516,11 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         return Ok(exit::HARNESS_ERROR);
     }
     if partial {
+        let mut resume = format!("harness --resume {}", files.id);
+        if args.results.is_some() {
+            resume.push_str(&format!(" --results {}", results.display()));
+        }
+        println!("interrupted: to finish this run, {resume}");
         return Ok(exit::INTERRUPTED);
     }
     if summary.harness_errors() > 0 {

@@ -1,5 +1,5 @@
-//! Running the build step of players before a run: today `cargo build` of Cargo packages; a
-//! `build` command of a `player.toml` would go through [`Builds::run`] the same way.
+//! Running the build step of players before a run: `cargo build` of Cargo packages
+//! ([`Builds::run`]) and the `build` command of a `player.toml` ([`Builds::run_command`]).
 //!
 //! A build runs as the user, outside any sandbox (it is the user's own tool chain). It runs
 //! in its own process group and is waited on together with the interrupt pipe, so Ctrl-C or
@@ -78,7 +78,17 @@ impl Builds {
 
     /// Runs one build command to its end and returns its standard output (for cargo, its
     /// JSON messages). Standard input is closed; stderr is shown and logged.
-    pub fn run(&mut self, mut cmd: Command) -> Result<Vec<u8>, BuildError> {
+    pub fn run(&mut self, cmd: Command) -> Result<Vec<u8>, BuildError> {
+        self.run_inner(cmd, false)
+    }
+
+    /// Runs a player's own build command (a compiler, `make`) to its end: its stdout and
+    /// stderr are both shown and logged, as cargo's messages are.
+    pub fn run_command(&mut self, cmd: Command) -> Result<(), BuildError> {
+        self.run_inner(cmd, true).map(drop)
+    }
+
+    fn run_inner(&mut self, mut cmd: Command, merge: bool) -> Result<Vec<u8>, BuildError> {
         let _ = writeln!(self.log, "$ {}", shown(&cmd));
         let from = self.log.len();
         cmd.stdin(Stdio::null())
@@ -103,7 +113,7 @@ impl Builds {
         let mut out = Vec::new();
         let mut echo = Echo::default();
         let ending = loop {
-            drain(&mut pipes, &mut out, &mut echo, &mut self.log);
+            drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
             if os::interrupted() {
                 break Ending::Interrupted;
             }
@@ -111,7 +121,7 @@ impl Builds {
                 // What it wrote before it ended was read above; a grandchild that still holds
                 // a pipe is not waited for.
                 Ok(Some(status)) => {
-                    drain(&mut pipes, &mut out, &mut echo, &mut self.log);
+                    drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
                     break Ending::Exited(status);
                 }
                 Ok(None) => {}
@@ -182,7 +192,14 @@ impl Builds {
 
 /// Reads what the build has written so far: stdout into `out`, stderr to the screen and the
 /// log. A pipe at its end (or in error) is closed.
-fn drain(pipes: &mut [Option<OwnedFd>; 2], out: &mut Vec<u8>, echo: &mut Echo, log: &mut Vec<u8>) {
+/// With `merge`, stdout is shown and logged like stderr.
+fn drain(
+    pipes: &mut [Option<OwnedFd>; 2],
+    out: &mut Vec<u8>,
+    echo: &mut Echo,
+    log: &mut Vec<u8>,
+    merge: bool,
+) {
     let mut buf = [0u8; 8192];
     for (i, pipe) in pipes.iter_mut().enumerate() {
         let Some(fd) = pipe else { continue };
@@ -192,7 +209,7 @@ fn drain(pipes: &mut [Option<OwnedFd>; 2], out: &mut Vec<u8>, echo: &mut Echo, l
                     *pipe = None;
                     break;
                 }
-                Ok(Some(n)) if i == 0 => out.extend_from_slice(&buf[..n]),
+                Ok(Some(n)) if i == 0 && !merge => out.extend_from_slice(&buf[..n]),
                 Ok(Some(n)) => {
                     echo.feed(&buf[..n]);
                     log.extend_from_slice(&buf[..n]);

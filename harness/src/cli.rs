@@ -50,7 +50,8 @@ pub enum Command {
 /// Options shared by the commands that read `scoring.toml` and `testcases/`.
 #[derive(Debug, Args, Clone)]
 pub struct Common {
-    /// Per-problem defaults (limits, example seeds). Missing file: built-in defaults.
+    /// Per-problem defaults (limits, example seeds). Default file missing: the nearest
+    /// scoring.toml in a folder above, else built-in defaults.
     #[arg(long, value_name = "PATH", default_value = "scoring.toml")]
     pub config: PathBuf,
     /// Folder of fixed test data [default: testcases/ beside the config file].

@@ -3,8 +3,9 @@
 //! A path is one player and may be: a Cargo package (a folder with `Cargo.toml`, problem from
 //! `[package.metadata.harness] problem = "..."`), built once in release mode before the run;
 //! a folder with a `player.toml` (`name`, `problem`, `command`, relative to that folder), for
-//! any language; or an executable file (its problem from `--problem`). This module reads
-//! manifests, runs `cargo build` (through [`crate::build`]) and keeps each player the same
+//! any language, with an optional `build` command run in its folder before the run; or an
+//! executable file (its problem from `--problem`). This module reads manifests, runs
+//! `cargo build` and `build` commands (through [`crate::build`]) and keeps each player the same
 //! for the whole run: Cargo and executable-file players run from a copy of their program
 //! taken when the run starts, in a run-private folder removed when the run ends; a
 //! `player.toml` folder is watched ([`Player::check_unchanged`]). It never runs a player.
@@ -82,6 +83,12 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
     ))
 }
 
+fn folder_name(abs: &Path) -> String {
+    abs.file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
 fn err(path: &Path, message: impl Into<String>) -> PlayerError {
     PlayerError {
         path: path.display().to_string(),
@@ -93,7 +100,8 @@ fn err(path: &Path, message: impl Into<String>) -> PlayerError {
 #[serde(deny_unknown_fields)]
 #[serde(rename_all = "kebab-case")]
 struct PlayerToml {
-    name: String,
+    /// Default: the folder's name (so a copied folder is a new player).
+    name: Option<String>,
     problem: String,
     command: Vec<String>,
     /// Variables set in the player's environment.
@@ -102,6 +110,8 @@ struct PlayerToml {
     /// The user's variables passed through, by name.
     #[serde(default)]
     pass_env: Vec<String>,
+    /// A command run in the folder once before the run (a compiler), outside the sandbox.
+    build: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -129,10 +139,14 @@ struct HarnessMetadata {
 enum Kind {
     Cargo {
         manifest: PathBuf,
+        /// The manifest of its workspace's root (itself when it is its own workspace),
+        /// found before the build.
+        workspace: PathBuf,
     },
-    /// A `player.toml` folder, with its command as written there.
+    /// A `player.toml` folder, with its command and build command as written there.
     Folder {
         command: Vec<String>,
+        build: Option<Vec<String>>,
     },
     /// An executable file.
     File,
@@ -184,6 +198,7 @@ pub fn discover(
         found.push((player, kind));
     }
     build_cargo_players(&mut found, builds)?;
+    build_folder_players(&mut found, builds)?;
     let mut stage = None;
     let mut players = Vec::new();
     for (mut player, kind) in found {
@@ -219,26 +234,20 @@ fn describe(
                 .map_err(|e| err(&player_toml, e.to_string()))?;
             let spec: PlayerToml =
                 toml::from_str(&text).map_err(|e| err(&player_toml, e.to_string()))?;
-            let Some((program, args)) = spec.command.split_first() else {
+            let Some(program_name) = spec.command.first().cloned() else {
                 return Err(err(&player_toml, "`command` is empty"));
             };
-            let program_name = program.clone();
-            let program = resolve_program(&abs, program)
-                .ok_or_else(|| err(&player_toml, format!("command {program:?} not found")))?;
-            check_executable(&program).map_err(|m| err(&player_toml, m))?;
-            // Players run in a fresh folder per test: arguments naming files of the
-            // player's folder (`main.py`) are made absolute.
-            let args = args
-                .iter()
-                .map(|a| {
-                    let p = abs.join(a);
-                    if !a.starts_with('-') && p.exists() {
-                        p.display().to_string()
-                    } else {
-                        a.clone()
-                    }
-                })
-                .collect();
+            if spec.build.as_ref().is_some_and(|b| b.is_empty()) {
+                return Err(err(
+                    &player_toml,
+                    "`build` is empty (leave it out, or name a command)",
+                ));
+            }
+            // With a build step, the program may not exist yet: it is found after the build.
+            let (program, args) = match &spec.build {
+                Some(_) => (PathBuf::new(), Vec::new()),
+                None => resolve_command(&abs, &spec.command, &player_toml)?,
+            };
             let mut env: Vec<(String, String)> = spec
                 .pass_env
                 .iter()
@@ -247,7 +256,7 @@ fn describe(
             env.extend(spec.env);
             return Ok((
                 Player {
-                    name: spec.name,
+                    name: spec.name.unwrap_or_else(|| folder_name(&abs)),
                     problem: spec.problem,
                     program,
                     args,
@@ -261,6 +270,7 @@ fn describe(
                 },
                 Kind::Folder {
                     command: spec.command,
+                    build: spec.build,
                 },
             ));
         }
@@ -304,6 +314,7 @@ fn describe(
                 },
                 Kind::Cargo {
                     manifest: cargo_toml,
+                    workspace: PathBuf::new(),
                 },
             ));
         }
@@ -380,6 +391,67 @@ fn resolve_program(folder: &Path, program: &str) -> Option<PathBuf> {
     })
 }
 
+/// The program of a `player.toml` command and its arguments. Players run in a fresh folder
+/// per test: arguments naming files of the player's folder (`main.py`) are made absolute.
+fn resolve_command(
+    abs: &Path,
+    command: &[String],
+    player_toml: &Path,
+) -> Result<(PathBuf, Vec<String>), PlayerError> {
+    let Some((program, args)) = command.split_first() else {
+        return Err(err(player_toml, "`command` is empty"));
+    };
+    let program = resolve_program(abs, program)
+        .ok_or_else(|| err(player_toml, format!("command {program:?} not found")))?;
+    check_executable(&program).map_err(|m| err(player_toml, m))?;
+    let args = args
+        .iter()
+        .map(|a| {
+            let p = abs.join(a);
+            if !a.starts_with('-') && p.exists() {
+                p.display().to_string()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    Ok((program, args))
+}
+
+/// Runs the `build` command of every `player.toml` player that has one, in its folder, then
+/// finds its program (which the build may have made).
+fn build_folder_players(
+    found: &mut [(Player, Kind)],
+    builds: &mut Builds,
+) -> Result<(), PlayerError> {
+    for (player, kind) in found.iter_mut() {
+        let Kind::Folder {
+            command,
+            build: Some(build),
+        } = kind
+        else {
+            continue;
+        };
+        let player_toml = player.cwd.join("player.toml");
+        let (program, args) = build.split_first().expect("checked when read");
+        // A program named by a path is the folder's own (Command would look beside us).
+        let program = match program.contains('/') {
+            true => player.cwd.join(program),
+            false => PathBuf::from(program),
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(args).current_dir(&player.cwd);
+        builds.run_command(cmd).map_err(|e| {
+            err(
+                &player_toml,
+                format!("build command `{}` {e}", build.join(" ")),
+            )
+        })?;
+        (player.program, player.args) = resolve_command(&player.cwd, command, &player_toml)?;
+    }
+    Ok(())
+}
+
 fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
@@ -392,8 +464,12 @@ fn build_cargo_players(
 ) -> Result<(), PlayerError> {
     // Group packages by their workspace root so that each workspace is built once.
     let mut groups: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
-    for (i, (player, kind)) in found.iter().enumerate() {
-        if let Kind::Cargo { manifest } = kind {
+    for (i, (player, kind)) in found.iter_mut().enumerate() {
+        if let Kind::Cargo {
+            manifest,
+            workspace,
+        } = kind
+        {
             let out = cargo()
                 .args(["locate-project", "--workspace", "--message-format", "plain"])
                 .arg("--manifest-path")
@@ -410,6 +486,7 @@ fn build_cargo_players(
                 ));
             }
             let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            *workspace = root.clone();
             groups.entry(root).or_default().push(i);
         }
     }
@@ -543,39 +620,79 @@ pub(crate) fn hashed_files(folder: &Path) -> Vec<PathBuf> {
 
 /// The hash of what a player runs. A `player.toml` player: its command as written, every
 /// file of [`hashed_files`] (path and bytes; a symbolic link's target and, for a file, its
-/// bytes), and the program's bytes when the command names it by a path. A Cargo or executable
-/// player: the bytes of its program.
+/// bytes), and the program's bytes when the command names it by a path. A Cargo player: the
+/// files of its package folder the same way, its workspace's `Cargo.lock` and `[profile]`
+/// settings. An executable player: the bytes of its program.
 fn hash_player(player: &Player, kind: &Kind) -> String {
     let mut h = Fnv(0xcbf29ce484222325);
     match kind {
-        Kind::Folder { command } => {
+        Kind::Folder { command, build } => {
             h.field(b"command");
             for part in command {
                 h.field(part.as_bytes());
             }
-            for rel in hashed_files(&player.cwd) {
-                let path = player.cwd.join(&rel);
-                h.field(rel.as_os_str().as_encoded_bytes());
-                if let Ok(target) = std::fs::read_link(&path) {
-                    h.field(target.as_os_str().as_encoded_bytes());
-                }
-                if path.is_file() {
-                    h.file(&path);
-                }
+            for part in build.iter().flatten() {
+                h.field(b"build");
+                h.field(part.as_bytes());
             }
+            hash_folder(&mut h, &player.cwd);
             if command.first().is_some_and(|p| p.contains('/')) {
                 h.field(b"program");
                 h.file(&player.program);
             }
         }
-        Kind::Cargo { .. } | Kind::File => h.file(&player.program),
+        // What defines the program, not its bytes: those vary with the packages built
+        // together (feature unification), so one source would get several hashes.
+        Kind::Cargo { workspace, .. } => {
+            h.field(b"cargo package");
+            hash_folder(&mut h, &player.cwd);
+            let root = workspace.parent().unwrap_or(Path::new(""));
+            if root != player.cwd {
+                h.field(b"Cargo.lock");
+                h.file(&root.join("Cargo.lock"));
+                h.field(b"profile");
+                h.field(profiles(workspace).as_bytes());
+            }
+        }
+        Kind::File => h.file(&player.program),
     }
     format!("{:016x}", h.0)
 }
 
+/// Every file of [`hashed_files`] under `folder` (path and bytes; a link's target).
+fn hash_folder(h: &mut Fnv, folder: &Path) {
+    for rel in hashed_files(folder) {
+        let path = folder.join(&rel);
+        h.field(rel.as_os_str().as_encoded_bytes());
+        if let Ok(target) = std::fs::read_link(&path) {
+            h.field(target.as_os_str().as_encoded_bytes());
+        }
+        if path.is_file() {
+            h.file(&path);
+        }
+    }
+}
+
+/// The `[profile]` tables of a workspace's root manifest, as text (empty when none).
+fn profiles(manifest: &Path) -> String {
+    std::fs::read_to_string(manifest)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .and_then(|table| table.get("profile").map(|p| p.to_string()))
+        .unwrap_or_default()
+}
+
 /// What a player's hash covers, in words (for `run.toml`).
 pub(crate) fn hash_covers(player: &Player) -> String {
-    if player.source.join("player.toml").is_file() {
+    if player.source.join("Cargo.toml").is_file() && !player.source.join("player.toml").is_file() {
+        format!(
+            "every file under {} but {}/ and *.{}, and its workspace's Cargo.lock and \
+             [profile] settings (not the binary, whose bytes vary with what is built with it)",
+            player.cwd.display(),
+            UNHASHED_FOLDERS.join("/, "),
+            UNHASHED_EXTENSIONS.join(", *.")
+        )
+    } else if player.source.join("player.toml").is_file() {
         format!(
             "the command, every file under {} but {}/ and *.{}, and the program when the \
              command names it by a path",

@@ -269,7 +269,11 @@ fn attempt(
     result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
     result.outcome.reason = crate::verdict::clip(&result.outcome.reason, REASON_BYTES);
     result.stderr = ending.stderr;
-    result.warning = warning(result.think, result.cpu, limits.think);
+    let unflushed = matches!(
+        result.outcome.fault,
+        Some(crate::verdict::Fault::TimeLimitMidLine(_))
+    );
+    result.warning = warning(result.think, result.cpu, limits.think, unflushed);
     unchanged(player, &mut result);
     Some((result, false))
 }
@@ -382,14 +386,15 @@ fn unchanged(player: &Player, result: &mut TestResult) -> bool {
 const NEAR_LIMIT: f64 = 0.8;
 
 /// Flags a test whose thinking time came close to the limit, or was far above the CPU time
-/// the player used (the machine is overloaded: too many threads, or another load).
-fn warning(think: Duration, cpu: Duration, limit: Duration) -> String {
+/// the player used (the machine is overloaded: too many threads, or another load), unless
+/// the player was waiting with an unflushed line (`unflushed`: its own doing, not the machine's).
+fn warning(think: Duration, cpu: Duration, limit: Duration, unflushed: bool) -> String {
     let mut notes = Vec::new();
     let used = think.as_secs_f64() / limit.as_secs_f64();
     if used > NEAR_LIMIT {
         notes.push(format!("used {:.0}% of the time limit", used * 100.0));
     }
-    if think >= Duration::from_millis(500) && think > cpu * 3 {
+    if !unflushed && think >= Duration::from_millis(500) && think > cpu * 3 {
         notes.push(format!(
             "thinking time {:.1}x the CPU time: overloaded machine (try fewer --threads) or a player that waits",
             think.as_secs_f64() / cpu.as_secs_f64().max(1e-3)

@@ -236,7 +236,13 @@ impl Session {
     /// interrupted. `pending` is the rest of a message to write (for `Want::Write`).
     fn pump(&mut self, want: Want, pending: &[u8], deadline: Option<Instant>) -> Result<(), Fault> {
         let result = self.pump_inner(want, pending, deadline);
-        if let Err(Fault::TimeLimit | Fault::OutputLimit(_) | Fault::LineTooLong(_)) = result {
+        if let Err(
+            Fault::TimeLimit
+            | Fault::TimeLimitMidLine(_)
+            | Fault::OutputLimit(_)
+            | Fault::LineTooLong(_),
+        ) = result
+        {
             self.doomed = true;
         }
         result
@@ -302,6 +308,10 @@ impl Session {
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
+                        let partial = self.buf.len() - self.consumed;
+                        if matches!(want, Want::Line) && partial > 0 {
+                            return Err(Fault::TimeLimitMidLine(partial));
+                        }
                         return Err(Fault::TimeLimit);
                     }
                     Some(d - now)

@@ -80,6 +80,13 @@ impl fmt::Display for Verdict {
 pub enum Fault {
     #[error("thinking time over the limit")]
     TimeLimit,
+    /// The time ran out while part of an answer line had arrived: often a line the player
+    /// wrote but did not flush.
+    #[error(
+        "thinking time over the limit, with {0} bytes of a line received and no newline: \
+         flush your output after each line"
+    )]
+    TimeLimitMidLine(usize),
     #[error("the player closed its output before the game ended")]
     Eof,
     #[error("last line has no newline before end of output: {0:?}")]
@@ -103,7 +110,7 @@ impl Fault {
     /// The verdict this fault earns unless the runner learns more (a crash turns `Eof` into RE).
     pub fn verdict(&self) -> Verdict {
         match self {
-            Fault::TimeLimit => Verdict::TimeLimit,
+            Fault::TimeLimit | Fault::TimeLimitMidLine(_) => Verdict::TimeLimit,
             Fault::Interrupted => Verdict::Skipped,
             Fault::Eof | Fault::Gone(_) => Verdict::WrongAnswer,
             Fault::Unterminated(_)

@@ -299,3 +299,69 @@ fn players_replaced_during_a_run_change_none_of_its_results() {
         .count();
     assert_eq!(copies, 0, "the run's copy of answer.sh was left behind");
 }
+
+/// The harness on one chesspuzzle seed with the players at `paths`, results under `dir`.
+fn harness_on(dir: &Path, paths: &[PathBuf]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args(["--seeds", "1..3", "--results"])
+        .arg(dir.join("results"))
+        .arg("--players")
+        .args(paths)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn a_player_toml_build_runs_once_before_the_run_and_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    // The shipped C++ player, copied so that its build writes nowhere in the repository.
+    let player = dir.path().join("chesspuzzle-cpp");
+    std::fs::create_dir_all(&player).unwrap();
+    for file in ["player.toml", "main.cpp"] {
+        std::fs::copy(
+            root().join("players/chesspuzzle-cpp").join(file),
+            player.join(file),
+        )
+        .unwrap();
+    }
+    let (code, stderr) = harness_on(dir.path(), std::slice::from_ref(&player));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        player.join("target/main").is_file(),
+        "the build made the program"
+    );
+    let run = std::fs::canonicalize(dir.path().join("results/latest")).unwrap();
+    let scores = rows(&run.join("scores.csv"));
+    assert_eq!(scores.len(), 3);
+    assert!(scores.iter().all(|r| &r[4] == "OK"), "{scores:?}");
+    let log = std::fs::read_to_string(run.join("logs/build.log")).unwrap();
+    assert_eq!(log.matches("$ sh -c mkdir -p target").count(), 1, "{log}");
+    assert!(log.contains("[exit status: 0"), "{log}");
+}
+
+#[test]
+fn a_failing_player_toml_build_is_exit_2_with_its_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("broken");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"chesspuzzle\"\nbuild = [\"sh\", \"-c\", \"echo 'main.cpp:3: error: expected ;'; exit 1\"]\ncommand = [\"target/main\"]\n",
+    )
+    .unwrap();
+    let (code, stderr) = harness_on(dir.path(), std::slice::from_ref(&player));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("main.cpp:3: error: expected ;"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("player {}", player.join("player.toml").display()))
+            && stderr.contains("build command `sh -c")
+            && stderr.contains("failed (exit status: 1"),
+        "{stderr}"
+    );
+}

@@ -552,3 +552,37 @@ fn expected_files_are_the_independent_count_of_the_transcripts() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chesspuzzle/recorded");
     support::recount(&dir);
 }
+
+/// The README's protocol example is a real game: its lines are those of the data case.
+#[test]
+fn the_readme_example_game_is_a_case_here() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README.md");
+    let start = readme
+        .find("```\n> 3 4 2")
+        .expect("the ChessPuzzle example in README.md");
+    let block = readme[start + 4..].split("```").next().expect("its end");
+    // A line's message is what comes before the comment (two or more spaces).
+    let message = |line: &str| line[2..].split("  ").next().unwrap_or("").to_string();
+    let sent: String = block
+        .lines()
+        .filter(|l| l.starts_with("> "))
+        .map(|l| message(l) + "\n")
+        .collect();
+    let clicks: Vec<String> = block
+        .lines()
+        .filter(|l| l.starts_with("< "))
+        .map(message)
+        .collect();
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chesspuzzle/games/protocol.txt");
+    let case = cases(&path)
+        .into_iter()
+        .find(|c| c.name == "the README's example game")
+        .expect("the case");
+    let g = game_case(&case).expect("a game case");
+    assert_eq!(g.sent.as_deref(), Some(sent.as_str()));
+    assert_eq!(g.player, clicks);
+    assert_eq!((g.verdict, g.clicks), (Verdict::Ok, clicks.len() as u64));
+}

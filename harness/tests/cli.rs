@@ -295,6 +295,15 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
         "{stdout}"
     );
     let latest = results.path().join("latest");
+    let id = std::fs::read_link(&latest).unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "interrupted: to finish this run, harness --resume {} --results {}",
+            id.display(),
+            results.path().display()
+        )),
+        "no resume command:\n{stdout}"
+    );
     assert_eq!(
         read_csv(&latest.join("scores.csv")).len(),
         2,
@@ -379,6 +388,12 @@ fn resume_runs_only_the_missing_tests_and_reruns_a_changed_player() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(calls(), 10);
     assert_eq!(read_csv(&scores_path).len(), 5);
+    assert!(
+        err.contains(
+            "player player changed since the run began (new hash): its 4 finished tests run again"
+        ),
+        "the resume does not say why it reruns the player:\n{err}"
+    );
 
     let (code, _, err) = run(harness()
         .args(["--resume", "no-such-run", "--results"])
@@ -392,9 +407,10 @@ fn unreadable_test_data_and_unwritable_results_are_usage_errors() {
     let empty = tempfile::tempdir().unwrap();
     let results = tempfile::tempdir().unwrap();
     let (_d, player) = script("exit 0");
-    // Linez needs its example positions from testcases/linez/examples.txt.
+    // Linez needs the statement's positions from testcases/linez/examples.txt for the
+    // statement's seeds (other seeds run without it).
     let (code, _, err) = run(harness()
-        .args(["--problem", "linez", "--seeds", "1", "--testcases"])
+        .args(["--problem", "linez", "--seeds", "149738788", "--testcases"])
         .arg(empty.path())
         .arg("--results")
         .arg(results.path())
@@ -593,5 +609,126 @@ fn examples_are_the_statement_seeds_for_linez() {
     assert_eq!(
         position,
         ".........\n.....4...\n.........\n......5..\n.........\n.........\n......3..\n.........\n.........\n545\n"
+    );
+}
+
+#[test]
+fn a_filter_that_matches_no_test_is_a_usage_error_and_runs_nothing() {
+    let results = tempfile::tempdir().unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    for filter in ["K=a", "K=20", "K=3..2"] {
+        let (code, _out, err) = run(harness()
+            .args([
+                "--problem",
+                "chesspuzzle",
+                "--seeds",
+                "1..5",
+                "--filter",
+                filter,
+            ])
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player));
+        assert_eq!(code, 2, "--filter {filter}: {err}");
+        assert!(err.contains("--filter") && err.contains(filter), "{err}");
+    }
+    assert!(
+        !results.path().join("latest").exists(),
+        "an empty run became latest"
+    );
+    // A filter that keeps some tests still runs them.
+    let (code, _out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1..5",
+            "--filter",
+            "K=1..10",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn vs_previous_run_skips_runs_with_no_test_in_common() {
+    let results = tempfile::tempdir().unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    let mut outs = Vec::new();
+    for seeds in ["1..2", "3..4", "2..3"] {
+        let (code, out, err) = run(harness()
+            .args([
+                "--problem",
+                "chesspuzzle",
+                "--seeds",
+                seeds,
+                "--threads",
+                "1",
+            ])
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player));
+        assert_eq!(code, 0, "{err}");
+        outs.push(out);
+        // Run ids are timestamps to the second.
+        std::thread::sleep(Duration::from_millis(1100));
+    }
+    assert!(!outs[1].contains("vs previous run"), "{}", outs[1]);
+    assert!(outs[2].contains("(1 common tests)"), "{}", outs[2]);
+}
+
+#[test]
+fn a_time_limit_after_a_partial_line_says_so_and_does_not_blame_the_machine() {
+    let results = tempfile::tempdir().unwrap();
+    // Writes half an answer and waits: the line never ends (an unflushed line looks alike).
+    let (_d, player) = script("read header\nprintf '0 '\nsleep 30");
+    let (code, _out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1",
+            "--time-limit",
+            "1",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    let scores = read_csv(&results.path().join("latest/scores.csv"));
+    let col = |name: &str| scores[0].iter().position(|h| h == name).unwrap();
+    let row = &scores[1];
+    assert_eq!(row[col("verdict")], "TLE");
+    let reason = &row[col("reason")];
+    assert!(
+        reason.contains("2 bytes of a line received and no newline") && reason.contains("flush"),
+        "{reason}"
+    );
+    let warning = &row[col("warning")];
+    assert!(!warning.contains("overloaded"), "{warning}");
+}
+
+#[test]
+fn results_naming_a_file_says_it_is_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("results.txt");
+    std::fs::write(&file, "not a folder").unwrap();
+    let (_d, player) = script(FIRST_CELL);
+    let (code, _out, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1"])
+        .arg("--results")
+        .arg(&file)
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{}: is a file, not a folder", file.display())),
+        "{err}"
     );
 }

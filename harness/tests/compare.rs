@@ -143,3 +143,45 @@ fn runs_lists_every_run_with_its_players() {
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_player_name_picks_its_run_with_the_most_tests_in_common_and_says_why() {
+    let results = two_runs();
+    // The newest run of alpha is a 1-seed smoke test.
+    write_run(
+        results.path(),
+        "20260103-000000",
+        &[("alpha", "dddd", 3, 0.7, "OK")],
+    );
+    let (code, out, err) = run(harness(results.path(), &["compare", "alpha"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "alpha: run 20260102-000000, the newest of its 3 run(s) with the most tests (16 tests"
+        ),
+        "{out}"
+    );
+    // Against the old run: the new run shares 8 tests with it, the smoke test 1.
+    let (code, out, err) = run(harness(
+        results.path(),
+        &["compare", "20260101-000000", "alpha"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("alpha: run 20260102-000000") && out.contains("(8 tests in common"),
+        "{out}"
+    );
+    assert!(!out.contains("20260103-000000"), "{out}");
+}
+
+#[test]
+fn a_player_name_only_in_a_named_run_is_compared_there() {
+    let results = two_runs();
+    // beta is only in the old run, which is named too.
+    let (code, out, err) = run(harness(
+        results.path(),
+        &["compare", "20260101-000000", "beta"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("beta"), "{out}");
+}

@@ -148,3 +148,41 @@ fn run_toml_says_what_each_hash_covers() {
 fn builds() -> harness::build::Builds {
     harness::build::Builds::new(std::time::Duration::from_secs(600))
 }
+
+/// A Cargo player's hash is that of what defines it (its package's files, its workspace's
+/// lock and profiles), not of its binary, whose bytes vary with the packages built with it.
+#[test]
+fn a_cargo_players_hash_follows_its_sources_not_its_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("cargo-player");
+    write(
+        folder.join("Cargo.toml"),
+        "[package]\nname = \"cargo-player\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [package.metadata.harness]\nproblem = \"linez\"\n\n[workspace]\n",
+    );
+    write(folder.join("src/main.rs"), "fn main() {}\n");
+    let first = hash(&folder);
+    assert_eq!(hash(&folder), first, "nothing changed");
+
+    // Other bytes in the binary (as another set of packages built together gives), with no
+    // change of its sources: cargo sees it fresh and keeps it, the hash stays.
+    let binary = folder.join("target/release/cargo-player");
+    let mut bytes = std::fs::read(&binary).unwrap();
+    bytes.extend_from_slice(b"different bytes");
+    std::fs::write(&binary, bytes).unwrap();
+    assert_eq!(
+        hash(&folder),
+        first,
+        "the binary's bytes are not the player"
+    );
+
+    write(folder.join("src/main.rs"), "fn main() { println!(); }\n");
+    let changed = hash(&folder);
+    assert_ne!(changed, first, "a source change is a new version");
+    let manifest = std::fs::read_to_string(folder.join("Cargo.toml")).unwrap();
+    write(
+        folder.join("Cargo.toml"),
+        &format!("{manifest}\n[profile.release]\nopt-level = 1\n"),
+    );
+    assert_ne!(hash(&folder), changed, "a profile change is a new version");
+}

@@ -244,13 +244,21 @@ fn play(problem: &str, seed: &str, keys: &str, results: &Path) -> (String, PathB
 fn manual_linez_reprompts_an_illegal_move_and_saves_a_game_that_replays() {
     let tmp = tempfile::tempdir().unwrap();
     // Seed 5 starts with 1 on A8, 5 on C6 and 5 on E8. A1 is empty: refused, asked again.
-    // `E8` alone marks where that 5 can go. `c6a6` in lower case is the same move as C6A6.
-    let keys = "A1A2\nzz\nE8\nE8E6\nc6a6\nquit\n";
+    // `E8` alone marks where that 5 can go. `c6a6` in lower case is refused, as the judge
+    // refuses it.
+    let keys = "A1A2\nzz\nE8\nE8E6\nc6a6\nC6A6\nquit\n";
     let (out, run) = play("linez", "5", keys, tmp.path());
     assert!(
         out.contains("illegal move \"A1A2\": there is no number on A1 to move"),
         "{out}"
     );
+    assert!(
+        out.contains("illegal move \"c6a6\": cells are written in capitals"),
+        "{out}"
+    );
+    // Quitting ends the game as it stands: not a wrong answer.
+    assert!(out.contains("(OK: quit after 2 moves)"), "{out}");
+    assert_eq!(scores(&run)[0].4, "OK");
     assert!(out.contains("illegal move \"zz\""), "{out}");
     assert!(out.contains("E8 can move to the cells marked *"), "{out}");
     assert!(out.contains("moves 2"), "{out}");
@@ -342,4 +350,39 @@ fn a_refused_click_ends_the_replay_with_the_reason_and_the_recorded_score() {
         .as_str()
         .unwrap()
         .contains("(0, 0) is not allowed"));
+}
+
+#[test]
+fn a_quit_chesspuzzle_game_keeps_its_clicks_and_an_empty_game_is_not_saved() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Seed 3: (0, 0) holds a bishop, which allows (5, 0) next.
+    let (out, run) = play("chesspuzzle", "3", "0 0\n5 0\nquit\n", tmp.path());
+    assert!(out.contains("(OK: quit after 2 moves)"), "{out}");
+    let row = &scores(&run)[0];
+    assert_eq!(row.4, "OK");
+    assert!(row.3 > 0.0, "the 2 clicks count: {row:?}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let (code, out, err) = run_with(
+        harness()
+            .args([
+                "play",
+                "--problem",
+                "chesspuzzle",
+                "--seed",
+                "3",
+                "--results",
+            ])
+            .arg(empty.path()),
+        "quit\n",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("no move was made: the game is not saved"),
+        "{out}"
+    );
+    assert!(
+        !empty.path().join("latest").exists(),
+        "an empty game became latest"
+    );
 }

@@ -220,8 +220,8 @@ impl History {
 
 /// "vs <previous run> (<n> common tests): <player> +0.12% (95% CI ..., p = ...), ...": each
 /// player of this run against itself in the newest earlier run of the same problem with the
-/// same player names and the same secret key (`secret`, a fingerprint). `None` when there is
-/// no such run.
+/// same player names and the same secret key (`secret`, a fingerprint) that shares at least
+/// one test with it. `None` when there is no such run.
 fn versus_previous(
     results: &Path,
     run: &str,
@@ -262,6 +262,10 @@ fn versus_previous(
             .into_iter()
             .next()
             .expect("one problem");
+        // A run of other seeds says nothing about this one: look further back.
+        if c.common.is_empty() {
+            continue;
+        }
         let mut line = format!(
             "{}: vs previous run {id} ({} common tests):",
             current.problem,
@@ -314,11 +318,17 @@ fn results_dir(
 }
 
 /// Finds the entries a `compare` argument names: a run (all its players), `NAME@RUN`, or
-/// `NAME` (the newest run that has a player of that name).
-fn resolve(results: &Path, what: &str) -> Result<Vec<Entry>, UsageError> {
+/// `NAME`. For `NAME`, of the runs that have a player of that name, the one whose tests have
+/// the most in common with `others` (the entries the other arguments named; without any of
+/// its problem, the most tests), the newest of those; the note says which and why.
+fn resolve(
+    results: &Path,
+    what: &str,
+    others: &[Entry],
+) -> Result<(Vec<Entry>, Option<String>), UsageError> {
     let load = |dir: &Path| runs::load_run(dir).map_err(UsageError);
     if let Some(dir) = runs::find(results, what) {
-        return load(&dir);
+        return Ok((load(&dir)?, None));
     }
     if let Some((name, run)) = what.rsplit_once('@') {
         let dir = runs::find(results, run).ok_or_else(|| {
@@ -336,21 +346,74 @@ fn resolve(results: &Path, what: &str) -> Result<Vec<Entry>, UsageError> {
                 "{what}: run {run} has no player {name:?}"
             )));
         }
-        return Ok(found);
+        return Ok((found, None));
     }
+    let mut picked: Option<(usize, String, Vec<Entry>)> = None;
+    let mut candidates = 0;
+    let mut named_already = false;
     for id in runs::list(results).iter().rev() {
         let found: Vec<Entry> = load(&results.join(id))?
             .into_iter()
             .filter(|e| e.player == what)
+            .inspect(|_| named_already = true)
+            // Already named by another argument: comparing it with itself tells nothing.
+            .filter(|e| {
+                !others
+                    .iter()
+                    .any(|o| o.run == e.run && o.problem == e.problem && o.player == e.player)
+            })
             .collect();
-        if !found.is_empty() {
-            return Ok(found);
+        if found.is_empty() {
+            continue;
+        }
+        candidates += 1;
+        let tests = tests_in_common(&found, others);
+        if picked.as_ref().is_none_or(|(best, _, _)| tests > *best) {
+            picked = Some((tests, id.clone(), found));
         }
     }
-    Err(UsageError(format!(
-        "{what}: no run or player of that name in {} (see `harness runs`)",
-        results.display()
-    )))
+    let Some((tests, id, found)) = picked else {
+        if named_already {
+            // Only in runs another argument named: it is compared there.
+            return Ok((Vec::new(), None));
+        }
+        return Err(UsageError(format!(
+            "{what}: no run or player of that name in {} (see `harness runs`)",
+            results.display()
+        )));
+    };
+    let why = if others
+        .iter()
+        .any(|o| found.iter().any(|e| e.problem == o.problem))
+    {
+        format!("{tests} tests in common with the other entries")
+    } else {
+        format!("{tests} tests")
+    };
+    let note = format!(
+        "{what}: run {id}, the newest of its {candidates} run(s) with the most tests ({why}; \
+         NAME@RUN picks another)"
+    );
+    Ok((found, Some(note)))
+}
+
+/// How many tests of `found` the comparison would use with `others`: per entry, its tests
+/// that every other entry of its problem has too.
+fn tests_in_common(found: &[Entry], others: &[Entry]) -> usize {
+    found
+        .iter()
+        .map(|e| {
+            e.tests
+                .keys()
+                .filter(|k| {
+                    others
+                        .iter()
+                        .filter(|o| o.problem == e.problem)
+                        .all(|o| o.tests.contains_key(k))
+                })
+                .count()
+        })
+        .sum()
 }
 
 /// `harness compare`.
@@ -362,9 +425,19 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
     } else {
         args.what.clone()
     };
+    // Runs and NAME@RUN first: a bare NAME then picks its run by the tests they have.
+    let bare = |w: &str| runs::find(&results, w).is_none() && !w.contains('@');
+    let mut fixed: Vec<Entry> = Vec::new();
+    for w in what.iter().filter(|w| !bare(w)) {
+        fixed.extend(resolve(&results, w, &[])?.0);
+    }
     let mut entries: Vec<Entry> = Vec::new();
     for w in &what {
-        for e in resolve(&results, w)? {
+        let (found, note) = resolve(&results, w, &fixed)?;
+        if let Some(note) = note {
+            println!("{note}");
+        }
+        for e in found {
             let seen = entries
                 .iter()
                 .any(|o| o.problem == e.problem && o.player == e.player && o.run == e.run);

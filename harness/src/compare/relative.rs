@@ -30,17 +30,20 @@ pub fn best(scores: impl IntoIterator<Item = Option<f64>>, objective: Objective)
 }
 
 /// The relative score of one test in `0..=1`. A failed test, or a test nobody passed,
-/// counts 0. For maximised scores a BEST of 0 or less counts 0 for everyone (nobody scored
-/// anything to be measured against); for minimised ones a score equal to BEST counts 1
-/// (so a BEST of 0 is reachable), anything else BEST/YOUR.
+/// counts 0. A counted score equal to BEST counts 1, also at zero (the classic rule: a test
+/// where everyone scores 0 is a tie for best, so a lone player that is best on every test
+/// totals exactly the scale). Otherwise, for maximised scores, a BEST of 0 or less counts 0
+/// and anything else YOUR/BEST; for minimised ones BEST/YOUR.
 pub fn relative(your: Option<f64>, best: Option<f64>, objective: Objective) -> f64 {
     let (Some(y), Some(b)) = (your, best) else {
         return 0.0;
     };
+    if y == b {
+        return 1.0;
+    }
     let r = match objective {
         Objective::Maximize if b <= 0.0 => 0.0,
         Objective::Maximize => y / b,
-        Objective::Minimize if y == b => 1.0,
         Objective::Minimize if y <= 0.0 => 0.0,
         Objective::Minimize => b / y,
     };
@@ -80,10 +83,19 @@ mod tests {
     }
 
     #[test]
-    fn zero_scores() {
-        // Maximised: a best of 0 means nobody scored; everybody gets 0.
-        assert_eq!(relative(Some(0.0), Some(0.0), Max), 0.0);
+    fn ties_at_zero_count_as_best_for_everyone() {
+        // Maximised: a best of 0 is a tie for best among those who scored 0 (not failed).
+        assert_eq!(relative(Some(0.0), Some(0.0), Max), 1.0);
+        assert_eq!(relative(None, Some(0.0), Max), 0.0);
+        assert_eq!(relative(Some(-1.0), Some(0.0), Max), 0.0);
         assert_eq!(relative(Some(0.0), Some(4.0), Max), 0.0);
+        // A lone player, best on every test, some of them at 0: exactly the scale.
+        let tests = [Some(0.0), Some(3.0), Some(0.0)];
+        let total: f64 = tests
+            .iter()
+            .map(|&s| relative(s, best([s], Max), Max))
+            .sum();
+        assert_eq!(total / 3.0, 1.0);
         // Minimised: matching a best of 0 is perfect, anything else is 0 / YOUR = 0.
         assert_eq!(relative(Some(0.0), Some(0.0), Min), 1.0);
         assert_eq!(relative(Some(3.0), Some(0.0), Min), 0.0);

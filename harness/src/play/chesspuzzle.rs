@@ -96,6 +96,10 @@ impl View for ChessView {
         Ok(Some(format!("{} {}", cell.0, cell.1)))
     }
 
+    fn score(&self) -> f64 {
+        self.clicks as f64 / self.board.total_tiles() as f64
+    }
+
     fn help(&self) -> &'static str {
         "click a cell by typing `ROW COL` (0-based, e.g. `3 5`); cells marked * may be clicked; \
 each cell shows its top tile (1-4 steps, K knight, B bishop, R rook, Q queen) and its stack \

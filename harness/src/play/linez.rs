@@ -89,8 +89,13 @@ impl View for LinezView {
     }
 
     fn check(&mut self, line: &str) -> Result<Option<String>, String> {
-        // The wire wants capitals; a person typing `i8f6` means the same move.
-        let line = &line.to_ascii_uppercase();
+        // The judge reads capitals only: the same rule here, so that play teaches the wire.
+        if line.bytes().any(|b| b.is_ascii_lowercase()) {
+            return Err(format!(
+                "cells are written in capitals, as the judge reads them (`{}`)",
+                line.to_ascii_uppercase()
+            ));
+        }
         self.marked = 0;
         self.picked = None;
         if line.trim().len() == 2 {
@@ -118,6 +123,10 @@ impl View for LinezView {
         self.game = step;
         self.last = Some((from, to));
         Ok(Some(format!("{from}{to}")))
+    }
+
+    fn score(&self) -> f64 {
+        self.score
     }
 
     fn help(&self) -> &'static str {

@@ -39,6 +39,8 @@ trait View {
     fn check(&mut self, line: &str) -> Result<Option<String>, String>;
     /// How a move is written.
     fn help(&self) -> &'static str;
+    /// The score the moves so far have earned (what a game the person quits keeps).
+    fn score(&self) -> f64;
 }
 
 /// The channel of a person at a terminal.
@@ -51,6 +53,8 @@ struct Terminal<'a> {
     think: Duration,
     /// A message to show above the next board (a refused move, an answer to a request).
     notice: String,
+    /// The person ended the game (`quit`, or the end of input), rather than the rules.
+    quit: bool,
 }
 
 impl Terminal<'_> {
@@ -84,6 +88,7 @@ impl Channel for Terminal<'_> {
             match read {
                 Ok(0) | Err(_) => {
                     self.say("\n(end of input: the game ends)\n");
+                    self.quit = true;
                     return Err(Fault::Eof);
                 }
                 Ok(_) => {}
@@ -95,7 +100,10 @@ impl Channel for Terminal<'_> {
             }
             match typed {
                 "" => continue,
-                "q" | "quit" | "exit" => return Err(Fault::Eof),
+                "q" | "quit" | "exit" => {
+                    self.quit = true;
+                    return Err(Fault::Eof);
+                }
                 "?" | "h" | "help" => {
                     self.notice = format!("{}\n", self.view.help());
                     continue;
@@ -179,6 +187,7 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
         line: String::new(),
         think: Duration::ZERO,
         notice: String::new(),
+        quit: false,
     };
     terminal.say(&format!(
         "{} seed {}: {}\n",
@@ -188,8 +197,15 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
     ));
     let start = Instant::now();
     let mut recorder = Recorder::new(&mut terminal);
-    let outcome: Outcome = game.play(&mut recorder);
+    let mut outcome: Outcome = game.play(&mut recorder);
     let transcript = recorder.text;
+    if terminal.quit && outcome.fault == Some(Fault::Eof) {
+        // A person who stops is not a wrong answer: the game keeps what its moves earned.
+        outcome = Outcome {
+            reason: format!("quit after {} moves", outcome.moves),
+            ..Outcome::ok(terminal.view.score(), outcome.moves)
+        };
+    }
     let board = terminal.view.render(colour);
     terminal.say(&format!(
         "\n{board}game over: score {} ({}{}), {} moves\n",
@@ -217,6 +233,11 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
         warning: String::new(),
         transcript,
     };
+    if result.outcome.moves == 0 {
+        // Nothing to replay or compare: it must not become `latest`.
+        println!("no move was made: the game is not saved");
+        return Ok(exit::OK);
+    }
     let results = args
         .results
         .clone()

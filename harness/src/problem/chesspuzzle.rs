@@ -360,8 +360,12 @@ pub fn parse_click(line: &str, board: &Board) -> Result<Cell, String> {
         match t.parse::<usize>() {
             Ok(v) if v < bound => Ok(v),
             _ => Err(format!(
-                "{what} {} is off the board (0..{bound})",
-                t.trim_start_matches('0')
+                "{what} {} is off the board ({})",
+                t.trim_start_matches('0'),
+                match bound {
+                    1 => format!("only {what} 0"),
+                    _ => format!("{what}s 0 to {}", bound - 1),
+                }
             )),
         }
     };

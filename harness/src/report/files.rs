@@ -302,6 +302,16 @@ impl RunFiles {
         problems: &[(String, Vec<String>)],
         run_toml: &str,
     ) -> io::Result<RunFiles> {
+        if results.exists() && !results.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{}: is a file, not a folder (runs are written into a folder: give \
+                     --results a folder's path, or remove the file)",
+                    results.display()
+                ),
+            ));
+        }
         fs::create_dir_all(results).map_err(|e| io_err(results, e))?;
         let stamp = format!("{prefix}{}", timestamp());
         let (mut id, mut n) = (stamp.clone(), 1);
