@@ -1,4 +1,5 @@
-//! ChessPuzzle (TopCoder NSA 2 non-US): rules, generator and judge.
+//! ChessPuzzle (TopCoder NSA 2 non-US): rules, generator and judge; its views are in
+//! `terminal.rs` (`harness play`), `frames.rs` and `view.js` (replays).
 //!
 //! A board of H x W stacks of K tiles. A click removes the top tile of a cell; the removed tile
 //! says which cells may be clicked next, seen from the clicked cell. The game ends when no cell
@@ -13,12 +14,16 @@
 //! line of at most [`MAX_CLICK_LINE`] bytes; the transcript keeps it as the judge read it
 //! (`7 3` for `007 3`).
 
+mod frames;
+mod terminal;
+
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::views::{TerminalView, Views};
 use super::{tokens, CaseError, CaseKey, Channel, Env, Game, Problem};
 use crate::verdict::{quote, Fault, Outcome};
 
@@ -405,15 +410,47 @@ impl Problem for ChessPuzzle {
     }
 
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
+        Ok(Box::new(ChessGame {
+            board: ChessPuzzle::board(key, env)?,
+        }))
+    }
+
+    fn views(&self) -> Option<&dyn Views> {
+        Some(self)
+    }
+}
+
+impl ChessPuzzle {
+    /// The starting board of a test (only generated tests exist).
+    pub fn board(key: &CaseKey, env: &Env) -> Result<Board, CaseError> {
         match key {
-            CaseKey::Seed(seed) => Ok(Box::new(ChessGame {
-                board: Board::generate(env.stream(self.id(), *seed)),
-            })),
+            CaseKey::Seed(seed) => Ok(Board::generate(env.stream("chesspuzzle", *seed))),
             CaseKey::Fixed(name) => Err(CaseError::Unknown {
                 problem: "chesspuzzle",
                 key: name.clone(),
             }),
         }
+    }
+}
+
+impl Views for ChessPuzzle {
+    fn terminal(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn TerminalView>, String> {
+        let board = ChessPuzzle::board(key, env).map_err(|e| e.to_string())?;
+        Ok(Box::new(terminal::ChessView::new(board)))
+    }
+
+    fn frames(
+        &self,
+        key: &CaseKey,
+        env: &Env,
+        answers: &[String],
+    ) -> Result<Vec<serde_json::Value>, String> {
+        let board = ChessPuzzle::board(key, env).map_err(|e| e.to_string())?;
+        Ok(frames::frames(board, answers))
+    }
+
+    fn page_script(&self) -> &'static str {
+        include_str!("view.js")
     }
 }
 

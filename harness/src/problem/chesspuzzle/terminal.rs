@@ -2,10 +2,10 @@
 //! may be clicked next marked, the clicks so far. A click is checked by the rule code
 //! (`parse_click`, `Board::targets`) before it reaches the judge.
 
-use super::{paint, View};
-use crate::problem::chesspuzzle::{parse_click, Board, Cell, Tile};
+use super::{parse_click, Board, Cell, Tile};
+use crate::problem::views::{paint, TerminalView};
 
-pub struct ChessView {
+pub(super) struct ChessView {
     board: Board,
     allowed: Option<Vec<Cell>>,
     last: Option<Cell>,
@@ -13,7 +13,7 @@ pub struct ChessView {
 }
 
 impl ChessView {
-    pub fn new(board: Board) -> Self {
+    pub(super) fn new(board: Board) -> Self {
         ChessView {
             board,
             allowed: None,
@@ -30,7 +30,7 @@ impl ChessView {
     }
 }
 
-impl View for ChessView {
+impl TerminalView for ChessView {
     fn render(&self, colour: bool) -> String {
         let b = &self.board;
         let mut s = String::from("     ");

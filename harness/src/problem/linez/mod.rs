@@ -1,4 +1,5 @@
-//! Linez (TopCoder Marathon Match 5): rules, generator and judge.
+//! Linez (TopCoder Marathon Match 5): rules, generator and judge; its views are in
+//! `terminal.rs` (`harness play`), `frames.rs` and `view.js` (replays).
 //!
 //! A 9x9 board of numbers 1..7. A move takes one number to an empty cell joined to it by a
 //! path of horizontally or vertically adjacent empty cells. Every line (row, column or
@@ -44,12 +45,16 @@
 //! Judging a move is O(board) and allocates nothing: the board is a fixed array, paths are
 //! found with bit masks, lines are gathered in a fixed array, and the message is one buffer.
 
+mod frames;
+mod terminal;
+
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::views::{TerminalView, Views};
 use super::{trim_blanks, CaseError, CaseKey, Channel, Env, Game, Problem};
 use crate::verdict::{quote, Fault, Outcome};
 
@@ -600,6 +605,31 @@ impl Problem for Linez {
 
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
         Ok(Box::new(Linez::game(key, env)?))
+    }
+
+    fn views(&self) -> Option<&dyn Views> {
+        Some(self)
+    }
+}
+
+impl Views for Linez {
+    fn terminal(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn TerminalView>, String> {
+        let game = Linez::game(key, env).map_err(|e| e.to_string())?;
+        Ok(Box::new(terminal::LinezView::new(game)))
+    }
+
+    fn frames(
+        &self,
+        key: &CaseKey,
+        env: &Env,
+        answers: &[String],
+    ) -> Result<Vec<serde_json::Value>, String> {
+        let game = Linez::game(key, env).map_err(|e| e.to_string())?;
+        Ok(frames::frames(game, answers))
+    }
+
+    fn page_script(&self) -> &'static str {
+        include_str!("view.js")
     }
 }
 

@@ -1,5 +1,5 @@
 //! Linez frames: the judge itself is played one move at a time on a clone of the game
-//! ([`crate::problem::linez::LinezGame`] is `Clone`, random stream included), so every
+//! ([`super::LinezGame`] is `Clone`, random stream included), so every
 //! landing and every point is the judge's own; this module only compares boards before and
 //! after a move to say what moved, what was removed and what landed.
 
@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
-use crate::problem::linez::{parse_move, Board, Cell, LinezGame, CELLS, SIDE};
+use super::{parse_move, Board, Cell, LinezGame, CELLS, SIDE};
 use crate::problem::Game;
 use crate::testkit::scripted;
 
@@ -59,7 +59,7 @@ fn path(board: &Board, from: Cell, to: Cell) -> Vec<usize> {
 /// One frame per move, after a first frame of the starting position. Each frame has the 81
 /// cells (0 empty), `nextThree`, the running score, and for a move: `from`, `to`, the
 /// `path`, the cells `removed` (with the number each held) and the cells `placed` by landing.
-pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
+pub(super) fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
     let mut score = 0.0;
     let mut out = vec![json!({
         "move": 0, "score": 0.0, "cells": cells(&game.board), "next": game.next_three,

@@ -1,10 +1,10 @@
 //! ChessPuzzle frames: the board after every click, drawn from the rule functions of
 //! [`crate::problem::chesspuzzle`] (`click`, `targets`, `parse_click`); nothing is re-judged
-//! here (the final score comes from the judge itself, see [`super::build`]).
+//! here (the final score comes from the judge itself, see [`crate::replay::build`]).
 
 use serde_json::{json, Value};
 
-use crate::problem::chesspuzzle::{parse_click, Board, Cell, Tile};
+use super::{parse_click, Board, Cell, Tile};
 
 fn view(board: &Board) -> (Vec<String>, Vec<Vec<usize>>) {
     let tops = (0..board.height)
@@ -28,7 +28,7 @@ fn cells(cells: &[Cell]) -> Vec<[usize; 2]> {
 /// tiles (`-` for empty), the stack heights, the clicked cell and the tile it removed, the
 /// cells allowed next, and the score the game would have if it ended there. A refused click
 /// ends the frames with one that says why (its `move` is the count of accepted clicks).
-pub fn frames(mut board: Board, answers: &[String]) -> Vec<Value> {
+pub(super) fn frames(mut board: Board, answers: &[String]) -> Vec<Value> {
     let total = board.total_tiles() as f64;
     let (tops, heights) = view(&board);
     let all: Vec<Cell> = (0..board.height)

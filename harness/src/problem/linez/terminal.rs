@@ -4,12 +4,12 @@
 //! one gives the exact points, landings included. Typing one cell (`C5`) marks where its
 //! number can go.
 
-use super::{paint, View};
-use crate::problem::linez::{parse_move, Cell, LinezGame, SIDE};
+use super::{parse_move, Cell, LinezGame, SIDE};
+use crate::problem::views::{paint, TerminalView};
 use crate::problem::Game;
 use crate::testkit::scripted;
 
-pub struct LinezView {
+pub(super) struct LinezView {
     game: LinezGame,
     score: f64,
     moves: u64,
@@ -24,7 +24,7 @@ const BG: [u8; 8] = [0, 214, 117, 36, 227, 25, 166, 175];
 const FG: [&str; 8] = ["", "30", "30", "97", "30", "97", "97", "30"];
 
 impl LinezView {
-    pub fn new(game: LinezGame) -> Self {
+    pub(super) fn new(game: LinezGame) -> Self {
         LinezView {
             game,
             score: 0.0,
@@ -36,7 +36,7 @@ impl LinezView {
     }
 }
 
-impl View for LinezView {
+impl TerminalView for LinezView {
     fn render(&self, colour: bool) -> String {
         let board = &self.game.board;
         let mut s = String::from("    1  2  3  4  5  6  7  8  9\n");
