@@ -18,7 +18,6 @@ use serde_json::Value;
 use crate::app::UsageError;
 use crate::problem::{self, CaseKey, Env, Objective, Problem};
 use crate::report::files::{transcript_path, ScoresReader};
-use crate::testkit::scripted;
 use crate::transcript;
 
 /// Whether a problem has replays (the interactive ones, which have [`problem::Views`]).
@@ -137,9 +136,8 @@ pub fn build(
         ));
     };
     let frames = views.frames(&key, env, &answers)?;
-    let lines: Vec<&str> = answers.iter().map(String::as_str).collect();
     let mut game = game;
-    let judged = game.play(&mut scripted(&lines));
+    let judged = game.play(&mut transcript::Replayed::new(answers));
     Ok(Replay {
         problem: row.problem.clone(),
         player: row.player.clone(),

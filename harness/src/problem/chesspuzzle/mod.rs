@@ -287,6 +287,63 @@ impl Board {
 
 /// The full board: `H W K`, then K layers of H rows each (top layer first), a blank line
 /// before each layer. Parsing it gives the board back.
+/// Why a click is not allowed (the checked click of [`Puzzle::try_click`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalClick {
+    /// The cell is not one of the targets of the last click (`allowed` lists them).
+    #[error("({}, {}) is not allowed; allowed: {allowed}", .cell.0, .cell.1)]
+    NotAllowed { cell: Cell, allowed: String },
+    /// The cell has no tile left (only a first click can name one: later targets never do).
+    #[error("cell is empty")]
+    Empty(Cell),
+}
+
+/// A game in progress: the board and the cells the next click may take. The judge, the
+/// terminal board of `harness play` and the replay frames all click through
+/// [`Puzzle::try_click`].
+#[derive(Clone, Debug)]
+pub struct Puzzle {
+    pub board: Board,
+    /// The targets of the last click; `None` before the first click (any non-empty cell).
+    allowed: Option<Targets>,
+}
+
+impl Puzzle {
+    pub fn new(board: Board) -> Puzzle {
+        Puzzle {
+            board,
+            allowed: None,
+        }
+    }
+
+    /// The cells the next click may take; `None` before the first click, when any cell with
+    /// a tile may be clicked.
+    pub fn allowed(&self) -> Option<&[Cell]> {
+        self.allowed.as_ref().map(Targets::as_slice)
+    }
+
+    /// Whether no cell may be clicked any more (the game is over).
+    pub fn is_over(&self) -> bool {
+        self.allowed.as_ref().is_some_and(Targets::is_empty)
+    }
+
+    /// Clicks a cell if the rules allow it: removes its top tile, which is returned, and makes
+    /// that tile's targets the cells allowed next. A refused click changes nothing.
+    pub fn try_click(&mut self, cell: Cell) -> Result<Tile, IllegalClick> {
+        if let Some(targets) = &self.allowed {
+            if !targets.contains(cell) {
+                return Err(IllegalClick::NotAllowed {
+                    cell,
+                    allowed: describe_cells(targets.as_slice()),
+                });
+            }
+        }
+        let tile = self.board.click(cell).ok_or(IllegalClick::Empty(cell))?;
+        self.allowed = Some(self.board.targets(cell, tile));
+        Ok(tile)
+    }
+}
+
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} {} {}", self.height, self.width, self.k)?;
@@ -404,9 +461,10 @@ impl Problem for ChessPuzzle {
         let CaseKey::Seed(seed) = key else {
             return None;
         };
-        Some(Box::new(crate::testkit::FnPlayer::new(
-            first_allowed_player(Board::generate(env.stream(self.id(), *seed))),
-        )))
+        Some(Box::new(FirstAllowed {
+            puzzle: Puzzle::new(Board::generate(env.stream(self.id(), *seed))),
+            reply: String::new(),
+        }))
     }
 
     fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
@@ -455,16 +513,28 @@ impl Views for ChessPuzzle {
 }
 
 /// For `harness bench`: a player that knows the board and clicks the first allowed cell.
-fn first_allowed_player(mut board: Board) -> impl FnMut(&str) -> Option<String> {
-    let mut last: Option<(Cell, Tile)> = None;
-    move |_| {
-        let cell = match last {
+struct FirstAllowed {
+    puzzle: Puzzle,
+    reply: String,
+}
+
+impl Channel for FirstAllowed {
+    fn send(&mut self, _text: &str) -> Result<(), Fault> {
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        let cell = match self.puzzle.allowed() {
             None => (0, 0),
-            Some((from, tile)) => *board.targets(from, tile).as_slice().first()?,
+            Some(cells) => *cells.first().ok_or(Fault::Eof)?,
         };
-        let tile = board.click(cell)?;
-        last = Some((cell, tile));
-        Some(format!("{} {}", cell.0, cell.1))
+        self.puzzle.try_click(cell).map_err(|_| Fault::Eof)?;
+        self.reply = format!("{} {}", cell.0, cell.1);
+        Ok(&self.reply)
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        Err(Fault::Eof)
     }
 }
 
@@ -493,9 +563,23 @@ impl Game for ChessGame {
 
 /// Judges one game on `board` (which is played out in place).
 pub fn play(board: &mut Board, player: &mut dyn Channel) -> Outcome {
+    // The board moves into the game and back: no copy.
+    let none = Board {
+        height: 0,
+        width: 0,
+        k: 0,
+        stacks: Vec::new(),
+        removed: Vec::new(),
+    };
+    let mut puzzle = Puzzle::new(std::mem::replace(board, none));
+    let outcome = judge(&mut puzzle, player);
+    *board = puzzle.board;
+    outcome
+}
+
+fn judge(puzzle: &mut Puzzle, player: &mut dyn Channel) -> Outcome {
     let mut clicks: u64 = 0;
-    let mut allowed: Option<Targets> = None;
-    let mut message = board.player_view();
+    let mut message = puzzle.board.player_view();
     let mut canonical = String::new();
     loop {
         if let Err(fault) = player.send(&message) {
@@ -505,7 +589,7 @@ pub fn play(board: &mut Board, player: &mut dyn Channel) -> Outcome {
             Ok(line) if line.len() > MAX_CLICK_LINE => {
                 return Outcome::fault(&Fault::LineTooLong(MAX_CLICK_LINE), 0.0, clicks)
             }
-            Ok(line) => match parse_click(line, board) {
+            Ok(line) => match parse_click(line, &puzzle.board) {
                 Ok(cell) => {
                     canonical.clear();
                     let _ = write!(canonical, "{} {}", cell.0, cell.1);
@@ -520,33 +604,16 @@ pub fn play(board: &mut Board, player: &mut dyn Channel) -> Outcome {
         if padded {
             player.understood(&canonical);
         }
-        if let Some(targets) = &allowed {
-            if !targets.contains(cell) {
-                return Outcome::wrong(
-                    0.0,
-                    clicks,
-                    format!(
-                        "click {}: ({}, {}) is not allowed; allowed: {}",
-                        clicks + 1,
-                        cell.0,
-                        cell.1,
-                        describe_cells(targets.as_slice())
-                    ),
-                );
-            }
+        if let Err(why) = puzzle.try_click(cell) {
+            return Outcome::wrong(0.0, clicks, format!("click {}: {why}", clicks + 1));
         }
-        let Some(tile) = board.click(cell) else {
-            // Only the first click can name an empty cell, and at the start none is empty.
-            return Outcome::wrong(0.0, clicks, format!("click {}: cell is empty", clicks + 1));
-        };
         clicks += 1;
-        let next = board.targets(cell, tile);
-        if next.is_empty() {
-            return Outcome::ok(clicks as f64 / board.total_tiles() as f64, clicks);
+        if puzzle.is_over() {
+            let total = puzzle.board.total_tiles() as f64;
+            return Outcome::ok(clicks as f64 / total, clicks);
         }
-        allowed = Some(next);
         message.clear();
-        message.push(board.top(cell).map_or('-', Tile::to_char));
+        message.push(puzzle.board.top(cell).map_or('-', Tile::to_char));
         message.push('\n');
     }
 }

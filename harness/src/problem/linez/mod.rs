@@ -573,20 +573,7 @@ impl Problem for Linez {
 
     /// For `harness bench`: moves the first number that can move to its first reachable cell.
     fn bench_player(&self, _key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
-        Some(Box::new(crate::testkit::FnPlayer::new(|view: &str| {
-            let rows: String = view.lines().take(SIDE).collect::<Vec<_>>().join("\n");
-            let board: Board = rows.parse().ok()?;
-            (0..CELLS).map(Cell::from_index).find_map(|from| {
-                if board.get(from) == 0 {
-                    return None;
-                }
-                let reach = board.reachable_from(from);
-                (reach != 0).then(|| {
-                    let to = Cell::from_index(reach.trailing_zeros() as usize);
-                    format!("{from}{to}")
-                })
-            })
-        })))
+        Some(Box::new(FirstMovable::default()))
     }
 
     fn max_line(&self) -> Option<usize> {
@@ -630,6 +617,41 @@ impl Views for Linez {
 
     fn page_script(&self) -> &'static str {
         include_str!("view.js")
+    }
+}
+
+/// For `harness bench`: moves the first number that can move to its first reachable cell.
+#[derive(Default)]
+struct FirstMovable {
+    /// What the judge sent since the last move.
+    view: String,
+    reply: String,
+}
+
+impl Channel for FirstMovable {
+    fn send(&mut self, text: &str) -> Result<(), Fault> {
+        self.view.push_str(text);
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        let view = std::mem::take(&mut self.view);
+        let rows: String = view.lines().take(SIDE).collect::<Vec<_>>().join("\n");
+        let board: Board = rows.parse().map_err(|_| Fault::Eof)?;
+        let first = (0..CELLS).map(Cell::from_index).find_map(|from| {
+            if board.get(from) == 0 {
+                return None;
+            }
+            let reach = board.reachable_from(from);
+            (reach != 0).then(|| (from, Cell::from_index(reach.trailing_zeros() as usize)))
+        });
+        let (from, to) = first.ok_or(Fault::Eof)?;
+        self.reply = format!("{from}{to}");
+        Ok(&self.reply)
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        Err(Fault::Eof)
     }
 }
 
@@ -695,6 +717,40 @@ impl LinezGame {
         }
         let next_three = draw_next_three(&mut rng);
         LinezGame::new(board, next_three, rng, move_cap)
+    }
+}
+
+impl LinezGame {
+    /// Plays one move exactly as the judge does (its checks, points and landings), for the
+    /// terminal board and the replay frames. An accepted move changes the game and gives the
+    /// points it scored, landings included; a refused one leaves the game as it was and gives
+    /// the judge's reason (`move 1 ...: why`: the judge counts from this move).
+    pub fn try_turn(&mut self, line: &str) -> Result<u64, String> {
+        let mut step = self.clone();
+        let outcome = step.play(&mut OneMove(Some(line)));
+        if outcome.moves == 0 {
+            return Err(outcome.reason);
+        }
+        *self = step;
+        // Points are whole numbers: the judge's f64 score holds them exactly.
+        Ok(outcome.score as u64)
+    }
+}
+
+/// The judge's channel in [`LinezGame::try_turn`]: a player with one move, then no more.
+struct OneMove<'a>(Option<&'a str>);
+
+impl Channel for OneMove<'_> {
+    fn send(&mut self, _text: &str) -> Result<(), Fault> {
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        self.0.take().ok_or(Fault::Eof)
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        Err(Fault::Eof)
     }
 }
 

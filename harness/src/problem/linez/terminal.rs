@@ -1,13 +1,11 @@
 //! The terminal view of Linez: the board in colour with row letters and column digits,
-//! `nextThree`, the score. Each move is first played by the judge on a clone of the game:
-//! a refused move is reported with the judge's own reason and the game goes on; an accepted
+//! `nextThree`, the score. Each move is first played by the judge
+//! ([`LinezGame::try_turn`]): a refused move is reported with the judge's own reason and the game goes on; an accepted
 //! one gives the exact points, landings included. Typing one cell (`C5`) marks where its
 //! number can go.
 
 use super::{parse_move, Cell, LinezGame, SIDE};
 use crate::problem::views::{paint, TerminalView};
-use crate::problem::Game;
-use crate::testkit::scripted;
 
 pub(super) struct LinezView {
     game: LinezGame,
@@ -103,19 +101,15 @@ impl TerminalView for LinezView {
             return Ok(None);
         }
         let (from, to) = parse_move(line)?;
-        let mut step = self.game.clone();
-        let outcome = step.play(&mut scripted(&[line]));
-        if outcome.moves == 0 {
+        let points = self.game.try_turn(line).map_err(|reason| {
             // The judge's own reason, without its `move N ...:` prefix.
-            let why = outcome
-                .reason
+            reason
                 .split_once(": ")
-                .map_or(outcome.reason.as_str(), |(_, w)| w);
-            return Err(why.to_string());
-        }
-        self.score += outcome.score;
+                .map_or(reason.as_str(), |(_, w)| w)
+                .to_string()
+        })?;
+        self.score += points as f64;
         self.moves += 1;
-        self.game = step;
         self.last = Some((from, to));
         Ok(Some(format!("{from}{to}")))
     }
