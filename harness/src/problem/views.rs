@@ -47,3 +47,28 @@ pub fn paint(colour: bool, style: &str, text: &str) -> String {
         text.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every problem with views keeps the page's contract: its script defines `board` and
+    /// `extra`, and nothing in it can end the page's inline `<script>` element.
+    #[test]
+    fn every_page_script_defines_board_and_extra() {
+        let interactive: Vec<_> = crate::problem::all()
+            .into_iter()
+            .filter(|p| p.views().is_some())
+            .collect();
+        assert!(!interactive.is_empty());
+        for problem in interactive {
+            let script = problem.views().expect("filtered").page_script();
+            for needed in ["function board(f, g)", "function extra("] {
+                assert!(script.contains(needed), "{}: no {needed}", problem.id());
+            }
+            assert!(
+                !script.to_ascii_lowercase().contains("</script"),
+                "{}",
+                problem.id()
+            );
+        }
+    }
+}

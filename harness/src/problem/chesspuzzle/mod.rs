@@ -622,3 +622,43 @@ fn describe_cells(cells: &[Cell]) -> String {
     let list: Vec<String> = cells.iter().map(|(r, c)| format!("({r}, {c})")).collect();
     list.join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One row of three single tiles: `1 2 1`.
+    fn row() -> Board {
+        let layer = vec![vec![Tile::Step(1), Tile::Step(2), Tile::Step(1)]];
+        Board::from_layers(&[layer]).unwrap()
+    }
+
+    #[test]
+    fn a_refused_click_changes_nothing_and_an_allowed_one_moves_on() {
+        let mut puzzle = Puzzle::new(row());
+        assert_eq!(puzzle.allowed(), None);
+        assert_eq!(puzzle.try_click((0, 0)), Ok(Tile::Step(1)));
+        // A one-step tile at the left end reaches only its right neighbour.
+        assert_eq!(puzzle.allowed(), Some(&[(0, 1)][..]));
+        let refused = puzzle.try_click((0, 2)).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "(0, 2) is not allowed; allowed: (0, 1)"
+        );
+        assert_eq!(puzzle.board.top((0, 2)), Some(Tile::Step(1)));
+        assert_eq!(puzzle.allowed(), Some(&[(0, 1)][..]));
+        assert!(!puzzle.is_over());
+        // Two steps from the middle of three cells leave the row: the game is over.
+        assert_eq!(puzzle.try_click((0, 1)), Ok(Tile::Step(2)));
+        assert!(puzzle.is_over());
+    }
+
+    #[test]
+    fn a_first_click_on_an_empty_cell_is_refused() {
+        let mut board = row();
+        board.click((0, 2));
+        let mut puzzle = Puzzle::new(board);
+        assert_eq!(puzzle.try_click((0, 2)), Err(IllegalClick::Empty((0, 2))));
+        assert_eq!(puzzle.allowed(), None);
+    }
+}
