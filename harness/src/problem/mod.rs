@@ -15,8 +15,9 @@
 //! Everything about a problem is in its own folder, and [`all`] below is the one list of
 //! problems; no code outside `problem/` names a problem:
 //!
-//! - `chesspuzzle/`, `linez/`: the interactive problems. `mod.rs` holds the rules (with
-//!   checked moves), the generator and the judge; `terminal.rs` the board for `harness
+//! - `chesspuzzle/`, `linez/`: the interactive problems. `rules.rs` holds the rules (with
+//!   checked moves: `Puzzle::try_click`, `Board::try_move`), `mod.rs` the generator, the
+//!   judge and the [`Problem`] and [`Views`] impls; `terminal.rs` the board for `harness
 //!   play`; `frames.rs` the replay frames; `view.js` the replay page's drawing code.
 //! - `exact/`: the exact-answer problems, one file each (`game_ending.rs`,
 //!   `russian_checkers.rs`, `simplified_chess.rs`: rules, reference solver, generator), and
