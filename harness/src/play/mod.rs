@@ -124,15 +124,10 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
     let key = CaseKey::Seed(args.seed);
     let mut game = problem.case(&key, &env)?;
     let Some(views) = problem.views() else {
-        let playable: Vec<&str> = crate::problem::all()
-            .iter()
-            .filter(|p| p.views().is_some())
-            .map(|p| p.id())
-            .collect();
         return Err(UsageError(format!(
             "{} is not interactive: play {}",
             problem.id(),
-            playable.join(" or ")
+            crate::problem::interactive_ids().join(" or ")
         )));
     };
     let view = views.terminal(&key, &env).map_err(UsageError)?;

@@ -271,6 +271,15 @@ pub fn ids() -> Vec<&'static str> {
     all().iter().map(|p| p.id()).collect()
 }
 
+/// The ids of the problems with [`Views`] (`harness play`, replays).
+pub fn interactive_ids() -> Vec<&'static str> {
+    all()
+        .iter()
+        .filter(|p| p.views().is_some())
+        .map(|p| p.id())
+        .collect()
+}
+
 /// Finds a problem by id.
 pub fn by_id(id: &str) -> Option<Box<dyn Problem>> {
     all().into_iter().find(|p| p.id() == id)
