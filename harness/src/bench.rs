@@ -533,8 +533,7 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<Judged
         problem.case(&key, &env).ok()?.play(&mut recorder);
         transcript_bytes += recorder.text.len() as u64;
         let answers = crate::transcript::answers(&recorder.text);
-        let answers: Vec<&str> = answers.iter().map(String::as_str).collect();
-        let mut replay = crate::testkit::scripted(&answers);
+        let mut replay = crate::transcript::Replayed::new(answers);
         let mut game = problem.case(&key, &env).ok()?;
         let start = Instant::now();
         let outcome = game.play(&mut replay);

@@ -82,8 +82,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SPEC")]
     pub seeds: Option<String>,
     /// Only run this problem (players of other problems are skipped with a note).
-    /// One of: chesspuzzle, linez, game-ending, russian-checkers, simplified-chess.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help = format!(
+        "Only run this problem (players of other problems are skipped with a note). One of: {}",
+        crate::problem::ids().join(", ")
+    ))]
     pub problem: Option<String>,
     /// Games played at once [default: the number of CPUs].
     #[arg(long, value_name = "N")]
@@ -242,8 +244,11 @@ pub struct ReplayArgs {
 
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// The problem: chesspuzzle or linez.
-    #[arg(long, value_name = "ID")]
+    /// The problem: one with a terminal board.
+    #[arg(long, value_name = "ID", help = format!(
+        "The problem: {}",
+        crate::problem::interactive_ids().join(" or ")
+    ))]
     pub problem: String,
     /// The seed of the test.
     #[arg(long, value_name = "SEED")]

@@ -29,6 +29,7 @@ pub mod sandbox;
 pub mod secret;
 pub mod seeds;
 pub mod session;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod transcript;
 pub mod verdict;

@@ -1,8 +1,8 @@
 //! In-memory players: no processes, no clocks.
 //!
-//! Used by the tests of each judge, by `harness bench` (a problem's bench player, and recorded
-//! answers replayed to time the judge alone) and by replays (recorded answers judged again).
-//! A real run never uses them.
+//! Used by the tests only: the module exists in test builds and with the `testkit` feature
+//! (which the integration tests turn on through a dev-dependency), never in a normal build,
+//! so production code cannot use it.
 
 use crate::problem::Channel;
 use crate::verdict::Fault;

@@ -4,7 +4,8 @@
 //! `String`: each line the judge sends as `> line`, each line the player sends as `< line`.
 //! One string per test grows by amortised doubling, so recording costs a copy of the bytes
 //! and nothing per move beyond that. [`answers`] reads a transcript back into the player's
-//! lines, which is all a deterministic judge needs to play the same game again.
+//! lines, which is all a deterministic judge needs to play the same game again, and
+//! [`Replayed`] plays them to the judge (replays, `harness bench`).
 //!
 //! What a player sends is kept as the judge understood it ([`Channel::understood`]: `7 3`
 //! for `007 3`), and one message of a player is kept up to [`KEEP_BYTES`] (an exact answer;
@@ -113,6 +114,39 @@ pub fn answers(transcript: &str) -> Vec<String> {
         .filter_map(|l| l.strip_prefix(FROM_PLAYER).or((l == "<").then_some("")))
         .map(str::to_string)
         .collect()
+}
+
+/// A player that gives recorded answers in order, then closes its output: a game played
+/// again from its transcript.
+pub struct Replayed {
+    answers: std::vec::IntoIter<String>,
+    reply: String,
+}
+
+impl Replayed {
+    pub fn new(answers: Vec<String>) -> Replayed {
+        Replayed {
+            answers: answers.into_iter(),
+            reply: String::new(),
+        }
+    }
+}
+
+impl Channel for Replayed {
+    fn send(&mut self, _text: &str) -> Result<(), Fault> {
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<&str, Fault> {
+        self.reply = self.answers.next().ok_or(Fault::Eof)?;
+        Ok(&self.reply)
+    }
+
+    /// The next recorded answer (an exact answer is one message), or nothing.
+    fn recv_to_end(&mut self) -> Result<&str, Fault> {
+        self.reply = self.answers.next().unwrap_or_default();
+        Ok(&self.reply)
+    }
 }
 
 #[cfg(test)]

@@ -3,15 +3,12 @@
 //! The game is the same [`crate::problem::Game`] the runner judges; only the channel differs:
 //! [`Terminal`] shows the board before each move and reads the person's move from stdin. A
 //! move the rules refuse is explained and asked again instead of ending the game: before a
-//! move reaches the judge, the problem's own rule code checks it (ChessPuzzle's
-//! `parse_click` and `targets`; for Linez the judge itself, stepped on a clone of the game).
+//! move reaches the judge, the problem's own terminal view checks it with the problem's rule
+//! code ([`crate::problem::Views::terminal`]); this module names no problem.
 //! The accepted moves are recorded as a transcript and saved as a run `play-<time>` under
 //! `results/`, with its replay page, so `harness replay` shows the game again.
 //!
 //! This module reads stdin, writes stdout and the run folder; it starts no process.
-
-mod chesspuzzle;
-mod linez;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -19,6 +16,7 @@ use std::time::{Duration, Instant};
 use crate::app::{find_problem, load_config, testcases_dir, UsageError};
 use crate::cli::PlayArgs;
 use crate::exit;
+use crate::problem::views::{paint, TerminalView};
 use crate::problem::{CaseKey, Channel, Env};
 use crate::report::files::RunFiles;
 use crate::report::Summary;
@@ -27,25 +25,9 @@ use crate::session::StderrTail;
 use crate::transcript::Recorder;
 use crate::verdict::{Fault, Outcome};
 
-/// What a problem's terminal view knows: how to draw the position and how to check a move.
-trait View {
-    /// The judge sent a message (the view may read it, or keep its own state).
-    fn on_message(&mut self, _text: &str) {}
-    /// The position, the legal targets marked, and the score so far.
-    fn render(&self, colour: bool) -> String;
-    /// Checks a typed line: `Ok(Some(line))` is a legal move to pass to the judge (the view
-    /// has applied it), `Ok(None)` was a request the view answered (e.g. show a cell's
-    /// targets), `Err` says why the move is not allowed.
-    fn check(&mut self, line: &str) -> Result<Option<String>, String>;
-    /// How a move is written.
-    fn help(&self) -> &'static str;
-    /// The score the moves so far have earned (what a game the person quits keeps).
-    fn score(&self) -> f64;
-}
-
 /// The channel of a person at a terminal.
 struct Terminal<'a> {
-    view: Box<dyn View + 'a>,
+    view: Box<dyn TerminalView + 'a>,
     input: Box<dyn BufRead + 'a>,
     out: Box<dyn Write + 'a>,
     colour: bool,
@@ -136,15 +118,6 @@ impl Channel for Terminal<'_> {
     }
 }
 
-/// Wraps text in an ANSI style when colour is on.
-fn paint(colour: bool, style: &str, text: &str) -> String {
-    if colour {
-        format!("\x1b[{style}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
-
 /// Runs `harness play`.
 pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
     let (scoring, root) = load_config(&args.common)?;
@@ -156,21 +129,14 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
     };
     let key = CaseKey::Seed(args.seed);
     let mut game = problem.case(&key, &env)?;
-    let view: Box<dyn View> = match problem.id() {
-        "chesspuzzle" => Box::new(chesspuzzle::ChessView::new(
-            game.describe()
-                .parse()
-                .map_err(|e| UsageError(format!("board of seed {}: {e}", args.seed)))?,
-        )),
-        "linez" => Box::new(linez::LinezView::new(crate::problem::linez::Linez::game(
-            &key, &env,
-        )?)),
-        other => {
-            return Err(UsageError(format!(
-                "{other} is not interactive: play chesspuzzle or linez"
-            )))
-        }
+    let Some(views) = problem.views() else {
+        return Err(UsageError(format!(
+            "{} is not interactive: play {}",
+            problem.id(),
+            crate::problem::interactive_ids().join(" or ")
+        )));
     };
+    let view = views.terminal(&key, &env).map_err(UsageError)?;
     if args.name.is_empty() || args.name.contains(['/', '\\']) || args.name.starts_with('.') {
         return Err(UsageError(format!(
             "--name {:?}: a player name is a plain file name",

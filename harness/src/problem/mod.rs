@@ -2,19 +2,49 @@
 //!
 //! A [`Problem`] knows how to make a test case from a [`CaseKey`] (a seed of its generator, or a
 //! fixed case shipped under `testcases/`), and a [`Game`] is one such test: it prints its input
-//! and plays it against a player through a [`Channel`], judging every message. One file per
-//! problem holds its rules, generator and judge; nothing here spawns processes, prints or
-//! touches the file system beyond reading `testcases/`.
+//! and plays it against a player through a [`Channel`], judging every message. An
+//! interactive problem also has [`Views`]: its board for `harness play`, its replay frames and
+//! its replay page's drawing code. Nothing here spawns processes, prints or touches the file
+//! system beyond reading `testcases/`.
 //!
 //! A player's mistake is never an `Err`: the game turns it into an [`Outcome`] with a
 //! [`Verdict`] and a reason. `Err` is kept for the harness's own faults (a missing testcase file).
+//!
+//! # One home per problem
+//!
+//! Everything about a problem is in its own folder, and [`all`] below is the one list of
+//! problems; no code outside `problem/` names a problem:
+//!
+//! - `chesspuzzle/`, `linez/`: the interactive problems. `rules.rs` holds the rules (with
+//!   checked moves: `Puzzle::try_click`, `Board::try_move`), `mod.rs` the generator, the
+//!   judge and the [`Problem`] and [`Views`] impls; `terminal.rs` the board for `harness
+//!   play`; `frames.rs` the replay frames; `view.js` the replay page's drawing code.
+//! - `exact/`: the exact-answer problems, one file each (`game_ending.rs`,
+//!   `russian_checkers.rs`, `simplified_chess.rs`: rules, reference solver, generator), and
+//!   in `exact/mod.rs` what they share (fixed tests, comparing answers, TopCoder encoding).
+//!
+//! # Adding a problem
+//!
+//! 1. A new folder `problem/<name>/` whose `mod.rs` defines a type implementing [`Problem`]
+//!    (its `id` is the name used on the command line, in `scoring.toml` and by players) and a
+//!    [`Game`] for one test. An interactive problem that should have `harness play` and
+//!    replays also implements [`Views`] (a `terminal.rs`, a `frames.rs` and a `view.js`, as
+//!    Linez does) and returns it from [`Problem::views`]. An exact-answer problem is instead
+//!    one file `problem/exact/<name>.rs` with an [`exact::Spec`], declared in `exact/mod.rs`.
+//! 2. In this file, one `pub mod <name>;` line and one entry in [`all`].
+//! 3. Fixed test data, if any, in `testcases/<id>/`; settings, if any, in `[problem.<id>]` of
+//!    `scoring.toml` (defaults apply otherwise).
+//!
+//! Nothing else changes: the runner, `play`, `replay`, `compare`, `bench` and the reports
+//! reach a problem only through these traits.
 
 pub mod chesspuzzle;
 pub mod exact;
-pub mod game_ending;
 pub mod linez;
-pub mod russian_checkers;
-pub mod simplified_chess;
+pub mod views;
+
+pub use exact::{game_ending, russian_checkers, simplified_chess};
+pub use views::Views;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -175,6 +205,11 @@ pub trait Problem: Send + Sync {
     fn solve(&self, _input: &str) -> Option<Result<String, String>> {
         None
     }
+    /// The views of an interactive problem: its terminal board for `harness play`, its replay
+    /// frames and page script. `None`: no `harness play` and no replays (exact-answer problems).
+    fn views(&self) -> Option<&dyn Views> {
+        None
+    }
 }
 
 /// One test case, ready to be played once.
@@ -234,6 +269,15 @@ pub fn all() -> Vec<Box<dyn Problem>> {
 /// The ids of all problems, for messages and `--help`.
 pub fn ids() -> Vec<&'static str> {
     all().iter().map(|p| p.id()).collect()
+}
+
+/// The ids of the problems with [`Views`] (`harness play`, replays).
+pub fn interactive_ids() -> Vec<&'static str> {
+    all()
+        .iter()
+        .filter(|p| p.views().is_some())
+        .map(|p| p.id())
+        .collect()
 }
 
 /// Finds a problem by id.

@@ -1,13 +1,12 @@
 //! Replays: one self-contained HTML page per game, rebuilt from a run's transcripts.
 //!
 //! A transcript keeps the player's answers; the judges are deterministic for a case, so
-//! playing the answers again gives every state of the game (`chesspuzzle`, `linez` turn them
-//! into frames) and the judge's own final score (checked against `scores.csv` by the tests).
-//! Pages go to `results/<run-id>/replays/`; `page` draws them. This module reads a run's
-//! files and writes replays and `report.html`; it never runs a player.
+//! playing the answers again gives every state of the game (each interactive problem turns
+//! them into frames with its [`crate::problem::Views`]) and the judge's own final score
+//! (checked against `scores.csv` by the tests). Pages go to `results/<run-id>/replays/`;
+//! `page` draws them with the problem's own script. This module reads a run's files and
+//! writes replays and `report.html`; it never runs a player and names no problem.
 
-pub mod chesspuzzle;
-pub mod linez;
 pub mod page;
 
 use std::fs;
@@ -19,11 +18,12 @@ use serde_json::Value;
 use crate::app::UsageError;
 use crate::problem::{self, CaseKey, Env, Objective, Problem};
 use crate::report::files::{transcript_path, ScoresReader};
-use crate::testkit::scripted;
 use crate::transcript;
 
-/// The problems that have replays (the interactive ones).
-pub const PROBLEMS: [&str; 2] = ["chesspuzzle", "linez"];
+/// Whether a problem has replays (the interactive ones, which have [`problem::Views`]).
+pub fn has_replays(id: &str) -> bool {
+    problem::by_id(id).is_some_and(|p| p.views().is_some())
+}
 
 /// One row of `scores.csv`, as much of it as replays need.
 #[derive(Clone, Debug)]
@@ -74,7 +74,7 @@ pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
 pub fn worst(rows: &[Row], n: usize) -> Vec<&Row> {
     let mut groups: Vec<(&str, &str)> = Vec::new();
     for r in rows {
-        if PROBLEMS.contains(&r.problem.as_str()) && !groups.contains(&(&r.problem, &r.player)) {
+        if has_replays(&r.problem) && !groups.contains(&(&r.problem, &r.player)) {
             groups.push((&r.problem, &r.player));
         }
     }
@@ -114,6 +114,9 @@ pub struct Replay {
     pub verdict: String,
     pub reason: String,
     pub frames: Vec<Value>,
+    /// The problem's drawing code for the page ([`problem::Views::page_script`]).
+    #[serde(skip)]
+    pub script: &'static str,
 }
 
 /// Rebuilds one game from its transcript.
@@ -126,23 +129,15 @@ pub fn build(
     let key = CaseKey::parse(&row.seed);
     let answers = transcript::answers(transcript);
     let game = problem.case(&key, env).map_err(|e| e.to_string())?;
-    let frames = match problem.id() {
-        "chesspuzzle" => {
-            let board = game
-                .describe()
-                .parse()
-                .map_err(|e| format!("board of {}: {e}", key.label()))?;
-            chesspuzzle::frames(board, &answers)
-        }
-        "linez" => {
-            let game = problem::linez::Linez::game(&key, env).map_err(|e| e.to_string())?;
-            linez::frames(game, &answers)
-        }
-        other => return Err(format!("{other} is not interactive: it has no replay")),
+    let Some(views) = problem.views() else {
+        return Err(format!(
+            "{} is not interactive: it has no replay",
+            problem.id()
+        ));
     };
-    let lines: Vec<&str> = answers.iter().map(String::as_str).collect();
+    let frames = views.frames(&key, env, &answers)?;
     let mut game = game;
-    let judged = game.play(&mut scripted(&lines));
+    let judged = game.play(&mut transcript::Replayed::new(answers));
     Ok(Replay {
         problem: row.problem.clone(),
         player: row.player.clone(),
@@ -152,6 +147,7 @@ pub fn build(
         verdict: row.verdict.clone(),
         reason: row.reason.clone(),
         frames,
+        script: views.page_script(),
     })
 }
 
@@ -240,14 +236,14 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
     let rows = read_scores(&run).map_err(UsageError)?;
     let chosen: Vec<&Row> = rows
         .iter()
-        .filter(|r| PROBLEMS.contains(&r.problem.as_str()))
+        .filter(|r| has_replays(&r.problem))
         .filter(|r| args.problem.as_ref().is_none_or(|p| *p == r.problem))
         .filter(|r| args.player.as_ref().is_none_or(|p| *p == r.player))
         .collect();
     if chosen.is_empty() {
         let mut players: Vec<&str> = rows
             .iter()
-            .filter(|r| PROBLEMS.contains(&r.problem.as_str()))
+            .filter(|r| has_replays(&r.problem))
             .map(|r| r.player.as_str())
             .collect();
         players.dedup();

@@ -5,6 +5,10 @@
 //! The frames are embedded with [`embed_json`], so no text in them (a player's move, a
 //! reason) can end or open an element.
 //!
+//! The page's frame-independent part lives here (controls, keys, the score line); how a
+//! board is drawn is the problem's own script ([`crate::problem::Views::page_script`]),
+//! placed inline where the template says `__VIEW__`.
+//!
 //! The page reads `#step=N` or `#step=last` from its address to start at a given frame, and
 //! keeps the shown score in `#score` and the move number in `#move` (the browser test reads
 //! them).
@@ -20,7 +24,9 @@ pub fn render(replay: &Replay) -> String {
         escape(&replay.player),
         escape(&replay.seed)
     );
+    // The problem's script first: the title and the data may hold any text.
     TEMPLATE
+        .replace("__VIEW__", replay.script)
         .replace("__TITLE__", &title)
         .replace("__DATA__", &data)
 }
@@ -104,79 +110,16 @@ const R = JSON.parse(document.getElementById("data").textContent);
 const F = R.frames;
 const $ = (id) => document.getElementById(id);
 let at = 0, timer = null;
-// Okabe-Ito: seven colours told apart with any colour vision; the digit is printed too.
-const PALETTE = ["", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"];
-const INK = ["", "#000", "#000", "#fff", "#000", "#fff", "#fff", "#000"];
-const GLYPH = { K: "\u265E", B: "\u265D", R: "\u265C", Q: "\u265B" };
-const TILE_BG = { "1": "#fff4d6", "2": "#ffe8b0", "3": "#ffd98a", "4": "#ffc966", K: "#d9ecff", B: "#d8f5e3", R: "#f3dcf7", Q: "#ffd6d6" };
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
+
+// The problem's own drawing code: `board(f, g)` and `extra(f, g)`.
+__VIEW__
 
 $("final").textContent = "recorded: score " + R.recorded_score + ", verdict " + R.verdict +
   (R.reason ? " (" + R.reason + ")" : "") + "; judged again from the transcript: score " + R.score;
 
-function lastGood(i) { while (i > 0 && F[i].error !== undefined && F[i].cells === undefined && F[i].tops === undefined) i--; return i; }
-
-function chess(f, g) {
-  const H = g.tops.length, W = g.tops[0].length, S = 44, M = 24;
-  const allowed = new Set((f.allowed || []).map(([r, c]) => r + "," + c));
-  let s = `<svg width="${W * S + M + 4}" height="${H * S + M + 4}" role="img">`;
-  for (let c = 0; c < W; c++) s += `<text x="${M + c * S + S / 2}" y="16" text-anchor="middle" font-size="12" fill="#666">${c}</text>`;
-  for (let r = 0; r < H; r++) s += `<text x="10" y="${M + r * S + S / 2 + 4}" text-anchor="middle" font-size="12" fill="#666">${r}</text>`;
-  for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) {
-    const t = g.tops[r][c], h = g.heights[r][c], x = M + c * S, y = M + r * S;
-    const empty = t === "-";
-    s += `<rect x="${x + 1}" y="${y + 1}" width="${S - 2}" height="${S - 2}" rx="4" fill="${empty ? "#c8c8c8" : TILE_BG[t]}" stroke="#999"/>`;
-    if (!empty) {
-      const label = GLYPH[t] || t;
-      s += `<text x="${x + S / 2}" y="${y + S / 2 + 8}" text-anchor="middle" font-size="${GLYPH[t] ? 26 : 22}" font-weight="bold" fill="#222">${label}</text>`;
-      s += `<text x="${x + S - 5}" y="${y + 12}" text-anchor="end" font-size="10" fill="#555">${h}</text>`;
-      // Stack height as a bar on the left edge: full at K tiles.
-      const bh = (S - 8) * h / g.k;
-      s += `<rect x="${x + 3}" y="${y + S - 4 - bh}" width="3" height="${bh}" fill="#777"/>`;
-    }
-    if (allowed.has(r + "," + c)) s += `<rect x="${x + 3}" y="${y + 3}" width="${S - 6}" height="${S - 6}" rx="3" fill="none" stroke="#009E73" stroke-width="3"/>`;
-  }
-  const clicked = f.clicked || g.clicked;
-  if (clicked) {
-    const [r, c] = clicked;
-    s += `<rect x="${M + c * S}" y="${M + r * S}" width="${S}" height="${S}" rx="4" fill="none" stroke="${f.error ? "#b00020" : "#D55E00"}" stroke-width="3.5"/>`;
-  }
-  return s + "</svg>";
-}
-
-function linez(f, g) {
-  const S = 46, M = 24, N = 9;
-  let s = `<svg width="${N * S + M + 200}" height="${N * S + M + 4}" role="img">`;
-  for (let c = 0; c < N; c++) s += `<text x="${M + c * S + S / 2}" y="16" text-anchor="middle" font-size="13" fill="#666">${c + 1}</text>`;
-  for (let r = 0; r < N; r++) s += `<text x="10" y="${M + r * S + S / 2 + 5}" text-anchor="middle" font-size="13" fill="#666">${"ABCDEFGHI"[r]}</text>`;
-  const cx = (i) => M + (i % N) * S + S / 2, cy = (i) => M + Math.floor(i / N) * S + S / 2;
-  for (let i = 0; i < N * N; i++) s += `<rect x="${cx(i) - S / 2 + 1}" y="${cy(i) - S / 2 + 1}" width="${S - 2}" height="${S - 2}" fill="#eee" stroke="#ccc"/>`;
-  const ball = (i, n, extra) => `<g ${extra || ""}><circle cx="${cx(i)}" cy="${cy(i)}" r="${S / 2 - 5}" fill="${PALETTE[n]}" stroke="#333"/>` +
-    `<text x="${cx(i)}" y="${cy(i) + 6}" text-anchor="middle" font-size="17" font-weight="bold" fill="${INK[n]}">${n}</text></g>`;
-  if (f.path && f.path.length > 1) {
-    s += `<polyline points="${f.path.map((i) => cx(i) + "," + cy(i)).join(" ")}" fill="none" stroke="#444" stroke-width="3" stroke-dasharray="6 4" stroke-linecap="round"/>`;
-    s += `<circle cx="${cx(f.from)}" cy="${cy(f.from)}" r="${S / 2 - 8}" fill="none" stroke="#444" stroke-width="2" stroke-dasharray="3 3"/>`;
-  }
-  g.cells.forEach((n, i) => { if (n) s += ball(i, n); });
-  (f.placed || []).forEach((i) => { s += `<circle cx="${cx(i)}" cy="${cy(i)}" r="${S / 2 - 2}" fill="none" stroke="#0072B2" stroke-width="3" stroke-dasharray="4 3"/>`; });
-  if (f.to !== undefined && g === f) s += `<rect x="${cx(f.to) - S / 2 + 2}" y="${cy(f.to) - S / 2 + 2}" width="${S - 4}" height="${S - 4}" fill="none" stroke="#D55E00" stroke-width="3.5"/>`;
-  (f.removed || []).forEach(([i, n]) => {
-    s += ball(i, n, 'class="flash" opacity=".95"');
-    s += `<path d="M${cx(i) - 12},${cy(i) - 12}L${cx(i) + 12},${cy(i) + 12}M${cx(i) + 12},${cy(i) - 12}L${cx(i) - 12},${cy(i) + 12}" stroke="#b00020" stroke-width="3"/>`;
-  });
-  const nx = M + N * S + 20;
-  s += `<text x="${nx}" y="${M + 14}" font-size="14" fill="#333">nextThree</text>`;
-  (g.next || []).forEach((n, k) => {
-    const x = nx + 22 + k * 48, y = M + 46;
-    s += `<circle cx="${x}" cy="${y}" r="18" fill="${PALETTE[n]}" stroke="#333"/><text x="${x}" y="${y + 6}" text-anchor="middle" font-size="16" font-weight="bold" fill="${INK[n]}">${n}</text>`;
-  });
-  const legend = [["#D55E00", "moved to"], ["#0072B2", "landed"], ["#b00020", "removed (flashes)"]];
-  legend.forEach(([col, text], k) => {
-    const y = M + 110 + k * 24;
-    s += `<rect x="${nx}" y="${y - 12}" width="16" height="16" fill="none" stroke="${col}" stroke-width="3"/><text x="${nx + 24}" y="${y + 2}" font-size="13">${text}</text>`;
-  });
-  return s + "</svg>";
-}
+// A frame with an error holds no board: the board shown is the last one before it.
+function lastGood(i) { while (i > 0 && F[i].error !== undefined) i--; return i; }
 
 function show(i) {
   at = Math.max(0, Math.min(F.length - 1, i));
@@ -190,8 +133,8 @@ function show(i) {
   $("slider").value = at;
   $("note").textContent = f.note || "";
   $("error").textContent = f.error ? "illegal: " + f.error : (final && R.verdict !== "OK" ? R.verdict + ": " + R.reason : "");
-  $("extra").textContent = R.problem === "chesspuzzle" && g.total ? "(" + f.move + " of " + g.total + " tiles)" : "";
-  $("board").innerHTML = R.problem === "chesspuzzle" ? chess(f, g) : linez(f, g);
+  $("extra").textContent = extra(f, g);
+  $("board").innerHTML = board(f, g);
 }
 
 function stop() { if (timer) { clearInterval(timer); timer = null; } $("play").textContent = "play"; }

@@ -17,7 +17,7 @@ use super::files::{seed_order, write_atomic};
 use super::summary::Standing;
 use crate::problem::{self, Objective};
 use crate::replay::page::escape;
-use crate::replay::{replay_file, Row, PROBLEMS};
+use crate::replay::{has_replays, replay_file, Row};
 use crate::verdict::Verdict;
 
 /// Okabe-Ito colours: one per player, told apart with any colour vision.
@@ -110,7 +110,7 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
         h.push_str(&per_seed_chart(&p)?);
         h.push_str(&histogram(&p)?);
         h.push_str("</div>\n");
-        if PROBLEMS.contains(&p.id.as_str()) {
+        if has_replays(&p.id) {
             worst_table(&mut h, run, &p, minimize, &id);
         }
         seed_table(&mut h, run, &p);

@@ -10,7 +10,7 @@
 //! (row 8 first), then `WHITE` or `BLACK`. The answer: the number of moves, then one move per
 //! line (`a3-b4` for a simple move, `c3:e5:c7` for a capture).
 //!
-//! Pure rules and generation: nothing here touches files except through [`super::exact`].
+//! Pure rules and generation: nothing here touches files except through [`super`].
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -19,7 +19,7 @@ use std::str::FromStr;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::exact;
+use crate::problem::exact;
 
 /// The side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -465,7 +465,7 @@ fn plant_chain(
     cells[start.1][start.0] = Some(mover);
 }
 
-/// The random valid input of a test's stream ([`super::Env::stream`]). Five kinds of boards, so that simple moves, captures,
+/// The random valid input of a test's stream ([`crate::problem::Env::stream`]). Five kinds of boards, so that simple moves, captures,
 /// multi-captures, flying kings and crowning mid-capture all occur often.
 pub fn generate(mut rng: Xoshiro256PlusPlus) -> Position {
     let turn = random_side(&mut rng);

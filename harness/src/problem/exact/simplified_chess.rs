@@ -29,8 +29,7 @@ use std::path::Path;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::exact;
-use super::CaseError;
+use crate::problem::{exact, CaseError};
 
 pub const ID: &str = "simplified-chess";
 pub const MAX_GAMES: usize = 200;
@@ -422,7 +421,7 @@ pub fn solve(input: &str) -> Result<String, String> {
     Ok(Input::parse(input)?.answer())
 }
 
-/// A random valid input from a test's stream ([`super::Env::stream`]): usually one game, sometimes up to five. Each side gets its queen, 0..=2
+/// A random valid input from a test's stream ([`crate::problem::Env::stream`]): usually one game, sometimes up to five. Each side gets its queen, 0..=2
 /// rooks, at most one bishop and at most one knight (so it is valid however "at most two minor
 /// pieces (i.e., a Bishop and/or Knight)" is read), on distinct random squares; m is 1..=6.
 pub fn generate(mut rng: Xoshiro256PlusPlus) -> Input {

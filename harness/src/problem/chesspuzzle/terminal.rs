@@ -1,38 +1,36 @@
 //! The terminal view of ChessPuzzle: the top tiles with their stack heights, the cells that
 //! may be clicked next marked, the clicks so far. A click is checked by the rule code
-//! (`parse_click`, `Board::targets`) before it reaches the judge.
+//! (`parse_click`, [`Puzzle::try_click`]) before it reaches the judge.
 
-use super::{paint, View};
-use crate::problem::chesspuzzle::{parse_click, Board, Cell, Tile};
+use super::{parse_click, Board, Cell, IllegalClick, Puzzle};
+use crate::problem::views::{paint, TerminalView};
 
-pub struct ChessView {
-    board: Board,
-    allowed: Option<Vec<Cell>>,
+pub(super) struct ChessView {
+    puzzle: Puzzle,
     last: Option<Cell>,
     clicks: usize,
 }
 
 impl ChessView {
-    pub fn new(board: Board) -> Self {
+    pub(super) fn new(board: Board) -> Self {
         ChessView {
-            board,
-            allowed: None,
+            puzzle: Puzzle::new(board),
             last: None,
             clicks: 0,
         }
     }
 
     fn allowed(&self, cell: Cell) -> bool {
-        match &self.allowed {
+        match self.puzzle.allowed() {
             Some(cells) => cells.contains(&cell),
-            None => !self.board.is_empty(cell),
+            None => !self.puzzle.board.is_empty(cell),
         }
     }
 }
 
-impl View for ChessView {
+impl TerminalView for ChessView {
     fn render(&self, colour: bool) -> String {
-        let b = &self.board;
+        let b = &self.puzzle.board;
         let mut s = String::from("     ");
         for c in 0..b.width {
             s.push_str(&format!("{c:^5}"));
@@ -48,7 +46,7 @@ impl View for ChessView {
                 };
                 let (mark, style) = if self.last == Some(cell) {
                     ('>', "1;97;41")
-                } else if self.allowed.is_some() && self.allowed(cell) {
+                } else if self.puzzle.allowed().is_some() && self.allowed(cell) {
                     ('*', "1;30;102")
                 } else if b.is_empty(cell) {
                     (' ', "90")
@@ -71,7 +69,7 @@ impl View for ChessView {
             total,
             self.clicks as f64 / total as f64
         ));
-        match &self.allowed {
+        match self.puzzle.allowed() {
             None => s.push_str("first click: any cell\n"),
             Some(cells) => {
                 let list: Vec<String> = cells.iter().map(|(r, c)| format!("{r} {c}")).collect();
@@ -82,22 +80,20 @@ impl View for ChessView {
     }
 
     fn check(&mut self, line: &str) -> Result<Option<String>, String> {
-        let cell = parse_click(line, &self.board)?;
-        if !self.allowed(cell) {
-            return Err(match &self.allowed {
-                Some(_) => format!("({}, {}) is not one of the cells marked *", cell.0, cell.1),
-                None => format!("({}, {}) is empty", cell.0, cell.1),
-            });
-        }
-        let tile: Tile = self.board.click(cell).ok_or("the cell is empty")?;
-        self.allowed = Some(self.board.targets(cell, tile).as_slice().to_vec());
+        let cell = parse_click(line, &self.puzzle.board)?;
+        self.puzzle.try_click(cell).map_err(|why| match why {
+            IllegalClick::NotAllowed { cell, .. } => {
+                format!("({}, {}) is not one of the cells marked *", cell.0, cell.1)
+            }
+            IllegalClick::Empty(cell) => format!("({}, {}) is empty", cell.0, cell.1),
+        })?;
         self.last = Some(cell);
         self.clicks += 1;
         Ok(Some(format!("{} {}", cell.0, cell.1)))
     }
 
     fn score(&self) -> f64 {
-        self.clicks as f64 / self.board.total_tiles() as f64
+        self.clicks as f64 / self.puzzle.board.total_tiles() as f64
     }
 
     fn help(&self) -> &'static str {

@@ -1,15 +1,13 @@
 //! The terminal view of Linez: the board in colour with row letters and column digits,
-//! `nextThree`, the score. Each move is first played by the judge on a clone of the game:
-//! a refused move is reported with the judge's own reason and the game goes on; an accepted
+//! `nextThree`, the score. Each move is first played by the judge
+//! ([`LinezGame::try_turn`]): a refused move is reported with the judge's own reason and the game goes on; an accepted
 //! one gives the exact points, landings included. Typing one cell (`C5`) marks where its
 //! number can go.
 
-use super::{paint, View};
-use crate::problem::linez::{parse_move, Cell, LinezGame, SIDE};
-use crate::problem::Game;
-use crate::testkit::scripted;
+use super::{parse_move, Cell, LinezGame, SIDE};
+use crate::problem::views::{paint, TerminalView};
 
-pub struct LinezView {
+pub(super) struct LinezView {
     game: LinezGame,
     score: f64,
     moves: u64,
@@ -24,7 +22,7 @@ const BG: [u8; 8] = [0, 214, 117, 36, 227, 25, 166, 175];
 const FG: [&str; 8] = ["", "30", "30", "97", "30", "97", "97", "30"];
 
 impl LinezView {
-    pub fn new(game: LinezGame) -> Self {
+    pub(super) fn new(game: LinezGame) -> Self {
         LinezView {
             game,
             score: 0.0,
@@ -36,7 +34,7 @@ impl LinezView {
     }
 }
 
-impl View for LinezView {
+impl TerminalView for LinezView {
     fn render(&self, colour: bool) -> String {
         let board = &self.game.board;
         let mut s = String::from("    1  2  3  4  5  6  7  8  9\n");
@@ -108,19 +106,15 @@ impl View for LinezView {
             return Ok(None);
         }
         let (from, to) = parse_move(line)?;
-        let mut step = self.game.clone();
-        let outcome = step.play(&mut scripted(&[line]));
-        if outcome.moves == 0 {
+        let points = self.game.try_turn(line).map_err(|reason| {
             // The judge's own reason, without its `move N ...:` prefix.
-            let why = outcome
-                .reason
+            reason
                 .split_once(": ")
-                .map_or(outcome.reason.as_str(), |(_, w)| w);
-            return Err(why.to_string());
-        }
-        self.score += outcome.score;
+                .map_or(reason.as_str(), |(_, w)| w)
+                .to_string()
+        })?;
+        self.score += points as f64;
         self.moves += 1;
-        self.game = step;
         self.last = Some((from, to));
         Ok(Some(format!("{from}{to}")))
     }

@@ -1,6 +1,7 @@
 //! What the exact-answer (SRM-style) problems share: a test is one input and its one right
 //! answer; the player reads the input, writes its answer and exits; the judge compares.
 //!
+//! Each problem is one file here (rules, reference solver, generator, and its [`Spec`]).
 //! Fixed tests live in `testcases/<problem>/` as `<name>.in` / `<name>.ans` pairs; generated
 //! tests come from a problem's seeded generator, answered by its reference solver. Also here:
 //! the TopCoder encoding of parameters on stdin/stdout (an int or a String on a line of its
@@ -9,6 +10,10 @@
 //! Answers are compared as the statements define them, ASCII lines (see [`compare`]): the
 //! only tolerance is spaces and tabs at the end of a line, `\r\n` line ends and empty lines
 //! at the end. No Unicode trimming: any other byte makes the answer wrong.
+
+pub mod game_ending;
+pub mod russian_checkers;
+pub mod simplified_chess;
 
 use std::path::Path;
 

@@ -1,26 +1,15 @@
-//! ChessPuzzle (TopCoder NSA 2 non-US): rules, generator and judge.
-//!
-//! A board of H x W stacks of K tiles. A click removes the top tile of a cell; the removed tile
-//! says which cells may be clicked next, seen from the clicked cell. The game ends when no cell
-//! may be clicked; the score is clicks / (H*W*K), and any invalid click scores 0.
-//!
-//! Wire protocol: the judge sends `H W K` and the H rows of top tiles; the player answers
-//! `ROW COL` (0-based); then each turn the judge sends the tile now on top of the cell just
-//! clicked (`-` when it is empty) and the player clicks again. At the end the judge closes the
-//! player's input.
-//!
-//! A click is read strictly (see [`parse_click`]): two decimal numbers, digits only, on a
-//! line of at most [`MAX_CLICK_LINE`] bytes; the transcript keeps it as the judge read it
-//! (`7 3` for `007 3`).
+//! The rules of ChessPuzzle (see the [module](super) for the game): tiles and their targets,
+//! the board, the checked click [`Puzzle::try_click`], reading a click, and the text form of
+//! a board. Pure: no channel, no files.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::str::FromStr;
 
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{tokens, CaseError, CaseKey, Channel, Env, Game, Problem};
-use crate::verdict::{quote, Fault, Outcome};
+use crate::problem::tokens;
+use crate::verdict::quote;
 
 /// Smallest and largest board side, and stack height, from the statement.
 pub const MIN_SIDE: usize = 6;
@@ -130,6 +119,19 @@ pub struct Board {
     stacks: Vec<Vec<Tile>>,
     /// Tiles already removed from each stack (a parsed board may have any K).
     removed: Vec<usize>,
+}
+
+/// A board of no cells (what is left in a place a board was taken from).
+impl Default for Board {
+    fn default() -> Board {
+        Board {
+            height: 0,
+            width: 0,
+            k: 0,
+            stacks: Vec::new(),
+            removed: Vec::new(),
+        }
+    }
 }
 
 impl Board {
@@ -280,6 +282,63 @@ impl Board {
     }
 }
 
+/// Why a click is not allowed (the checked click of [`Puzzle::try_click`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalClick {
+    /// The cell is not one of the targets of the last click (`allowed` lists them).
+    #[error("({}, {}) is not allowed; allowed: {allowed}", .cell.0, .cell.1)]
+    NotAllowed { cell: Cell, allowed: String },
+    /// The cell has no tile left (only a first click can name one: later targets never do).
+    #[error("cell is empty")]
+    Empty(Cell),
+}
+
+/// A game in progress: the board and the cells the next click may take. The judge, the
+/// terminal board of `harness play` and the replay frames all click through
+/// [`Puzzle::try_click`].
+#[derive(Clone, Debug)]
+pub struct Puzzle {
+    pub board: Board,
+    /// The targets of the last click; `None` before the first click (any non-empty cell).
+    allowed: Option<Targets>,
+}
+
+impl Puzzle {
+    pub fn new(board: Board) -> Puzzle {
+        Puzzle {
+            board,
+            allowed: None,
+        }
+    }
+
+    /// The cells the next click may take; `None` before the first click, when any cell with
+    /// a tile may be clicked.
+    pub fn allowed(&self) -> Option<&[Cell]> {
+        self.allowed.as_ref().map(Targets::as_slice)
+    }
+
+    /// Whether no cell may be clicked any more (the game is over).
+    pub fn is_over(&self) -> bool {
+        self.allowed.as_ref().is_some_and(Targets::is_empty)
+    }
+
+    /// Clicks a cell if the rules allow it: removes its top tile, which is returned, and makes
+    /// that tile's targets the cells allowed next. A refused click changes nothing.
+    pub fn try_click(&mut self, cell: Cell) -> Result<Tile, IllegalClick> {
+        if let Some(targets) = &self.allowed {
+            if !targets.contains(cell) {
+                return Err(IllegalClick::NotAllowed {
+                    cell,
+                    allowed: describe_cells(targets.as_slice()),
+                });
+            }
+        }
+        let tile = self.board.click(cell).ok_or(IllegalClick::Empty(cell))?;
+        self.allowed = Some(self.board.targets(cell, tile));
+        Ok(tile)
+    }
+}
+
 /// The full board: `H W K`, then K layers of H rows each (top layer first), a blank line
 /// before each layer. Parsing it gives the board back.
 impl fmt::Display for Board {
@@ -375,150 +434,47 @@ pub fn parse_click(line: &str, board: &Board) -> Result<Cell, String> {
     ))
 }
 
-/// The ChessPuzzle problem.
-pub struct ChessPuzzle;
-
-impl Problem for ChessPuzzle {
-    fn id(&self) -> &'static str {
-        "chesspuzzle"
-    }
-
-    fn title(&self) -> &'static str {
-        "ChessPuzzle (TopCoder NSA 2)"
-    }
-
-    fn param_names(&self) -> &'static [&'static str] {
-        &["H", "W", "K"]
-    }
-
-    fn max_line(&self) -> Option<usize> {
-        Some(MAX_CLICK_LINE)
-    }
-
-    fn groups(&self) -> &'static [&'static str] {
-        &["H*W", "K"]
-    }
-
-    fn bench_player(&self, key: &CaseKey, env: &Env) -> Option<Box<dyn Channel>> {
-        let CaseKey::Seed(seed) = key else {
-            return None;
-        };
-        Some(Box::new(crate::testkit::FnPlayer::new(
-            first_allowed_player(Board::generate(env.stream(self.id(), *seed))),
-        )))
-    }
-
-    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
-        match key {
-            CaseKey::Seed(seed) => Ok(Box::new(ChessGame {
-                board: Board::generate(env.stream(self.id(), *seed)),
-            })),
-            CaseKey::Fixed(name) => Err(CaseError::Unknown {
-                problem: "chesspuzzle",
-                key: name.clone(),
-            }),
-        }
-    }
-}
-
-/// For `harness bench`: a player that knows the board and clicks the first allowed cell.
-fn first_allowed_player(mut board: Board) -> impl FnMut(&str) -> Option<String> {
-    let mut last: Option<(Cell, Tile)> = None;
-    move |_| {
-        let cell = match last {
-            None => (0, 0),
-            Some((from, tile)) => *board.targets(from, tile).as_slice().first()?,
-        };
-        let tile = board.click(cell)?;
-        last = Some((cell, tile));
-        Some(format!("{} {}", cell.0, cell.1))
-    }
-}
-
-/// One ChessPuzzle test.
-pub struct ChessGame {
-    pub board: Board,
-}
-
-impl Game for ChessGame {
-    fn params(&self) -> Vec<String> {
-        vec![
-            self.board.height.to_string(),
-            self.board.width.to_string(),
-            self.board.k.to_string(),
-        ]
-    }
-
-    fn describe(&self) -> String {
-        self.board.to_string()
-    }
-
-    fn play(&mut self, player: &mut dyn Channel) -> Outcome {
-        play(&mut self.board, player)
-    }
-}
-
-/// Judges one game on `board` (which is played out in place).
-pub fn play(board: &mut Board, player: &mut dyn Channel) -> Outcome {
-    let mut clicks: u64 = 0;
-    let mut allowed: Option<Targets> = None;
-    let mut message = board.player_view();
-    let mut canonical = String::new();
-    loop {
-        if let Err(fault) = player.send(&message) {
-            return Outcome::fault(&fault, 0.0, clicks);
-        }
-        let (cell, padded) = match player.recv() {
-            Ok(line) if line.len() > MAX_CLICK_LINE => {
-                return Outcome::fault(&Fault::LineTooLong(MAX_CLICK_LINE), 0.0, clicks)
-            }
-            Ok(line) => match parse_click(line, board) {
-                Ok(cell) => {
-                    canonical.clear();
-                    let _ = write!(canonical, "{} {}", cell.0, cell.1);
-                    (cell, canonical != line)
-                }
-                Err(why) => {
-                    return Outcome::wrong(0.0, clicks, format!("click {}: {why}", clicks + 1))
-                }
-            },
-            Err(fault) => return Outcome::fault(&fault, 0.0, clicks),
-        };
-        if padded {
-            player.understood(&canonical);
-        }
-        if let Some(targets) = &allowed {
-            if !targets.contains(cell) {
-                return Outcome::wrong(
-                    0.0,
-                    clicks,
-                    format!(
-                        "click {}: ({}, {}) is not allowed; allowed: {}",
-                        clicks + 1,
-                        cell.0,
-                        cell.1,
-                        describe_cells(targets.as_slice())
-                    ),
-                );
-            }
-        }
-        let Some(tile) = board.click(cell) else {
-            // Only the first click can name an empty cell, and at the start none is empty.
-            return Outcome::wrong(0.0, clicks, format!("click {}: cell is empty", clicks + 1));
-        };
-        clicks += 1;
-        let next = board.targets(cell, tile);
-        if next.is_empty() {
-            return Outcome::ok(clicks as f64 / board.total_tiles() as f64, clicks);
-        }
-        allowed = Some(next);
-        message.clear();
-        message.push(board.top(cell).map_or('-', Tile::to_char));
-        message.push('\n');
-    }
-}
-
 fn describe_cells(cells: &[Cell]) -> String {
     let list: Vec<String> = cells.iter().map(|(r, c)| format!("({r}, {c})")).collect();
     list.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One row of three single tiles: `1 2 1`.
+    fn row() -> Board {
+        let layer = vec![vec![Tile::Step(1), Tile::Step(2), Tile::Step(1)]];
+        Board::from_layers(&[layer]).unwrap()
+    }
+
+    #[test]
+    fn a_refused_click_changes_nothing_and_an_allowed_one_moves_on() {
+        let mut puzzle = Puzzle::new(row());
+        assert_eq!(puzzle.allowed(), None);
+        assert_eq!(puzzle.try_click((0, 0)), Ok(Tile::Step(1)));
+        // A one-step tile at the left end reaches only its right neighbour.
+        assert_eq!(puzzle.allowed(), Some(&[(0, 1)][..]));
+        let refused = puzzle.try_click((0, 2)).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "(0, 2) is not allowed; allowed: (0, 1)"
+        );
+        assert_eq!(puzzle.board.top((0, 2)), Some(Tile::Step(1)));
+        assert_eq!(puzzle.allowed(), Some(&[(0, 1)][..]));
+        assert!(!puzzle.is_over());
+        // Two steps from the middle of three cells leave the row: the game is over.
+        assert_eq!(puzzle.try_click((0, 1)), Ok(Tile::Step(2)));
+        assert!(puzzle.is_over());
+    }
+
+    #[test]
+    fn a_first_click_on_an_empty_cell_is_refused() {
+        let mut board = row();
+        board.click((0, 2));
+        let mut puzzle = Puzzle::new(board);
+        assert_eq!(puzzle.try_click((0, 2)), Err(IllegalClick::Empty((0, 2))));
+        assert_eq!(puzzle.allowed(), None);
+    }
 }

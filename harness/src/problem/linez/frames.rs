@@ -1,5 +1,5 @@
-//! Linez frames: the judge itself is played one move at a time on a clone of the game
-//! ([`crate::problem::linez::LinezGame`] is `Clone`, random stream included), so every
+//! Linez frames: the judge itself is played one move at a time
+//! ([`super::LinezGame::try_turn`]), so every
 //! landing and every point is the judge's own; this module only compares boards before and
 //! after a move to say what moved, what was removed and what landed.
 
@@ -7,9 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
-use crate::problem::linez::{parse_move, Board, Cell, LinezGame, CELLS, SIDE};
-use crate::problem::Game;
-use crate::testkit::scripted;
+use super::{parse_move, Board, Cell, LinezGame, CELLS, SIDE};
 
 fn cells(board: &Board) -> Vec<u8> {
     (0..CELLS).map(|i| board.get(Cell::from_index(i))).collect()
@@ -59,7 +57,7 @@ fn path(board: &Board, from: Cell, to: Cell) -> Vec<usize> {
 /// One frame per move, after a first frame of the starting position. Each frame has the 81
 /// cells (0 empty), `nextThree`, the running score, and for a move: `from`, `to`, the
 /// `path`, the cells `removed` (with the number each held) and the cells `placed` by landing.
-pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
+pub(super) fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
     let mut score = 0.0;
     let mut out = vec![json!({
         "move": 0, "score": 0.0, "cells": cells(&game.board), "next": game.next_three,
@@ -68,13 +66,13 @@ pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
     for (i, answer) in answers.iter().enumerate() {
         let turn = i + 1;
         let before = game.board;
-        let mut step = game.clone();
-        let outcome = step.play(&mut scripted(&[answer]));
-        if outcome.moves == 0 {
-            out.push(json!({"move": i, "score": score, "error": outcome.reason}));
-            break;
+        match game.try_turn(answer) {
+            Ok(points) => score += points as f64,
+            Err(reason) => {
+                out.push(json!({"move": i, "score": score, "error": reason}));
+                break;
+            }
         }
-        score += outcome.score;
         let (from, to) = parse_move(answer).expect("the judge accepted it");
         let mut moved = before;
         moved.set(to, before.get(from));
@@ -82,7 +80,7 @@ pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
         let (mut removed, mut placed) = (Vec::new(), Vec::new());
         for i in 0..CELLS {
             let cell = Cell::from_index(i);
-            match (moved.get(cell), step.board.get(cell)) {
+            match (moved.get(cell), game.board.get(cell)) {
                 (n, 0) if n != 0 => removed.push([i, n as usize]),
                 (0, n) if n != 0 => placed.push(i),
                 _ => {}
@@ -94,11 +92,10 @@ pub fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
             (true, true) => format!("move {turn}: {from}{to}"),
         };
         out.push(json!({
-            "move": turn, "score": score, "cells": cells(&step.board), "next": step.next_three,
+            "move": turn, "score": score, "cells": cells(&game.board), "next": game.next_three,
             "from": from.index(), "to": to.index(), "path": path(&before, from, to),
             "removed": removed, "placed": placed, "note": note,
         }));
-        game = step;
     }
     out
 }

@@ -6,7 +6,7 @@
 //! answer is `First player wins`, `Second player wins`, or `Invalid input` when one of the
 //! given moves was already illegal.
 //!
-//! Encoding (TopCoder order, see [`super::exact`]): `n` on a line, then `moves` as its length
+//! Encoding (TopCoder order, see [`super`]): `n` on a line, then `moves` as its length
 //! and one cell a line (`b2`: letter `a`.. then digit `1`..); the answer is one line.
 //!
 //! Rook attacks could in principle be blocked, but two figures on one line always include a
@@ -23,8 +23,8 @@ use std::path::Path;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::exact::{self, TcReader, TcWriter};
-use super::CaseError;
+use super::{TcReader, TcWriter};
+use crate::problem::{exact, CaseError};
 
 pub const ID: &str = "game-ending";
 /// Largest board side, from the statement.
@@ -210,7 +210,7 @@ pub fn solve(input: &str) -> Result<String, String> {
     Ok(format!("{}\n", Input::parse(input)?.result()))
 }
 
-/// A random valid input from a test's stream ([`super::Env::stream`]): n in 1..=7, 0..=n moves. About half the inputs follow the
+/// A random valid input from a test's stream ([`crate::problem::Env::stream`]): n in 1..=7, 0..=n moves. About half the inputs follow the
 /// rules throughout; the others break them once (a taken or attacked cell) and then go on with
 /// any cells, so both the search and the validity check are exercised.
 pub fn generate(mut rng: Xoshiro256PlusPlus) -> Input {
