@@ -666,12 +666,18 @@ fn a_player_the_machine_refused_to_start_is_err_and_resume_reruns_it() {
     let (nproc, results, out) = refused.expect("the harness ran tests under some limit <= 64");
     let rows = scores(&results);
     assert_eq!(rows.len(), 2, "{rows:?}");
+    // Refused at the start: ERR, never the player's RE. (The harness retries a refused start
+    // once, and a slot freed meanwhile can let the retry through: then that test is OK.)
     for row in &rows {
-        assert_eq!(
-            row["verdict"], "ERR",
+        assert!(
+            ["ERR", "OK"].contains(&row["verdict"].as_str()),
             "a player the machine refused to start (process limit {nproc}): {row:?}"
         );
     }
+    assert!(
+        rows.iter().any(|r| r["verdict"] == "ERR"),
+        "under process limit {nproc} some start was refused: {rows:?}"
+    );
     expect_exit(&out, 1);
 
     let mut cmd = user.harness(NPROC, &results);
