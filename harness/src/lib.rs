@@ -5,7 +5,9 @@
 //! --players ─► players ───┼─► runner ──(events)──► report: progress bar, table, CSV
 //! --seeds ───► seeds ─────┘     │
 //!                               └─ per (player, case): problem::Game::play(session)
-//!                                   session: one player process over pipes (os-specific bits in os)
+//!                                   session: one player over pipes, started, contained and
+//!                                   ended by sandbox (a supervisor per test: namespaces or
+//!                                   process mode, a cgroup, landlock; pipes and waits in os)
 //! ```
 //!
 //! A player's failure is a [`verdict::Verdict`], never an `Err`; `Err` is for the harness's
