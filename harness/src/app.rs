@@ -624,9 +624,9 @@ fn doctor(args: &crate::cli::DoctorArgs) -> Result<u8, UsageError> {
         Ok(isolation) => {
             println!(
                 "
-a run here (scoring.toml: sandbox = {:?}, cgroup = {:?}) uses: {}",
-                want.0,
-                want.1,
+a run here (scoring.toml: sandbox = {}, cgroup = {}) uses: {}",
+                format!("{:?}", want.0).to_lowercase(),
+                format!("{:?}", want.1).to_lowercase(),
                 isolation.describe()
             );
             for note in &isolation.notes {
