@@ -60,11 +60,50 @@ impl RunGroups {
     /// Makes the run's folders: v1 where the `memory` and `pids` hierarchies let us, else a
     /// delegated v2 subtree. The error says why neither could be had.
     pub fn create(tag: &str) -> Result<RunGroups, String> {
+        Self::remove_stale();
         let v1 = Self::create_v1(tag);
         match v1 {
             Ok(groups) => Ok(groups),
             Err(why_v1) => Self::create_v2(tag)
                 .map_err(|why_v2| format!("cgroup v1: {why_v1}; cgroup v2: {why_v2}")),
+        }
+    }
+
+    /// Removes the folders of earlier runs whose harness is gone (killed before it could
+    /// tidy up): `harness-<pid>-<n>` beside ours, with no process left in them.
+    fn remove_stale() {
+        let parents = [
+            own_group(false, "memory"),
+            own_group(false, "pids"),
+            own_group(true, ""),
+        ];
+        for parent in parents.into_iter().flatten() {
+            let Ok(entries) = std::fs::read_dir(&parent) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().to_string();
+                let Some(pid) = name
+                    .strip_prefix("harness-")
+                    .and_then(|rest| rest.split('-').next())
+                    .and_then(|pid| pid.parse::<i32>().ok())
+                else {
+                    continue;
+                };
+                // SAFETY: signal 0 only asks whether the process exists.
+                if unsafe { libc::kill(pid, 0) } == 0
+                    || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+                {
+                    continue;
+                }
+                let dir = entry.path();
+                if let Ok(tests) = std::fs::read_dir(&dir) {
+                    for test in tests.flatten().filter(|t| t.path().is_dir()) {
+                        let _ = std::fs::remove_dir(test.path());
+                    }
+                }
+                let _ = std::fs::remove_dir(&dir);
+            }
         }
     }
 

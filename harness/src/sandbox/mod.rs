@@ -285,6 +285,14 @@ impl Isolation {
     }
 }
 
+impl Drop for Isolation {
+    /// Supervisors still tidying up after their tests go first: their cgroup folders must be
+    /// empty before the run's can be removed (the fields drop after this).
+    fn drop(&mut self) {
+        reap_all(std::time::Duration::from_secs(5));
+    }
+}
+
 /// The containment limits of one test.
 #[derive(Clone, Copy, Debug)]
 pub struct TestLimits {
