@@ -163,13 +163,7 @@ fn spawn(
 ) -> Result<(Session, Option<tempfile::TempDir>), UsageError> {
     let work = match containment.isolation.mode {
         crate::sandbox::Mode::Namespaces => None,
-        crate::sandbox::Mode::Process => {
-            let dir = tempfile::tempdir()?;
-            for sub in ["work", "home", "tmp"] {
-                std::fs::create_dir(dir.path().join(sub))?;
-            }
-            Some(dir)
-        }
+        crate::sandbox::Mode::Process => Some(runner::process_workdir()?),
     };
     let mut argv = vec![program.display().to_string()];
     argv.extend(args.iter().map(|a| a.to_string()));

@@ -1,6 +1,7 @@
-//! Everything that talks to the operating system directly (Linux and other Unixes): pipes in
-//! non-blocking mode, `poll`, process groups, resource limits, reaping with resource usage,
-//! CPU pinning and the interrupt (Ctrl-C) pipe. The rest of the harness calls these small
+//! Everything that talks to the operating system directly (Linux and other Unixes) outside
+//! the sandbox: pipes in non-blocking mode, `poll`, process groups (of builds), CPU pinning
+//! and the interrupt (Ctrl-C) pipe; starting, limiting and reaping players is
+//! `crate::sandbox`'s. The rest of the harness calls these small
 //! safe wrappers and never uses `libc` itself.
 
 use std::io;
@@ -269,7 +270,8 @@ pub fn kill_group(pgid: i32, signal: libc::c_int) {
 }
 
 /// How a reaped process ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Exit {
     Code(i32),
     Signal(i32),
@@ -305,56 +307,6 @@ pub fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-/// A reaped process: how it ended and what it used.
-#[derive(Clone, Copy, Debug)]
-pub struct Reaped {
-    pub exit: Exit,
-    /// User + system CPU time.
-    pub cpu: Duration,
-    /// Peak resident set size in KiB.
-    pub max_rss_kb: u64,
-}
-
-/// Reaps a child if it has ended (`block = false`) or waits for it (`block = true`).
-pub fn reap(pid: i32, block: bool) -> io::Result<Option<Reaped>> {
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain data, zero is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let flags = if block { 0 } else { libc::WNOHANG };
-    loop {
-        // SAFETY: pointers to locals, valid for the call.
-        let ret = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
-        if ret == 0 {
-            return Ok(None);
-        }
-        if ret < 0 {
-            let err = io::Error::last_os_error();
-            if err.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(err);
-        }
-        let exit = if libc::WIFSIGNALED(status) {
-            Exit::Signal(libc::WTERMSIG(status))
-        } else {
-            Exit::Code(libc::WEXITSTATUS(status))
-        };
-        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        return Ok(Some(Reaped {
-            exit,
-            cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
-            max_rss_kb: usage.ru_maxrss as u64,
-        }));
-    }
-}
-
-/// Limits applied in the child between fork and exec.
-#[derive(Clone, Copy, Debug)]
-pub struct ChildLimits {
-    /// Address-space limit in bytes (`RLIMIT_AS`); 0 = none.
-    pub address_space: u64,
-}
-
 /// Prepares a command so that the child leads a new process group (so the whole group can
 /// be signalled). Nothing runs between fork and exec, so the standard library can start the
 /// child with `posix_spawn` (vfork-like): a plain `fork` of the multi-threaded harness copies
@@ -362,25 +314,6 @@ pub struct ChildLimits {
 pub fn configure_child(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
-}
-
-/// Applies limits to a freshly started child: no core files, and the address-space limit.
-/// Set from outside with `prlimit` right after the spawn; the limit binds every mapping the
-/// player makes from then on (its start-up before that point is a few pages of the loader).
-pub fn limit_child(pid: i32, limits: ChildLimits) -> io::Result<()> {
-    let set = |resource, value: u64| -> io::Result<()> {
-        let lim = libc::rlimit {
-            rlim_cur: value as libc::rlim_t,
-            rlim_max: value as libc::rlim_t,
-        };
-        // SAFETY: prlimit with a pointer to a local; no old value is asked for.
-        check(unsafe { libc::prlimit(pid, resource, &lim, std::ptr::null_mut()) }).map(|_| ())
-    };
-    set(libc::RLIMIT_CORE, 0)?;
-    if limits.address_space > 0 {
-        set(libc::RLIMIT_AS, limits.address_space)?;
-    }
-    Ok(())
 }
 
 /// Pins the calling thread (and so every process it starts afterwards) to one CPU.

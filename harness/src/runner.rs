@@ -323,10 +323,7 @@ fn start(
             Ok(session) => return Ok((session, workdir)),
             Err(e) => e,
         };
-        let retry = matches!(
-            refused.raw_os_error(),
-            Some(libc::EAGAIN) | Some(libc::ENOMEM)
-        );
+        let retry = StartError::is_refusal(&refused);
         if !retry || tries > 1 {
             return Err((
                 Verdict::HarnessError,
@@ -338,7 +335,7 @@ fn start(
 }
 
 /// A process-mode test's host folder: `work` (its working directory), `home` and `tmp`.
-fn process_workdir() -> std::io::Result<tempfile::TempDir> {
+pub(crate) fn process_workdir() -> std::io::Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new().prefix("harness-test-").tempdir()?;
     for sub in ["work", "home", "tmp"] {
         std::fs::create_dir(dir.path().join(sub))?;
@@ -423,10 +420,7 @@ fn refine(
 ) -> Outcome {
     let keeps_score = problem.keeps_score_on_fault();
     let report = ending.report.as_ref();
-    let exit = report.and_then(|r| r.exit).map(|e| match e {
-        crate::sandbox::spec::Exit::Code(c) => os::Exit::Code(c),
-        crate::sandbox::spec::Exit::Signal(s) => os::Exit::Signal(s),
-    });
+    let exit = report.and_then(|r| r.exit);
     let crashed =
         !ending.killed && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
     // A player that left mid-game, or one that answers at exit and did not answer right.

@@ -35,13 +35,6 @@ pub fn namespace_init(spec: &Spec, stop: OwnedFd, report_pipe: OwnedFd) -> ! {
     unsafe { libc::_exit(0) }
 }
 
-fn start_error(e: &std::io::Error, what: &str) -> StartError {
-    match e.raw_os_error() {
-        Some(libc::EAGAIN) | Some(libc::ENOMEM) => StartError::Refused(format!("{what}: {e}")),
-        _ => StartError::Setup(format!("{what}: {e}")),
-    }
-}
-
 /// Starts the player and supervises it until it ends or `stop` reads end of file.
 pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     let fail = |error: StartError| Report {
@@ -54,15 +47,15 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     };
     let sigchld = match sys::sigchld_fd() {
         Ok(fd) => fd,
-        Err(e) => return fail(start_error(&e, "signalfd")),
+        Err(e) => return fail(StartError::of_setup(&e, "signalfd")),
     };
     let (err_r, err_w) = match sys::pipe() {
         Ok(p) => p,
-        Err(e) => return fail(start_error(&e, "pipe")),
+        Err(e) => return fail(StartError::of_setup(&e, "pipe")),
     };
     let player = match sys::fork_with(0) {
         Ok(pid) => pid,
-        Err(e) => return fail(start_error(&e, "cannot start the player")),
+        Err(e) => return fail(StartError::of_setup(&e, "cannot start the player")),
     };
     if player == 0 {
         drop(err_r);
@@ -76,9 +69,10 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     if let Some(rest) = why.strip_prefix("exec ") {
         let errno: i32 = rest.trim().parse().unwrap_or(0);
         let e = std::io::Error::from_raw_os_error(errno);
-        report.start_error = Some(match errno {
-            libc::EAGAIN | libc::ENOMEM => StartError::Refused(format!("exec: {e}")),
-            _ => StartError::Exec(e.to_string()),
+        report.start_error = Some(if StartError::is_refusal(&e) {
+            StartError::Refused(format!("exec: {e}"))
+        } else {
+            StartError::Exec(e.to_string())
         });
     } else if let Some(rest) = why.strip_prefix("setup ") {
         report.start_error = Some(StartError::Setup(rest.trim().to_string()));
@@ -109,11 +103,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
             }
         }
         if ready & 2 != 0 {
-            let mut buf = [0u8; 128 * 8];
-            // SAFETY: drains the signalfd into a local buffer.
-            while unsafe { libc::read(sigchld.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0
-            {
-            }
+            drain(&sigchld);
             while let Ok(Some(w)) = sys::wait(-1, false) {
                 if w.pid == player {
                     report.exit = Some(w.exit);
@@ -257,10 +247,16 @@ fn end_all(
             return "some processes of the test could not be reaped in time".to_string();
         }
         sys::poll_read(&[sigchld.as_raw_fd()], 5);
-        let mut buf = [0u8; 128 * 8];
-        // SAFETY: drains the signalfd into a local buffer.
-        while unsafe { libc::read(sigchld.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        drain(sigchld);
     }
+}
+
+/// Empties the (non-blocking) SIGCHLD descriptor: the children are reaped by `wait`, this
+/// only clears the notices.
+fn drain(sigchld: &OwnedFd) {
+    let mut buf = [0u8; 128 * 8];
+    // SAFETY: reads into a local buffer from our own descriptor.
+    while unsafe { libc::read(sigchld.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
 }
 
 /// Whether the caller has no child at all, ended or not (`waitid` only peeks).

@@ -442,6 +442,11 @@ static PENDING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
 pub fn reap_later(pid: i32) {
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
     pending.push(pid);
+    reap_exited(&mut pending);
+}
+
+/// Reaps the pending supervisors that have exited; keeps the others.
+fn reap_exited(pending: &mut Vec<i32>) {
     pending.retain(|&p| sys::wait(p, false).ok().flatten().is_none() && still_child(p));
 }
 
@@ -457,7 +462,7 @@ pub fn reap_all(within: std::time::Duration) {
     let deadline = std::time::Instant::now() + within;
     loop {
         let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-        pending.retain(|&p| sys::wait(p, false).ok().flatten().is_none() && still_child(p));
+        reap_exited(&mut pending);
         if pending.is_empty() {
             return;
         }

@@ -72,13 +72,8 @@ pub struct Spec {
     pub outer_gid: u32,
 }
 
-/// How the player process ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Exit {
-    Code(i32),
-    Signal(i32),
-}
+/// How the player process ended (the same as a reaped process's).
+pub use crate::os::Exit;
 
 /// Why the player never ran.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,6 +86,22 @@ pub enum StartError {
     Exec(String),
     /// The sandbox could not be set up: the harness's fault.
     Setup(String),
+}
+
+impl StartError {
+    /// Whether a failure means the machine refused (out of processes or memory).
+    pub fn is_refusal(e: &std::io::Error) -> bool {
+        matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::ENOMEM))
+    }
+
+    /// A failure of the harness's own set-up: refused by the machine, or the sandbox's fault.
+    pub fn of_setup(e: &std::io::Error, what: &str) -> StartError {
+        if StartError::is_refusal(e) {
+            StartError::Refused(format!("{what}: {e}"))
+        } else {
+            StartError::Setup(format!("{what}: {e}"))
+        }
+    }
 }
 
 /// The supervisor's answer, written once the test's processes are all gone.

@@ -75,13 +75,6 @@ fn read_spec() -> std::io::Result<Spec> {
     serde_json::from_slice(&bytes).map_err(std::io::Error::other)
 }
 
-fn refused_or_setup(e: &std::io::Error, what: &str) -> StartError {
-    match e.raw_os_error() {
-        Some(libc::EAGAIN) | Some(libc::ENOMEM) => StartError::Refused(format!("{what}: {e}")),
-        _ => StartError::Setup(format!("{what}: {e}")),
-    }
-}
-
 /// Runs the test; hands the report to `send` as soon as the test's processes are gone, then
 /// tidies up (reaps the init, removes the cgroup).
 fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
@@ -146,7 +139,7 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
     let setup = |e: std::io::Error, what: &str| {
         (
             Report {
-                start_error: Some(refused_or_setup(&e, what)),
+                start_error: Some(StartError::of_setup(&e, what)),
                 ..Report::default()
             },
             None,
