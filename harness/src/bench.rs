@@ -9,8 +9,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::app::{load_config, UsageError};
 use crate::cli::BenchArgs;
+use crate::context::Context;
+use crate::error::{Classify, Error};
 use crate::exit;
 use crate::os;
 use crate::players;
@@ -21,7 +22,7 @@ use crate::seeds::SeedSpec;
 use crate::session::{Limits, Session};
 
 /// The peer of the ping-pong: answers every line with `0 0`.
-pub fn echo() -> Result<u8, UsageError> {
+pub fn echo() -> Result<u8, Error> {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -35,34 +36,35 @@ pub fn echo() -> Result<u8, UsageError> {
     Ok(exit::OK)
 }
 
-fn echo_command() -> Result<Command, UsageError> {
-    let exe = std::env::current_exe()?;
+fn echo_command() -> Result<Command, Error> {
+    let exe = std::env::current_exe().fault()?;
     let mut cmd = Command::new(exe);
     cmd.arg("echo");
     Ok(cmd)
 }
 
 /// Times `n` round trips, after 1000 to warm up.
-fn timed<E>(n: u64, mut round: impl FnMut() -> Result<(), E>) -> Result<Duration, UsageError>
-where
-    UsageError: From<E>,
-{
+fn timed<E: std::fmt::Display>(
+    n: u64,
+    mut round: impl FnMut() -> Result<(), E>,
+) -> Result<Duration, Error> {
     for _ in 0..1000 {
-        round()?;
+        round().fault()?;
     }
     let start = Instant::now();
     for _ in 0..n {
-        round()?;
+        round().fault()?;
     }
     Ok(start.elapsed())
 }
 
 /// Raw baseline: blocking write and blocking line read, no deadline, no checks.
-fn raw_ping_pong(n: u64) -> Result<Duration, UsageError> {
+fn raw_ping_pong(n: u64) -> Result<Duration, Error> {
     let mut child = echo_command()?
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .spawn()?;
+        .spawn()
+        .fault()?;
     let mut stdin = child.stdin.take().expect("piped");
     let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
     let mut line = String::new();
@@ -74,16 +76,17 @@ fn raw_ping_pong(n: u64) -> Result<Duration, UsageError> {
     };
     let t = timed(n, || round(&mut stdin))?;
     drop(stdin);
-    child.wait()?;
+    child.wait().fault()?;
     Ok(t)
 }
 
 /// The design the harness avoids: a reader thread handing lines over a channel.
-fn thread_channel_ping_pong(n: u64) -> Result<Duration, UsageError> {
+fn thread_channel_ping_pong(n: u64) -> Result<Duration, Error> {
     let mut child = echo_command()?
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .spawn()?;
+        .spawn()
+        .fault()?;
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let (tx, rx) = mpsc::channel::<String>();
@@ -95,26 +98,22 @@ fn thread_channel_ping_pong(n: u64) -> Result<Duration, UsageError> {
             }
         }
     });
-    let round = |stdin: &mut std::process::ChildStdin| -> Result<(), UsageError> {
-        stdin.write_all(b"x\n")?;
-        rx.recv()?;
+    let round = |stdin: &mut std::process::ChildStdin| -> Result<(), Error> {
+        stdin.write_all(b"x\n").fault()?;
+        rx.recv().fault()?;
         Ok(())
     };
     let t = timed(n, || round(&mut stdin))?;
     drop(stdin);
-    child.wait()?;
+    child.wait().fault()?;
     let _ = reader.join();
     Ok(t)
 }
 
 /// The harness's own session: send + recv with the deadline, limits and stderr drain; with
 /// `record`, through the transcript recorder as in a run.
-fn session_ping_pong(
-    n: u64,
-    record: bool,
-    containment: &Containment,
-) -> Result<Duration, UsageError> {
-    let exe = std::env::current_exe()?;
+fn session_ping_pong(n: u64, record: bool, containment: &Containment) -> Result<Duration, Error> {
+    let exe = std::env::current_exe().fault()?;
     let limits = Limits {
         think: Duration::from_secs(3600),
         memory: 0,
@@ -124,9 +123,9 @@ fn session_ping_pong(
         grace: Duration::from_secs(1),
     };
     let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
-    let round = |s: &mut dyn Channel| -> Result<(), UsageError> {
-        s.send("x\n").map_err(|e| UsageError(e.to_string()))?;
-        s.recv().map_err(|e| UsageError(e.to_string()))?;
+    let round = |s: &mut dyn Channel| -> Result<(), Error> {
+        s.send("x\n").map_err(|e| Error::Usage(e.to_string()))?;
+        s.recv().map_err(|e| Error::Usage(e.to_string()))?;
         Ok(())
     };
     let t = if record {
@@ -140,10 +139,10 @@ fn session_ping_pong(
 }
 
 /// A containment for the bench's own players: the user's PATH and locale, no extra variables.
-fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, UsageError> {
+fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, Error> {
     Ok(Containment {
         isolation: Isolation::prepare(sandbox, cgroup, &[])
-            .map_err(|e| UsageError(e.to_string()))?,
+            .map_err(|e| Error::Usage(e.to_string()))?,
         base_env: runner::base_env(&[]),
         core_dumps: false,
     })
@@ -160,10 +159,10 @@ fn spawn(
     program: &Path,
     args: &[&str],
     limits: Limits,
-) -> Result<(Session, Option<tempfile::TempDir>), UsageError> {
+) -> Result<(Session, Option<tempfile::TempDir>), Error> {
     let work = match containment.isolation.mode {
         crate::sandbox::Mode::Namespaces => None,
-        crate::sandbox::Mode::Process => Some(runner::process_workdir()?),
+        crate::sandbox::Mode::Process => Some(runner::process_workdir().fault()?),
     };
     let mut argv = vec![program.display().to_string()];
     argv.extend(args.iter().map(|a| a.to_string()));
@@ -181,11 +180,11 @@ fn spawn(
             core_dumps: false,
         },
     );
-    Ok((Session::spawn(&spec, limits)?, work))
+    Ok((Session::spawn(&spec, limits).fault()?, work))
 }
 
 /// Median time of starting and ending `true` as a player, over `n` tests.
-fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, UsageError> {
+fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, Error> {
     let program = Path::new("/usr/bin/true");
     let limits = Limits {
         think: Duration::from_secs(60),
@@ -206,7 +205,7 @@ fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, UsageErro
             .report
             .is_none_or(|r| r.start_error.is_some() || r.exit.is_none())
         {
-            return Err(UsageError(
+            return Err(Error::Usage(
                 "bench: `true` did not run in the sandbox".into(),
             ));
         }
@@ -216,11 +215,13 @@ fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, UsageErro
 }
 
 /// Median time of a plain spawn and wait of `true` (no sandbox, no supervisor).
-fn plain_spawn_cost(n: usize) -> Result<Duration, UsageError> {
+fn plain_spawn_cost(n: usize) -> Result<Duration, Error> {
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let start = Instant::now();
-        std::process::Command::new("/usr/bin/true").status()?;
+        std::process::Command::new("/usr/bin/true")
+            .status()
+            .fault()?;
         times.push(start.elapsed());
     }
     times.sort();
@@ -257,16 +258,18 @@ fn throughput(suite: &Suite, containment: &Containment, threads: usize, pin: boo
         tests: 0,
         transcript_bytes: 0,
     };
-    for runner::Event::Finished(r) in rx.try_iter() {
-        run.moves += r.outcome.moves;
-        run.tests += 1;
-        run.transcript_bytes += r.transcript.len() as u64;
+    for event in rx.try_iter() {
+        if let runner::Event::Finished(r) = event {
+            run.moves += r.outcome.moves;
+            run.tests += 1;
+            run.transcript_bytes += r.transcript.len() as u64;
+        }
     }
     run
 }
 
-pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
-    os::install_interrupt_handler()?;
+pub fn main(args: &BenchArgs) -> Result<u8, Error> {
+    os::install_interrupt_handler().fault()?;
     let n = args.round_trips.max(1);
     // Judge and peer on one core, as in a run.
     let all_cpus = os::allowed_cpus();
@@ -366,12 +369,8 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
 
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
-    let (scoring, root) = load_config(&args.common)?;
-    let testcases = args
-        .common
-        .testcases
-        .clone()
-        .unwrap_or_else(|| root.join("testcases"));
+    let context = Context::load(&args.common)?;
+    let (scoring, testcases) = (&context.scoring, context.testcases.clone());
     for problem in problem::all() {
         if let Some(judged) = judge_cost(problem.as_ref(), &testcases) {
             println!(
@@ -393,22 +392,22 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
             );
         }
     }
-    let spec = SeedSpec::parse(&args.seeds).map_err(UsageError)?;
+    let spec = SeedSpec::parse(&args.seeds).map_err(Error::Usage)?;
     let ids = problem::ids();
     let mut builds = crate::build::Builds::new(std::time::Duration::from_secs_f64(
         scoring.harness.build_timeout,
     ));
     let (found, _) =
-        players::discover(std::slice::from_ref(&args.player), None, &ids, &mut builds)?;
+        players::discover(std::slice::from_ref(&args.player), None, &ids, &mut builds).usage()?;
     let player = found
         .into_iter()
         .next()
-        .ok_or_else(|| UsageError("no player for the throughput run".into()))?;
+        .ok_or_else(|| Error::Usage("no player for the throughput run".into()))?;
     let problem = problem::by_id(&player.problem).expect("known");
     let config = scoring.problem(problem.id());
     let cases = spec
         .resolve(&config.examples)
-        .map_err(UsageError)?
+        .map_err(Error::Usage)?
         .into_iter()
         .map(CaseKey::Seed)
         .collect();

@@ -8,7 +8,15 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::problem::Objective;
+/// Whether a higher or a lower raw score is better (`objective = "max"` or `"min"` in
+/// `scoring.toml`); each problem's judge decides its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+pub enum Objective {
+    #[serde(rename = "max")]
+    Maximize,
+    #[serde(rename = "min")]
+    Minimize,
+}
 
 /// The whole `scoring.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -121,7 +129,7 @@ pub enum ConfigError {
 
 impl Scoring {
     /// Reads and checks a `scoring.toml`. Errors name the file, and the line and column.
-    pub fn load(path: &Path, known_problems: &[&str]) -> Result<Scoring, ConfigError> {
+    pub fn load(path: &Path, known_problems: &[(&str, Objective)]) -> Result<Scoring, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.display().to_string(),
             source,
@@ -130,27 +138,32 @@ impl Scoring {
     }
 
     /// Parses the text of a `scoring.toml`; `path` is only used in messages.
-    pub fn parse(text: &str, path: &str, known_problems: &[&str]) -> Result<Scoring, ConfigError> {
+    pub fn parse(
+        text: &str,
+        path: &str,
+        known_problems: &[(&str, Objective)],
+    ) -> Result<Scoring, ConfigError> {
         let invalid = |message: String| ConfigError::Invalid {
             path: path.to_string(),
             message,
         };
         let scoring: Scoring = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         for (id, cfg) in &scoring.problem {
-            if !known_problems.contains(&id.as_str()) {
+            let Some(&(_, judged)) = known_problems.iter().find(|(known, _)| known == id) else {
+                let names: Vec<&str> = known_problems.iter().map(|(known, _)| *known).collect();
                 return Err(invalid(format!(
                     "unknown problem [problem.{id}] (known: {})",
-                    known_problems.join(", ")
+                    names.join(", ")
                 )));
-            }
+            };
             if !(cfg.time_limit > 0.0 && cfg.time_limit.is_finite()) {
                 return Err(invalid(format!(
                     "[problem.{id}] time-limit must be a positive number of seconds"
                 )));
             }
-            if let (Some(said), Some(problem)) = (cfg.objective, crate::problem::by_id(id)) {
-                if said != problem.objective() {
-                    let truth = match problem.objective() {
+            if let Some(said) = cfg.objective {
+                if said != judged {
+                    let truth = match judged {
                         Objective::Maximize => "maximised",
                         Objective::Minimize => "minimised",
                     };
@@ -209,7 +222,7 @@ mod tests {
         let err = Scoring::parse(
             "[problem.chesspuzzle]\ntime-limit = \"soon\"\n",
             "scoring.toml",
-            &["chesspuzzle"],
+            &[("chesspuzzle", Objective::Maximize)],
         )
         .unwrap_err()
         .to_string();
@@ -223,14 +236,18 @@ mod tests {
         let err = Scoring::parse(
             "[problem.chesspuzzle]\ntime-limt = 3\n",
             "s",
-            &["chesspuzzle"],
+            &[("chesspuzzle", Objective::Maximize)],
         )
         .unwrap_err()
         .to_string();
         assert!(err.contains("time-limt"), "{err}");
-        let err = Scoring::parse("[problem.chess]\n", "s", &["chesspuzzle"])
-            .unwrap_err()
-            .to_string();
+        let err = Scoring::parse(
+            "[problem.chess]\n",
+            "s",
+            &[("chesspuzzle", Objective::Maximize)],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("unknown problem [problem.chess]"), "{err}");
     }
 
@@ -239,7 +256,7 @@ mod tests {
         let s = Scoring::parse(
             "[problem.chesspuzzle]\nmemory-limit = 64\n",
             "s",
-            &["chesspuzzle"],
+            &[("chesspuzzle", Objective::Maximize)],
         )
         .unwrap();
         let cfg = s.problem("chesspuzzle");
@@ -252,22 +269,30 @@ mod tests {
         let ok = Scoring::parse(
             "[harness]\nrelative-scale = 100\n[problem.linez]\nobjective = \"max\"\n",
             "s",
-            &["linez"],
+            &[("linez", Objective::Maximize)],
         )
         .unwrap();
         assert_eq!(ok.problem("linez").objective, Some(Objective::Maximize));
         assert_eq!(ok.harness.relative_scale, 100.0);
         assert_eq!(Scoring::default().harness.relative_scale, 1e6);
-        let err = Scoring::parse("[problem.linez]\nobjective = \"min\"\n", "s", &["linez"])
-            .unwrap_err()
-            .to_string();
+        let err = Scoring::parse(
+            "[problem.linez]\nobjective = \"min\"\n",
+            "s",
+            &[("linez", Objective::Maximize)],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("objective = \"min\"") && err.contains("maximised"),
             "{err}"
         );
-        let err = Scoring::parse("[problem.linez]\nobjective = \"up\"\n", "s", &["linez"])
-            .unwrap_err()
-            .to_string();
+        let err = Scoring::parse(
+            "[problem.linez]\nobjective = \"up\"\n",
+            "s",
+            &[("linez", Objective::Maximize)],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("up"), "{err}");
         let err = Scoring::parse("[harness]\nrelative-scale = 0\n", "s", &[])
             .unwrap_err()

@@ -124,6 +124,12 @@ pub struct TestResult {
 /// What the runner reports, in order of happening.
 #[derive(Debug)]
 pub enum Event {
+    /// A test is about to start.
+    Started {
+        problem: &'static str,
+        player: String,
+        case: CaseKey,
+    },
     /// A test finished (every verdict, including failures).
     Finished(Box<TestResult>),
 }
@@ -168,7 +174,13 @@ pub fn run(
                 return;
             }
             let suite = &suites[s];
-            if let Some(result) = run_one(suite, containment, &suite.cases[c], &suite.players[p]) {
+            let (case, player) = (&suite.cases[c], &suite.players[p]);
+            let _ = events.send(Event::Started {
+                problem: suite.problem.id(),
+                player: player.name.clone(),
+                case: case.clone(),
+            });
+            if let Some(result) = run_one(suite, containment, case, player) {
                 let _ = events.send(Event::Finished(Box::new(result)));
             }
         });

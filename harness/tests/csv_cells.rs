@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use harness::problem::CaseKey;
 use harness::report::files::RunFiles;
+use harness::report::{Event, Reporter, RunState, Summary};
+use harness::rundir::Layout;
 use harness::runner::TestResult;
 use harness::session::StderrTail;
 use harness::verdict::{Outcome, Verdict};
@@ -167,10 +169,15 @@ fn reasons_and_warnings_never_start_a_cell_like_a_formula() {
         "chesspuzzle".to_string(),
         vec!["H".to_string(), "W".to_string(), "K".to_string()],
     )];
-    let mut files = RunFiles::create(tmp.path(), &problems, "").unwrap();
+    let mut files = RunFiles::create(tmp.path(), "", Layout::new(&problems), "").unwrap();
+    let mut state = RunState::new(&files.id, &files.dir, Summary::new(&[], 0), 0);
     let texts = ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "plain"];
     for text in texts {
-        files.on_result(&result(text, text)).unwrap();
+        let result = result(text, text);
+        state.add(harness::execute::score_row(&result, &["H", "W", "K"]));
+        files
+            .on_event(&Event::TestFinished(&result), &mut state)
+            .unwrap();
     }
     let cells = cells(&files.dir.join("scores.csv"));
     for text in texts {

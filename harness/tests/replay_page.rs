@@ -9,9 +9,11 @@ use std::path::Path;
 use harness::config::ProblemConfig;
 use harness::problem::chesspuzzle::{self, Board, Cell, Tile};
 use harness::problem::{by_id, Env};
-use harness::replay::{self, page, Row};
+use harness::replay::{self, page};
+use harness::rundir::ScoreRow as Row;
 use harness::testkit::FnPlayer;
 use harness::transcript::Recorder;
+use harness::verdict::Verdict;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
@@ -115,13 +117,9 @@ fn chess_transcript(seed: u64, legal: usize, last: &str) -> String {
 
 fn row(problem: &str, hostile: &str) -> Row {
     Row {
-        problem: problem.to_string(),
-        player: "hostile".to_string(),
-        seed: "1".to_string(),
-        score: 0.0,
-        verdict: "WA".to_string(),
         // A reason as it may stand in a hand-edited or older scores.csv: the move verbatim.
         reason: format!("the last move was {hostile}"),
+        ..Row::new(problem, "hostile", "1", 0.0, Verdict::WrongAnswer)
     }
 }
 

@@ -15,17 +15,18 @@ pub mod stats;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use crate::app::UsageError;
 use crate::cli::{CompareArgs, CompareFlags, RunsArgs};
 use crate::config::Scoring;
+use crate::error::{Classify, Error};
 use crate::problem::{self, CaseKey, Env, Problem};
-use crate::report::Summary;
+use crate::report::{Event, Reporter, RunState, Summary};
+use crate::rundir::ScoreRow;
 use crate::secret::Secret;
 use group::{Columns, Filter, GroupBy};
 use report::{Options, ProblemInfo};
 use runs::{BestTable, Entry};
 
-use crate::report::files::param_column;
+use crate::rundir::param_column;
 
 /// What the comparison needs to know of a problem, from the problem itself.
 pub fn info(id: &str) -> ProblemInfo {
@@ -52,11 +53,11 @@ pub struct Flags {
 }
 
 impl Flags {
-    pub fn parse(flags: &CompareFlags) -> Result<Flags, UsageError> {
+    pub fn parse(flags: &CompareFlags) -> Result<Flags, Error> {
         let filters = flags
             .filter
             .iter()
-            .map(|f| Filter::parse(f).map_err(|e| UsageError(format!("--filter {e}"))))
+            .map(|f| Filter::parse(f).map_err(|e| Error::Usage(format!("--filter {e}"))))
             .collect::<Result<_, _>>()?;
         let groups = if flags.group_by.is_empty() {
             None
@@ -67,7 +68,7 @@ impl Flags {
                 flags
                     .group_by
                     .iter()
-                    .map(|g| GroupBy::parse(g).map_err(|e| UsageError(format!("--group-by {e}"))))
+                    .map(|g| GroupBy::parse(g).map_err(|e| Error::Usage(format!("--group-by {e}"))))
                     .collect::<Result<_, _>>()?,
             )
         };
@@ -88,7 +89,7 @@ pub fn filter_cases(
     env: &Env,
     cases: Vec<CaseKey>,
     filters: &[Filter],
-) -> Result<(Vec<CaseKey>, Vec<bool>), UsageError> {
+) -> Result<(Vec<CaseKey>, Vec<bool>), Error> {
     let names: Columns = problem
         .param_names()
         .iter()
@@ -103,7 +104,7 @@ pub fn filter_cases(
     }
     let mut kept = Vec::new();
     for case in cases {
-        let game = problem.case(&case, env)?;
+        let game = problem.case(&case, env).usage()?;
         let columns: Columns = problem
             .param_names()
             .iter()
@@ -130,6 +131,8 @@ pub fn filter_cases(
 /// earlier runs made with the same key, and leaves `best.csv` (tests made without a key) alone.
 pub struct History {
     flags: Flags,
+    /// The results folder (earlier runs, `best.csv`).
+    results: PathBuf,
     scale: f64,
     /// The fingerprint of the run's secret key.
     secret: Option<String>,
@@ -139,10 +142,11 @@ impl History {
     pub fn new(
         flags: &CompareFlags,
         scoring: &Scoring,
+        results: &Path,
         secret: Option<&Secret>,
-    ) -> Result<History, UsageError> {
+    ) -> Result<History, Error> {
         if flags.vs_best && secret.is_some() {
-            return Err(UsageError(
+            return Err(Error::Usage(
                 "--vs-best with a secret key: best.csv holds the tests made without a key, \
                  not this run's"
                     .into(),
@@ -150,6 +154,7 @@ impl History {
         }
         Ok(History {
             flags: Flags::parse(flags)?,
+            results: results.to_path_buf(),
             scale: scoring.harness.relative_scale,
             secret: secret.map(|s| s.fingerprint().to_string()),
         })
@@ -162,13 +167,15 @@ impl History {
     /// Once the run has ended (before the leaderboard is written): relative scores into
     /// `summary`, `best.csv` updated. Returns lines to print under the leaderboard: the
     /// comparison with the previous run and, with `--group-by`, the per-group table.
-    pub fn finish(
+    fn finish(
         &mut self,
-        results: &Path,
         run: &str,
+        rows: &[ScoreRow],
         summary: &mut Summary,
     ) -> Result<Vec<String>, String> {
-        let entries = runs::load_run(&results.join(run))?;
+        let results = self.results.clone();
+        let results = results.as_path();
+        let entries = runs::entries(run, self.secret.clone(), rows);
         let best_path = results.join("best.csv");
         let mut best = BestTable::load(&best_path)?;
         let mut lines = Vec::new();
@@ -191,7 +198,7 @@ impl History {
                 Ok(mut grouped) => {
                     let csv = report::to_csv(&grouped).map_err(|e| e.to_string())?;
                     let path = results.join(run).join("compare.csv");
-                    crate::report::files::write_atomic(&path, &csv).map_err(|e| e.to_string())?;
+                    crate::rundir::write_atomic(&path, &csv).map_err(|e| e.to_string())?;
                     for c in &mut grouped {
                         c.pairs.clear();
                     }
@@ -215,6 +222,18 @@ impl History {
         best.save(&best_path)
             .map_err(|e| format!("cannot write {}: {e}", best_path.display()))?;
         Ok(lines)
+    }
+}
+
+impl Reporter for History {
+    fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
+        if let Event::RunFinished = event {
+            match self.finish(&state.id, &state.rows, &mut state.summary) {
+                Ok(lines) => state.footer.extend(lines),
+                Err(e) => state.footer.push(format!("warning: no comparison: {e}")),
+            }
+        }
+        Ok(())
     }
 }
 
@@ -309,12 +328,9 @@ fn versus_previous(
 fn results_dir(
     results: &Option<PathBuf>,
     common: &crate::cli::Common,
-) -> Result<(PathBuf, Scoring), UsageError> {
-    let (scoring, root) = crate::app::load_config(common)?;
-    let dir = results
-        .clone()
-        .unwrap_or_else(|| root.join(&scoring.harness.results));
-    Ok((dir, scoring))
+) -> Result<(PathBuf, Scoring), Error> {
+    let context = crate::context::Context::load(common)?;
+    Ok((context.results(results.as_deref()), context.scoring))
 }
 
 /// Finds the entries a `compare` argument names: a run (all its players), `NAME@RUN`, or
@@ -325,14 +341,14 @@ fn resolve(
     results: &Path,
     what: &str,
     others: &[Entry],
-) -> Result<(Vec<Entry>, Option<String>), UsageError> {
-    let load = |dir: &Path| runs::load_run(dir).map_err(UsageError);
+) -> Result<(Vec<Entry>, Option<String>), Error> {
+    let load = |dir: &Path| runs::load_run(dir).map_err(Error::Usage);
     if let Some(dir) = runs::find(results, what) {
         return Ok((load(&dir)?, None));
     }
     if let Some((name, run)) = what.rsplit_once('@') {
         let dir = runs::find(results, run).ok_or_else(|| {
-            UsageError(format!(
+            Error::Usage(format!(
                 "{what}: no run {run:?} in {} (see `harness runs`)",
                 results.display()
             ))
@@ -342,7 +358,7 @@ fn resolve(
             .filter(|e| e.player == name)
             .collect();
         if found.is_empty() {
-            return Err(UsageError(format!(
+            return Err(Error::Usage(format!(
                 "{what}: run {run} has no player {name:?}"
             )));
         }
@@ -377,7 +393,7 @@ fn resolve(
             // Only in runs another argument named: it is compared there.
             return Ok((Vec::new(), None));
         }
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "{what}: no run or player of that name in {} (see `harness runs`)",
             results.display()
         )));
@@ -417,7 +433,7 @@ fn tests_in_common(found: &[Entry], others: &[Entry]) -> usize {
 }
 
 /// `harness compare`.
-pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
+pub fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     let (results, scoring) = results_dir(&args.results, &args.common)?;
     let flags = Flags::parse(&args.flags)?;
     let what = if args.what.is_empty() {
@@ -448,7 +464,7 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
     }
     check_same_tests(&entries, flags.vs_best)?;
     let best = if flags.vs_best {
-        Some(BestTable::load(&results.join("best.csv"))?)
+        Some(BestTable::load(&results.join("best.csv")).usage()?)
     } else {
         None
     };
@@ -458,15 +474,15 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
         best: best.as_ref(),
         scale: scoring.harness.relative_scale,
     };
-    let comparisons = report::compare(&entries, info, &options)?;
+    let comparisons = report::compare(&entries, info, &options).usage()?;
     print!("{}", report::render(&comparisons));
     let output = args
         .output
         .clone()
         .unwrap_or_else(|| results.join("compare.csv"));
-    let csv = report::to_csv(&comparisons)?;
-    crate::report::files::write_atomic(&output, &csv)
-        .map_err(|e| UsageError(format!("cannot write {}: {e}", output.display())))?;
+    let csv = report::to_csv(&comparisons).fault()?;
+    crate::rundir::write_atomic(&output, &csv)
+        .map_err(|e| Error::fault(format!("cannot write {}: {e}", output.display())))?;
     println!("wrote {}", output.display());
     Ok(crate::exit::OK)
 }
@@ -474,7 +490,7 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
 /// Runs made with different secret keys (or one with a key, one without) have different
 /// tests under the same seeds, and `best.csv` holds only tests made without a key: comparing
 /// across them would pair unrelated tests, so it is refused.
-fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), UsageError> {
+fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), Error> {
     let describe = |e: &Entry| match &e.secret {
         Some(f) => format!("run {} was made with a secret key (fingerprint {f})", e.run),
         None => format!("run {} without a secret key", e.run),
@@ -484,7 +500,7 @@ fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), UsageError> 
         .find(|e| e.secret.is_some())
         .filter(|_| vs_best)
     {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "--vs-best: {}, but best.csv holds tests made without a key",
             describe(keyed)
         )));
@@ -493,7 +509,7 @@ fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), UsageError> 
         .first()
         .and_then(|first| Some((first, entries.iter().find(|e| e.secret != first.secret)?)))
     {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "{} and {}: the same seeds are different tests, there is nothing to compare",
             describe(first),
             describe(other)
@@ -503,7 +519,7 @@ fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), UsageError> 
 }
 
 /// `harness runs`.
-pub fn runs_main(args: &RunsArgs) -> Result<u8, UsageError> {
+pub fn runs_main(args: &RunsArgs) -> Result<u8, Error> {
     let (results, _) = results_dir(&args.results, &args.common)?;
     let ids = runs::list(&results);
     if ids.is_empty() {

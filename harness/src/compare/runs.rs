@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::group::Columns;
 use super::relative;
 use crate::problem::{CaseKey, Objective};
-use crate::report::files::ScoresReader;
+use crate::rundir::{self, BadRows, ScoreRow};
 use crate::verdict::Verdict;
 
 /// One test of one player.
@@ -46,63 +46,33 @@ impl Entry {
     }
 }
 
-/// Columns that identify a row rather than describe the test.
-const IDENTITY: [&str; 6] = [
-    "problem",
-    "player",
-    "seed",
-    "score",
-    "verdict",
-    "player_hash",
-];
-
 /// Reads the entries of one run folder (one per problem and player, in file order).
 pub fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
-    let mut scores = ScoresReader::open(dir)?;
-    let path = scores.path.clone();
+    let scores = rundir::read(dir, BadRows::Fail)?;
     let id = dir.file_name().map_or_else(
         || dir.display().to_string(),
         |n| n.to_string_lossy().to_string(),
     );
-    let header = scores.header.clone();
-    let secret = crate::secret::recorded(dir);
-    let (problem, player, seed, score, verdict) = (
-        scores.need("problem")?,
-        scores.need("player")?,
-        scores.need("seed")?,
-        scores.need("score")?,
-        scores.need("verdict")?,
-    );
-    let (hash, version) = (scores.col("player_hash"), scores.col("harness_version"));
+    Ok(entries(&id, crate::secret::recorded(dir), &scores.rows))
+}
+
+/// The entries of a run's rows (one per problem and player, in row order); `secret` is the
+/// fingerprint of the run's key.
+pub fn entries(run: &str, secret: Option<String>, rows: &[ScoreRow]) -> Vec<Entry> {
     let mut entries: Vec<Entry> = Vec::new();
-    for (line, record) in scores.records().enumerate() {
-        let record = record?;
-        let field = |i: usize| record.get(i).unwrap_or_default();
-        let bad = |what: &str| format!("{}: row {}: {what}", path.display(), line + 2);
-        let value = field(score)
-            .parse::<f64>()
-            .map_err(|_| bad(&format!("score {:?} is not a number", field(score))))?;
-        let verdict = Verdict::from_code(field(verdict))
-            .ok_or_else(|| bad(&format!("unknown verdict {:?}", field(verdict))))?;
-        let columns: Columns = header
-            .iter()
-            .zip(record.iter())
-            .filter(|(h, _)| !IDENTITY.contains(h))
-            .map(|(h, v)| (h.to_string(), v.to_string()))
-            .collect();
-        let (p, name) = (field(problem), field(player));
+    for row in rows {
         let at = match entries
             .iter()
-            .position(|e| e.problem == p && e.player == name)
+            .position(|e| e.problem == row.problem && e.player == row.player)
         {
             Some(i) => i,
             None => {
                 entries.push(Entry {
-                    problem: p.to_string(),
-                    player: name.to_string(),
-                    run: id.clone(),
-                    player_hash: hash.map(|i| field(i).to_string()).unwrap_or_default(),
-                    harness_version: version.map(|i| field(i).to_string()).unwrap_or_default(),
+                    problem: row.problem.clone(),
+                    player: row.player.clone(),
+                    run: run.to_string(),
+                    player_hash: row.player_hash.clone(),
+                    harness_version: row.harness_version.clone(),
                     secret: secret.clone(),
                     tests: BTreeMap::new(),
                 });
@@ -110,15 +80,15 @@ pub fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
             }
         };
         entries[at].tests.insert(
-            CaseKey::parse(field(seed)),
+            CaseKey::parse(&row.seed),
             Test {
-                score: value,
-                verdict,
-                columns,
+                score: row.score,
+                verdict: row.verdict,
+                columns: row.columns(),
             },
         );
     }
-    Ok(entries)
+    entries
 }
 
 /// The ids of the runs under `results`, oldest first (ids are UTC timestamps, so their
@@ -265,7 +235,7 @@ impl BestTable {
         let bytes = w
             .into_inner()
             .map_err(|e| std::io::Error::other(e.to_string()))?;
-        crate::report::files::write_atomic(path, &bytes)
+        crate::rundir::write_atomic(path, &bytes)
     }
 }
 

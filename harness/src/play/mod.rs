@@ -13,13 +13,16 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::app::{find_problem, load_config, testcases_dir, UsageError};
 use crate::cli::PlayArgs;
+use crate::context::{find_problem, Context};
+use crate::error::Error;
 use crate::exit;
 use crate::problem::views::{paint, TerminalView};
-use crate::problem::{CaseKey, Channel, Env};
+use crate::problem::{CaseKey, Channel};
+use crate::replay::Replays;
 use crate::report::files::RunFiles;
-use crate::report::Summary;
+use crate::report::{Event, Reporter, RunState, Summary};
+use crate::rundir::Layout;
 use crate::runner::TestResult;
 use crate::session::StderrTail;
 use crate::transcript::Recorder;
@@ -119,26 +122,24 @@ impl Channel for Terminal<'_> {
 }
 
 /// Runs `harness play`.
-pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
-    let (scoring, root) = load_config(&args.common)?;
+pub fn main(args: &PlayArgs) -> Result<u8, Error> {
+    let context = Context::load(&args.common)?;
     let problem = find_problem(&args.problem)?;
-    let env = Env {
-        testcases: testcases_dir(&args.common, &root),
-        config: scoring.problem(problem.id()),
-        secret: None,
-    };
+    let env = context.env(problem.id(), None);
     let key = CaseKey::Seed(args.seed);
-    let mut game = problem.case(&key, &env)?;
+    let mut game = problem
+        .case(&key, &env)
+        .map_err(|e| Error::usage(e.to_string()))?;
     let Some(views) = problem.views() else {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "{} is not interactive: play {}",
             problem.id(),
             crate::problem::interactive_ids().join(" or ")
         )));
     };
-    let view = views.terminal(&key, &env).map_err(UsageError)?;
+    let view = views.terminal(&key, &env).map_err(Error::Usage)?;
     if args.name.is_empty() || args.name.contains(['/', '\\']) || args.name.starts_with('.') {
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "--name {:?}: a player name is a plain file name",
             args.name
         )));
@@ -204,37 +205,34 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
         println!("no move was made: the game is not saved");
         return Ok(exit::OK);
     }
-    let results = args
-        .results
-        .clone()
-        .unwrap_or_else(|| root.join(&scoring.harness.results));
-    let params: Vec<String> = problem
-        .param_names()
-        .iter()
-        .map(|p| p.to_string())
-        .collect();
+    let results = context.results(args.results.as_deref());
     let run_toml = format!(
         "harness-version = {:?}\ncommand = {:?}\nplayer = {:?}\n",
         env!("CARGO_PKG_VERSION"),
         std::env::args().collect::<Vec<_>>().join(" "),
         args.name
     );
-    let save = || -> std::io::Result<std::path::PathBuf> {
-        let mut files = RunFiles::create_named(
-            &results,
-            "play-",
-            &[(problem.id().to_string(), params.clone())],
-            &run_toml,
-        )?;
-        let mut summary = Summary::new(&[(problem.id().to_string(), vec![args.name.clone()])], 1);
-        summary.add(&result);
-        files.on_result(&result)?;
-        files.finish(&summary, false)?;
-        Ok(files.dir)
+    let save = || -> Result<std::path::PathBuf, String> {
+        let names = problem.param_names().iter().map(|p| p.to_string());
+        let layout = Layout::new(&[(problem.id().to_string(), names.collect())]);
+        let files =
+            RunFiles::create(&results, "play-", layout, &run_toml).map_err(|e| e.to_string())?;
+        let row = crate::execute::score_row(&result, problem.param_names());
+        let roster = [(problem.id().to_string(), vec![args.name.clone()])];
+        let mut state = RunState::new(&files.id, &files.dir, Summary::new(&roster, 1), 1);
+        state.add(row);
+        state.complete = true;
+        let envs = vec![(problem.id().to_string(), env.clone())];
+        let mut reporters: [Box<dyn Reporter>; 2] = [Box::new(files), Box::new(Replays { envs })];
+        for event in [Event::TestFinished(&result), Event::RunFinished] {
+            for reporter in reporters.iter_mut() {
+                reporter.on_event(&event, &mut state)?;
+            }
+        }
+        Ok(state.dir)
     };
     match save() {
         Ok(dir) => {
-            crate::replay::after_run(&dir, &[(problem.id().to_string(), env)]);
             let id = dir
                 .file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().to_string());

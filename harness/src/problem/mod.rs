@@ -144,15 +144,7 @@ impl CaseError {
     }
 }
 
-/// Whether a higher or a lower raw score is better (`objective = "max"` or `"min"` in
-/// `scoring.toml`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-pub enum Objective {
-    #[serde(rename = "max")]
-    Maximize,
-    #[serde(rename = "min")]
-    Minimize,
-}
+pub use crate::config::Objective;
 
 /// One problem the harness can judge.
 pub trait Problem: Send + Sync {
@@ -269,6 +261,16 @@ pub fn all() -> Vec<Box<dyn Problem>> {
 /// The ids of all problems, for messages and `--help`.
 pub fn ids() -> Vec<&'static str> {
     all().iter().map(|p| p.id()).collect()
+}
+
+/// Every problem's id with its objective: what `scoring.toml` is checked against.
+pub fn objectives() -> Vec<(&'static str, Objective)> {
+    all().iter().map(|p| (p.id(), p.objective())).collect()
+}
+
+/// Whether the problem with this id has [`Views`] (is interactive: replays, `play`).
+pub fn has_views(id: &str) -> bool {
+    by_id(id).is_some_and(|p| p.views().is_some())
 }
 
 /// The ids of the problems with [`Views`] (`harness play`, replays).

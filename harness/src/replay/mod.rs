@@ -15,58 +15,21 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::app::UsageError;
+use crate::context::{find_problem, Context};
+use crate::error::Error;
 use crate::problem::{self, CaseKey, Env, Objective, Problem};
-use crate::report::files::{transcript_path, ScoresReader};
+use crate::report::{Event, Reporter, RunState};
+use crate::rundir::{self, replay_file, transcript_path, BadRows, ScoreRow as Row};
 use crate::transcript;
 
 /// Whether a problem has replays (the interactive ones, which have [`problem::Views`]).
 pub fn has_replays(id: &str) -> bool {
-    problem::by_id(id).is_some_and(|p| p.views().is_some())
-}
-
-/// One row of `scores.csv`, as much of it as replays need.
-#[derive(Clone, Debug)]
-pub struct Row {
-    pub problem: String,
-    pub player: String,
-    pub seed: String,
-    pub score: f64,
-    pub verdict: String,
-    pub reason: String,
+    problem::has_views(id)
 }
 
 /// Reads a run's `scores.csv`.
 pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
-    let mut scores = ScoresReader::open(run)?;
-    let col = |name: &str| scores.col(name);
-    let (Some(p), Some(pl), Some(s), Some(sc), Some(v), Some(r)) = (
-        col("problem"),
-        col("player"),
-        col("seed"),
-        col("score"),
-        col("verdict"),
-        col("reason"),
-    ) else {
-        return Err(format!(
-            "{}: not a scores.csv of the harness",
-            scores.path.display()
-        ));
-    };
-    let mut rows = Vec::new();
-    for record in scores.records() {
-        let record = record?;
-        let get = |i: usize| record.get(i).unwrap_or_default().to_string();
-        rows.push(Row {
-            problem: get(p),
-            player: get(pl),
-            seed: get(s),
-            score: get(sc).parse().unwrap_or(f64::NAN),
-            verdict: get(v),
-            reason: get(r),
-        });
-    }
-    Ok(rows)
+    Ok(rundir::read(run, BadRows::Fail)?.rows)
 }
 
 /// The `n` worst tests of every (problem, player) with replays, worst first; ties go to the
@@ -144,16 +107,11 @@ pub fn build(
         seed: row.seed.clone(),
         score: judged.score,
         recorded_score: row.score,
-        verdict: row.verdict.clone(),
+        verdict: row.verdict.code().to_string(),
         reason: row.reason.clone(),
         frames,
         script: views.page_script(),
     })
-}
-
-/// Where the replay of a test is written, relative to the run folder.
-pub fn replay_file(row: &Row) -> PathBuf {
-    Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))
 }
 
 /// Writes the replay page of one test of a run; returns its path.
@@ -177,13 +135,26 @@ pub fn write(run: &Path, problem: &dyn Problem, env: &Env, row: &Row) -> Result<
 }
 
 /// After a run: the replay of the worst test of every player of an interactive problem, then
-/// `report.html`. Failures are notes on stderr, never the run's failure.
-pub fn after_run(run: &Path, envs: &[(String, Env)]) {
-    let rows = match read_scores(run) {
-        Ok(rows) => rows,
-        Err(e) => return eprintln!("note: no report: {e}"),
-    };
-    for row in worst(&rows, 1) {
+/// `report.html`, from the rows in memory. Failures are notes on stderr, never the run's
+/// failure.
+pub struct Replays {
+    /// Each problem of the run with what its tests are made from.
+    pub envs: Vec<(String, Env)>,
+}
+
+impl Reporter for Replays {
+    fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
+        if let Event::RunFinished = event {
+            write_after_run(&state.dir, &self.envs, &state.rows);
+        }
+        Ok(())
+    }
+}
+
+/// The replay of the worst test of every player of an interactive problem, then
+/// `report.html`; failures are notes on stderr.
+pub fn write_after_run(run: &Path, envs: &[(String, Env)], rows: &[Row]) {
+    for row in worst(rows, 1) {
         let (Some(problem), Some((_, env))) = (
             problem::by_id(&row.problem),
             envs.iter().find(|(p, _)| *p == row.problem),
@@ -194,20 +165,20 @@ pub fn after_run(run: &Path, envs: &[(String, Env)]) {
             eprintln!("note: no replay: {e}");
         }
     }
-    if let Err(e) = crate::report::html::write(run, &rows) {
+    if let Err(e) = crate::report::html::write(run, rows) {
         eprintln!("note: cannot write report.html: {e}");
     }
 }
 
 /// Finds a run folder: a path to it, or a run id (or `latest`) under the results folder.
-pub fn find_run(run: &str, results: &Path) -> Result<PathBuf, UsageError> {
+pub fn find_run(run: &str, results: &Path) -> Result<PathBuf, Error> {
     let direct = Path::new(run);
     for dir in [direct.to_path_buf(), results.join(run)] {
         if dir.join("scores.csv").is_file() {
             return Ok(dir);
         }
     }
-    Err(UsageError(format!(
+    Err(Error::Usage(format!(
         "run {run:?} not found: neither {} nor {} holds a scores.csv",
         direct.display(),
         results.join(run).display()
@@ -215,13 +186,9 @@ pub fn find_run(run: &str, results: &Path) -> Result<PathBuf, UsageError> {
 }
 
 /// `harness replay`: writes the chosen tests' pages and refreshes `report.html`.
-pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
-    let (scoring, root) = crate::app::load_config(&args.common)?;
-    let results = args
-        .results
-        .clone()
-        .unwrap_or_else(|| root.join(&scoring.harness.results));
-    let run = find_run(&args.run, &results)?;
+pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
+    let context = Context::load(&args.common)?;
+    let run = find_run(&args.run, &context.results(args.results.as_deref()))?;
     // Generated tests are rebuilt from the run's key: a different key gives other boards.
     let what = format!("replay {}", run.display());
     crate::secret::check(
@@ -229,11 +196,11 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
         args.secret.secret.as_ref(),
         &what,
     )
-    .map_err(UsageError)?;
+    .map_err(Error::Usage)?;
     if let Some(id) = &args.problem {
-        crate::app::find_problem(id)?;
+        find_problem(id)?;
     }
-    let rows = read_scores(&run).map_err(UsageError)?;
+    let rows = read_scores(&run).map_err(Error::Usage)?;
     let chosen: Vec<&Row> = rows
         .iter()
         .filter(|r| has_replays(&r.problem))
@@ -247,7 +214,7 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
             .map(|r| r.player.as_str())
             .collect();
         players.dedup();
-        return Err(UsageError(format!(
+        return Err(Error::Usage(format!(
             "run {} has no test of an interactive problem{}; its players: {}",
             run.display(),
             args.player
@@ -264,7 +231,7 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
         (Some(seed), _) => {
             let hits: Vec<&Row> = chosen.iter().copied().filter(|r| r.seed == *seed).collect();
             if hits.is_empty() {
-                return Err(UsageError(format!(
+                return Err(Error::Usage(format!(
                     "run {} has no test with seed {seed}{}",
                     run.display(),
                     args.player
@@ -287,20 +254,15 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
                 .collect()
         }
         (None, None) => {
-            return Err(UsageError(
+            return Err(Error::Usage(
                 "which tests? give --seed S (with --player P) or --worst N".into(),
             ))
         }
     };
-    let testcases = crate::app::testcases_dir(&args.common, &root);
     let mut failed = false;
     for row in selected {
-        let problem = crate::app::find_problem(&row.problem)?;
-        let env = Env {
-            testcases: testcases.clone(),
-            config: scoring.problem(problem.id()),
-            secret: args.secret.secret.clone(),
-        };
+        let problem = find_problem(&row.problem)?;
+        let env = context.env(problem.id(), args.secret.secret.as_ref());
         match write(&run, problem.as_ref(), &env, row) {
             Ok(path) => println!("{}", path.display()),
             Err(e) => {
@@ -310,7 +272,7 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
         }
     }
     crate::report::html::write(&run, &rows)
-        .map_err(|e| UsageError(format!("cannot write report.html: {e}")))?;
+        .map_err(|e| Error::fault(format!("cannot write report.html: {e}")))?;
     println!("{}", run.join("report.html").display());
     Ok(if failed {
         crate::exit::HARNESS_ERROR

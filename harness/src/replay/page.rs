@@ -14,6 +14,7 @@
 //! them).
 
 use super::Replay;
+use crate::report::html::escape;
 
 /// The page of one game.
 pub fn render(replay: &Replay) -> String {
@@ -50,14 +51,6 @@ pub(crate) fn embed_json(json: &str) -> String {
         }
     }
     out
-}
-
-/// Escapes text for HTML.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 const TEMPLATE: &str = r##"<!DOCTYPE html>

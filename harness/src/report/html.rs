@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use plotters::prelude::*;
 
-use super::files::{seed_order, write_atomic};
 use super::summary::Standing;
+use crate::problem::has_views as has_replays;
 use crate::problem::{self, Objective};
-use crate::replay::page::escape;
-use crate::replay::{has_replays, replay_file, Row};
+use crate::rundir::{replay_file, ScoreRow as Row};
+use crate::rundir::{seed_order, write_atomic};
 use crate::verdict::Verdict;
 
 /// Okabe-Ito colours: one per player, told apart with any colour vision.
@@ -129,8 +129,7 @@ code{background:#f4f4f4;padding:0 .2em}details{margin:.5em 0}";
 fn stats(p: &Problem, player: &str) -> Standing {
     let mut s = Standing::default();
     for r in p.rows.values().filter(|r| r.player == player) {
-        let verdict = Verdict::from_code(&r.verdict).unwrap_or(Verdict::HarnessError);
-        s.add(r.score, verdict, Duration::ZERO);
+        s.add(r.score, r.verdict, Duration::ZERO);
     }
     s
 }
@@ -367,7 +366,7 @@ fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: 
                 escape(&r.player),
                 escape(&r.seed),
                 r.score,
-                escape(&r.verdict),
+                escape(r.verdict.code()),
                 link_or_command(run, r, run_id)
             );
         }
@@ -387,10 +386,10 @@ fn seed_table(h: &mut String, run: &Path, p: &Problem) {
             match p.rows.get(&(player.clone(), seed.clone())) {
                 Some(r) => {
                     let file = replay_file(r);
-                    let verdict = if r.verdict == "OK" {
+                    let verdict = if r.verdict == Verdict::Ok {
                         String::new()
                     } else {
-                        format!(" {}", escape(&r.verdict))
+                        format!(" {}", escape(r.verdict.code()))
                     };
                     if run.join(&file).is_file() {
                         let _ = write!(
@@ -409,4 +408,12 @@ fn seed_table(h: &mut String, run: &Path, p: &Problem) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table></details>\n");
+}
+
+/// Text made safe to stand in HTML, inside elements and quoted attributes.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }

@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::{Event, Reporter, RunState};
 use crate::runner::TestResult;
 use crate::verdict::Verdict;
 
@@ -54,7 +55,7 @@ impl Progress {
         }
     }
 
-    pub fn on_result(&mut self, r: &TestResult) {
+    fn on_result(&mut self, r: &TestResult) {
         if !r.warning.is_empty() {
             self.warnings += 1;
         }
@@ -98,7 +99,7 @@ impl Progress {
         self.bar.inc(1);
     }
 
-    pub fn finish(&self) {
+    fn finish(&self) {
         self.bar.finish_and_clear();
         if self.warnings > 0 {
             eprintln!(
@@ -106,5 +107,17 @@ impl Progress {
                 self.warnings
             );
         }
+    }
+}
+
+impl Reporter for Progress {
+    fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
+        match event {
+            Event::RunStarted => state.notes.iter().for_each(|n| self.note(n)),
+            Event::TestStarted { .. } => {}
+            Event::TestFinished(result) => self.on_result(result),
+            Event::RunFinished => self.finish(),
+        }
+        Ok(())
     }
 }

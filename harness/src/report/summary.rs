@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::runner::TestResult;
+use crate::rundir::ScoreRow;
 use crate::verdict::Verdict;
 
 /// One player's standing on one problem.
@@ -83,28 +83,12 @@ impl Summary {
         }
     }
 
-    pub fn add(&mut self, r: &TestResult) {
-        self.record(
-            r.problem,
-            &r.player,
-            r.outcome.score,
-            r.outcome.verdict,
-            r.think,
-        );
-    }
-
     /// Counts one test of a player (also the rows of a resumed run).
-    pub fn record(
-        &mut self,
-        problem: &str,
-        player: &str,
-        score: f64,
-        verdict: Verdict,
-        think: Duration,
-    ) {
+    pub fn add(&mut self, row: &ScoreRow) {
+        let (problem, player) = (&row.problem, &row.player);
         if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
             if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
-                s.add(score, verdict, think);
+                s.add(row.score, row.verdict, Duration::from_millis(row.think_ms));
             }
         }
     }

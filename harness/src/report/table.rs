@@ -110,11 +110,29 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
     out
 }
 
+/// The leaderboard on stdout once the run ends, with the lines under it.
+pub struct Table;
+
+impl super::Reporter for Table {
+    fn on_event(
+        &mut self,
+        event: &super::Event<'_>,
+        state: &mut super::RunState,
+    ) -> Result<(), String> {
+        if let super::Event::RunFinished = event {
+            use std::io::IsTerminal;
+            let colours = std::io::stdout().is_terminal();
+            print!("{}", render(&state.summary, colours, !state.complete));
+            state.footer.iter().for_each(|line| println!("{line}"));
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
+    use crate::rundir::ScoreRow;
 
     /// Two problems, players given out of rank order, every kind of failure, a partial run.
     fn summary() -> Summary {
@@ -128,25 +146,18 @@ mod tests {
             ],
             7,
         );
-        let ms = Duration::from_millis;
-        s.record(
-            "chesspuzzle",
-            "slow-but-good",
-            0.75,
-            Verdict::Ok,
-            ms(15_500),
-        );
-        s.record(
-            "chesspuzzle",
-            "slow-but-good",
-            0.25,
-            Verdict::Ok,
-            ms(61_000),
-        );
-        s.record("chesspuzzle", "crashy", 0.5, Verdict::Ok, ms(3));
-        s.record("chesspuzzle", "crashy", 0.0, Verdict::RuntimeError, ms(1));
-        s.record("chesspuzzle", "crashy", 0.0, Verdict::TimeLimit, ms(20_000));
-        s.record("game-ending", "correct", 1.0, Verdict::Ok, ms(40));
+        let mut record = |problem: &str, player: &str, score: f64, verdict, think_ms| {
+            s.add(&ScoreRow {
+                think_ms,
+                ..ScoreRow::new(problem, player, "1", score, verdict)
+            })
+        };
+        record("chesspuzzle", "slow-but-good", 0.75, Verdict::Ok, 15_500);
+        record("chesspuzzle", "slow-but-good", 0.25, Verdict::Ok, 61_000);
+        record("chesspuzzle", "crashy", 0.5, Verdict::Ok, 3);
+        record("chesspuzzle", "crashy", 0.0, Verdict::RuntimeError, 1);
+        record("chesspuzzle", "crashy", 0.0, Verdict::TimeLimit, 20_000);
+        record("game-ending", "correct", 1.0, Verdict::Ok, 40);
         s.set_relative("chesspuzzle", "slow-but-good", 1_000_000.0);
         s.set_relative("chesspuzzle", "crashy", 222_222.22);
         s.set_relative("game-ending", "correct", 1_000_000.0);

@@ -1,0 +1,94 @@
+//! What every command starts from: `scoring.toml`, the workspace folder it is in, and the
+//! `testcases/` and `results/` folders under it; and the problem registry looked up by id.
+//!
+//! The bottom layer of the commands: `app` and every subcommand (bench, compare, play,
+//! replay, tune...) depend on it, it depends on none of them. It reads `scoring.toml` and
+//! nothing else.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::Common;
+use crate::config::Scoring;
+use crate::error::{Error, Result};
+use crate::problem::{self, Env, Problem};
+use crate::secret::Secret;
+
+/// The settings and folders of one command.
+#[derive(Clone, Debug)]
+pub struct Context {
+    pub scoring: Scoring,
+    /// The folder `scoring.toml` is in (the workspace root).
+    pub root: PathBuf,
+    /// Where the fixed tests are (`--testcases`, or `<root>/testcases`).
+    pub testcases: PathBuf,
+}
+
+impl Context {
+    /// Loads `scoring.toml` as `--config` names it. Given no `--config` and run from a folder
+    /// inside the workspace (such as `players/`), the nearest `scoring.toml` above is the
+    /// workspace's, with its `testcases/` and `results/` (never `players/results/`); with no
+    /// file anywhere, the built-in defaults from the current folder.
+    pub fn load(common: &Common) -> Result<Context> {
+        let known = problem::objectives();
+        let given = &common.config;
+        let mut root = given
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        let scoring = if given.exists() || given != Path::new("scoring.toml") {
+            Scoring::load(given, &known).map_err(|e| Error::usage(e.to_string()))?
+        } else if let Some(found) = config_above() {
+            eprintln!("note: using {}", found.display());
+            root = found.parent().unwrap_or(Path::new(".")).to_path_buf();
+            Scoring::load(&found, &known).map_err(|e| Error::usage(e.to_string()))?
+        } else {
+            Scoring::default()
+        };
+        let testcases = common
+            .testcases
+            .clone()
+            .unwrap_or_else(|| root.join("testcases"));
+        Ok(Context {
+            scoring,
+            root,
+            testcases,
+        })
+    }
+
+    /// The results folder: `given` (`--results`), or scoring.toml's, under the root.
+    pub fn results(&self, given: Option<&Path>) -> PathBuf {
+        given
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.root.join(&self.scoring.harness.results))
+    }
+
+    /// What a problem's tests are made from: its settings from scoring.toml, the test data
+    /// folder and the key of secret seeds.
+    pub fn env(&self, problem: &str, secret: Option<&Secret>) -> Env {
+        Env {
+            testcases: self.testcases.clone(),
+            config: self.scoring.problem(problem),
+            secret: secret.cloned(),
+        }
+    }
+}
+
+/// The nearest `scoring.toml` in a folder above the current one.
+fn config_above() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("scoring.toml"))
+        .find(|path| path.is_file())
+}
+
+/// The problem with this id, or a usage error listing the known ones.
+pub fn find_problem(id: &str) -> Result<Box<dyn Problem>> {
+    problem::by_id(id).ok_or_else(|| {
+        Error::usage(format!(
+            "unknown problem {id:?} (known: {})",
+            problem::ids().join(", ")
+        ))
+    })
+}

@@ -1,0 +1,327 @@
+//! Runs a [`RunPlan`]: prepares the containment, opens the run's folder (or reopens the run
+//! being resumed), starts the runner, and feeds its events, as [`report::Event`]s, to the
+//! reporters in order: progress, comparison, files, replays, table. Returns the exit code.
+//!
+//! The one place where a run's parts meet; the parts themselves (runner, reporters) do not
+//! know about each other.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc;
+
+use crate::build::Builds;
+use crate::compare::History;
+use crate::error::{Error, Result};
+use crate::exit;
+use crate::plan::{RecordedArgs, RunPlan};
+use crate::problem::CaseKey;
+use crate::replay::Replays;
+use crate::report::files::RunFiles;
+use crate::report::progress::Progress;
+use crate::report::table::Table;
+use crate::report::{Event, Reporter, RunState, Summary};
+use crate::rundir::{Layout, ScoreRow};
+use crate::runner::{self, Containment, RunOptions, TestResult};
+use crate::sandbox::{probe, Isolation};
+
+/// Runs the plan to its end (or to an interrupt); `history` compares it with earlier runs,
+/// `builds` are the players' builds (their log is kept in the run's folder).
+pub fn run(
+    mut plan: RunPlan,
+    history: History,
+    builds: &Builds,
+    scoring: &crate::config::Scoring,
+) -> Result<u8> {
+    let containment = Containment {
+        isolation: Isolation::prepare(plan.sandbox, plan.cgroup, &scoring.harness.sandbox_bind)
+            .map_err(|e| Error::usage(e.to_string()))?,
+        base_env: runner::base_env(&scoring.harness.pass_env),
+        core_dumps: plan.request.args.core_dumps,
+    };
+    plan.notes
+        .extend(containment.isolation.notes.iter().cloned());
+    fit_to_machine(&mut plan);
+    let (files, prior, resumed) = open_files(&mut plan, &containment, scoring)?;
+    if let Err(e) = builds.write_log(&files.dir) {
+        eprintln!("warning: cannot keep the build log: {e}");
+    }
+    let mut state = initial_state(&plan, &files, prior, resumed);
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![
+        Box::new(Progress::new(state.to_play)),
+        Box::new(history),
+        Box::new(files),
+        Box::new(Replays { envs: plan.envs() }),
+        Box::new(Table),
+    ];
+    let mut first_error = None;
+    let mut dispatch = |event: &Event<'_>, state: &mut RunState| {
+        for reporter in reporters.iter_mut() {
+            if let Err(e) = reporter.on_event(event, state) {
+                // Results that cannot be kept: stop the run rather than lose more.
+                if first_error.is_none() {
+                    first_error = Some(e);
+                    crate::os::request_interrupt();
+                }
+            }
+        }
+    };
+    dispatch(&Event::RunStarted, &mut state);
+    state.complete = play(&plan, &containment, |event| match event {
+        runner::Event::Started {
+            problem,
+            player,
+            case,
+        } => dispatch(
+            &Event::TestStarted {
+                problem,
+                player: &player,
+                case: &case,
+            },
+            &mut state,
+        ),
+        runner::Event::Finished(result) => {
+            state.add(score_row(&result, param_names(&plan, result.problem)));
+            dispatch(&Event::TestFinished(&result), &mut state);
+        }
+    });
+    for p in plan.suites.iter().flat_map(|s| &s.players) {
+        if p.changed_during_run() {
+            let line = format!(
+                "{}: {} (its later tests are ERR; run it again)",
+                p.name,
+                crate::players::CHANGED
+            );
+            state.footer.push(line);
+        }
+    }
+    dispatch(&Event::RunFinished, &mut state);
+    Ok(finish(&plan, &state, &containment, first_error))
+}
+
+/// Caps each problem's process slots to what the machine can give every worker at once, and
+/// notes limits the machine cannot honour for all workers together.
+fn fit_to_machine(plan: &mut RunPlan) {
+    let threads = plan.threads;
+    for suite in &mut plan.suites {
+        let id = suite.problem.id();
+        let c = &mut suite.env.config;
+        let (cap, note) = probe::process_cap(threads, c.max_procs);
+        c.max_procs = cap;
+        plan.notes.extend(note.map(|n| format!("{id}: {n}")));
+        let note = probe::capacity_note(threads, c.memory_limit << 20, c.max_disk << 20);
+        plan.notes.extend(note.map(|n| format!("{id}: {n}")));
+    }
+}
+
+/// The run's folder: a new one, or the resumed run's with the rows it keeps (rows of players
+/// whose program changed since, ERR rows and unreadable rows are run again). Marks the kept
+/// tests done in the plan; returns the rows kept and whether the run is resumed.
+fn open_files(
+    plan: &mut RunPlan,
+    containment: &Containment,
+    scoring: &crate::config::Scoring,
+) -> Result<(RunFiles, Vec<ScoreRow>, bool)> {
+    let layout = Layout::new(&plan.problems());
+    let Some(dir) = plan.request.resume.clone() else {
+        let toml = run_toml(plan, containment, scoring);
+        // A results folder that cannot be made is the user's to fix (a file, no permission).
+        let files = RunFiles::create(&plan.request.results, "", layout, &toml)
+            .map_err(|e| Error::usage(format!("cannot write results: {e}")))?;
+        return Ok((files, Vec::new(), false));
+    };
+    let suites = &plan.suites;
+    let current = |row: &ScoreRow| {
+        suites.iter().any(|s| {
+            s.problem.id() == row.problem
+                && s.players
+                    .iter()
+                    .any(|p| p.name == row.player && p.hash == row.player_hash)
+        })
+    };
+    let present = |row: &ScoreRow| {
+        suites
+            .iter()
+            .any(|s| s.players.iter().any(|p| p.name == row.player))
+    };
+    // Rows of players that changed since the run began are not kept: say how many, per player.
+    let changed = std::cell::RefCell::new(std::collections::BTreeMap::new());
+    let reopened = RunFiles::reopen(&dir, layout, |row| {
+        let same = current(row);
+        if !same && present(row) {
+            *changed.borrow_mut().entry(row.player.clone()).or_insert(0) += 1;
+        }
+        same && row.verdict != crate::verdict::Verdict::HarnessError
+    })
+    .map_err(|e| Error::usage(format!("--resume: {e}")))?;
+    for (player, tests) in changed.into_inner() {
+        plan.notes.push(format!(
+            "resuming: player {player} changed since the run began (new hash): its {tests} \
+             finished tests run again"
+        ));
+    }
+    for row in &reopened.kept {
+        if let Some(suite) = plan
+            .suites
+            .iter_mut()
+            .find(|s| s.problem.id() == row.problem)
+        {
+            suite
+                .done
+                .insert((CaseKey::parse(&row.seed), row.player.clone()));
+        }
+    }
+    if !reopened.unreadable.is_empty() {
+        plan.notes.push(format!(
+            "resuming: {} unreadable row(s) of scores.csv left out (lines {:?}): their tests run again",
+            reopened.unreadable.len(),
+            reopened.unreadable
+        ));
+    }
+    Ok((reopened.files, reopened.kept, true))
+}
+
+/// The state a run starts with: the rows of a resumed run counted, the notes to show.
+fn initial_state(
+    plan: &RunPlan,
+    files: &RunFiles,
+    prior: Vec<ScoreRow>,
+    resumed: bool,
+) -> RunState {
+    let planned = plan.planned();
+    let (kept, finished) = (prior.len() as u64, prior.len() as u64);
+    let summary = Summary::new(&plan.rosters(), planned);
+    let mut state = RunState::new(&files.id, &files.dir, summary, planned - finished);
+    prior.into_iter().for_each(|row| state.add(row));
+    if resumed && kept > 0 {
+        state.notes.push(format!(
+            "resuming {}: {finished} of {planned} tests already done",
+            files.id
+        ));
+    }
+    state.notes.extend(plan.notes.iter().cloned());
+    state
+}
+
+/// Plays the plan on the runner's thread pool, handing each event to `on_event` on this
+/// thread. Returns whether every test ran.
+fn play(
+    plan: &RunPlan,
+    containment: &Containment,
+    mut on_event: impl FnMut(runner::Event),
+) -> bool {
+    let (tx, rx) = mpsc::channel();
+    let options = RunOptions {
+        threads: plan.threads,
+        pin_cpus: plan.pin_cpus,
+    };
+    std::thread::scope(|scope| {
+        let suites = &plan.suites;
+        // The runner owns the only sender: the loop below ends when the runner is done.
+        let runner = scope.spawn(move || runner::run(suites, containment, options, &tx));
+        rx.iter().for_each(&mut on_event);
+        runner.join().expect("runner thread")
+    })
+}
+
+/// The parameter names of a problem of the plan.
+fn param_names(plan: &RunPlan, problem: &str) -> &'static [&'static str] {
+    plan.suites
+        .iter()
+        .find(|s| s.problem.id() == problem)
+        .map_or(&[], |s| s.problem.param_names())
+}
+
+/// The `scores.csv` row of a finished test; `names` are its problem's parameter names.
+pub fn score_row(r: &TestResult, names: &[&str]) -> ScoreRow {
+    ScoreRow {
+        problem: r.problem.to_string(),
+        player: r.player.clone(),
+        seed: r.case.to_string(),
+        score: r.outcome.score,
+        verdict: r.outcome.verdict,
+        moves: r.outcome.moves,
+        think_ms: r.think.as_millis() as u64,
+        cpu_ms: r.cpu.as_millis() as u64,
+        wall_ms: r.wall.as_millis() as u64,
+        max_memory_kb: r.max_memory_kb,
+        warning: r.warning.clone(),
+        player_hash: r.player_hash.clone(),
+        harness_version: env!("CARGO_PKG_VERSION").to_string(),
+        params: names
+            .iter()
+            .map(|n| crate::rundir::param_column(r.problem, n))
+            .zip(r.params.iter().cloned())
+            .collect(),
+        reason: r.outcome.reason.clone(),
+    }
+}
+
+/// The lines under the leaderboard, and the exit code.
+fn finish(
+    plan: &RunPlan,
+    state: &RunState,
+    containment: &Containment,
+    write_error: Option<String>,
+) -> u8 {
+    println!("isolation: {}", containment.isolation.describe());
+    println!("results: {}", state.dir.display());
+    let _ = std::io::stdout().flush();
+    if let Some(e) = write_error {
+        eprintln!("error: cannot write results: {e}");
+        return exit::HARNESS_ERROR;
+    }
+    if !state.complete {
+        let mut resume = format!("harness --resume {}", state.id);
+        if plan.request.args.results.is_some() {
+            let results: &Path = &plan.request.results;
+            resume.push_str(&format!(" --results {}", results.display()));
+        }
+        println!("interrupted: to finish this run, {resume}");
+        return exit::INTERRUPTED;
+    }
+    if state.summary.harness_errors() > 0 {
+        return exit::HARNESS_ERROR;
+    }
+    exit::OK
+}
+
+/// What was run, kept beside the results so a run can be understood, compared and resumed.
+fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::Scoring) -> String {
+    let mut s = format!(
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\npass-env = {:?}\n",
+        env!("CARGO_PKG_VERSION"),
+        crate::secret::redact_args(std::env::args()).join(" "),
+        plan.threads,
+        containment.isolation.describe(),
+        scoring.harness.pass_env,
+    );
+    s.push_str("\n[args]\n");
+    s.push_str(&toml::to_string(&RecordedArgs::of(&plan.request.args)).unwrap_or_default());
+    for suite in &plan.suites {
+        let (id, c) = (suite.problem.id(), &suite.env.config);
+        s.push_str(&format!(
+            "\n[problem.{id}]\ntime-limit = {}\nmemory-limit = {}\ncases = {}\n",
+            c.time_limit,
+            c.memory_limit,
+            suite.cases.len()
+        ));
+        for p in &suite.players {
+            let own: Vec<&str> = p
+                .env
+                .iter()
+                .filter(|(k, _)| !p.pass_env.contains(k))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            s.push_str(&format!(
+                "[problem.{id}.players.{:?}]\nsource = {:?}\nhash = {:?}\nhash-covers = {:?}\npass-env = {:?}\nenv = {:?}\n",
+                p.name,
+                p.source.display().to_string(),
+                p.hash,
+                crate::players::hash_covers(p),
+                p.pass_env,
+                own,
+            ));
+        }
+    }
+    s
+}

@@ -1,0 +1,366 @@
+//! A run's plan: what will be played, built and checked from the command line,
+//! `scoring.toml`, a resumed run's `run.toml` and the players found, before anything runs.
+//!
+//! Everything here is a pure function of those inputs (it reads `run.toml` and the problems'
+//! test data, and runs no process), so every user mistake is found, and named, before the
+//! first test: an unknown problem, a seed list that does not parse, a filter that matches no
+//! test, a `--group-by` no problem has. [`crate::execute`] then runs the plan.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::RunArgs;
+use crate::compare::group::Columns;
+use crate::compare::Flags;
+use crate::context::{find_problem, Context};
+use crate::error::{Error, Result};
+use crate::players::{Player, Skipped};
+use crate::problem::{self, CaseKey, Env};
+use crate::runner::Suite;
+use crate::sandbox::Want;
+use crate::seeds::SeedSpec;
+
+/// The run's arguments once a resumed run's are merged in, checked.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub args: RunArgs,
+    /// Where runs are written.
+    pub results: PathBuf,
+    /// The folder of the run being resumed.
+    pub resume: Option<PathBuf>,
+    pub seeds: SeedSpec,
+}
+
+impl Request {
+    /// Merges the arguments recorded for a resumed run (those given now win) and checks
+    /// what can be checked without the players.
+    pub fn new(given: &RunArgs, context: &Context) -> Result<Request> {
+        let results = context.results(given.results.as_deref());
+        let resume = given.resume.as_ref().map(|id| results.join(id));
+        let args = match &resume {
+            Some(dir) => resumed_args(given, dir)?,
+            None => given.clone(),
+        };
+        if let Some(t) = args.time_limit {
+            if !(t > 0.0 && t.is_finite()) {
+                return Err(Error::usage(format!(
+                    "--time-limit {t}: must be a positive number of seconds"
+                )));
+            }
+        }
+        if args.threads == Some(0) {
+            return Err(Error::usage("--threads 0: at least one thread is needed"));
+        }
+        if let Some(id) = &args.problem {
+            find_problem(id)?;
+        }
+        let seeds = SeedSpec::parse(args.seeds.as_deref().unwrap_or("examples"))
+            .map_err(|e| Error::usage(format!("--seeds: {e}")))?;
+        if args.players.is_empty() {
+            return Err(Error::usage(
+                "no players: give --players PATH... (e.g. --players players/*)",
+            ));
+        }
+        Ok(Request {
+            args,
+            results,
+            resume,
+            seeds,
+        })
+    }
+}
+
+/// What a run was asked to do, kept in its `run.toml` so that `--resume` can finish it.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RecordedArgs {
+    pub players: Vec<PathBuf>,
+    pub seeds: Option<String>,
+    pub problem: Option<String>,
+    pub time_limit: Option<f64>,
+    pub memory_limit: Option<u64>,
+    #[serde(default)]
+    pub sandbox: Option<Want>,
+    #[serde(default)]
+    pub cgroup: Option<Want>,
+    /// The fingerprint of the secret key, never the key (`crate::secret`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret_fingerprint: Option<String>,
+}
+
+impl RecordedArgs {
+    /// What to record of these arguments (player paths made absolute).
+    pub fn of(args: &RunArgs) -> RecordedArgs {
+        RecordedArgs {
+            players: args
+                .players
+                .iter()
+                .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+                .collect(),
+            seeds: args.seeds.clone(),
+            problem: args.problem.clone(),
+            time_limit: args.time_limit,
+            memory_limit: args.memory_limit,
+            sandbox: args.sandbox,
+            cgroup: args.cgroup,
+            secret_fingerprint: args
+                .secret
+                .secret
+                .as_ref()
+                .map(|s| s.fingerprint().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct RecordedRun {
+    args: RecordedArgs,
+}
+
+/// The arguments of a resumed run: those recorded for it, overridden by any given now.
+fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs> {
+    let path = dir.join("run.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::usage(format!(
+            "--resume: cannot read {}: {e} (is the run id right? see results/)",
+            path.display()
+        ))
+    })?;
+    let recorded: RecordedRun = toml::from_str(&text)
+        .map_err(|e| Error::usage(format!("--resume: {}: {e}", path.display())))?;
+    let r = recorded.args;
+    // A key is never recorded: the one given now must be the run's, or the tests would differ.
+    let what = format!("--resume {}", dir.display());
+    crate::secret::check(
+        r.secret_fingerprint.as_deref(),
+        args.secret.secret.as_ref(),
+        &what,
+    )
+    .map_err(Error::Usage)?;
+    let mut merged = args.clone();
+    if merged.players.is_empty() {
+        merged.players = r.players;
+    }
+    merged.seeds = merged.seeds.or(r.seeds);
+    merged.problem = merged.problem.or(r.problem);
+    merged.time_limit = merged.time_limit.or(r.time_limit);
+    merged.memory_limit = merged.memory_limit.or(r.memory_limit);
+    merged.sandbox = merged.sandbox.or(r.sandbox);
+    merged.cgroup = merged.cgroup.or(r.cgroup);
+    Ok(merged)
+}
+
+/// Everything a run will play, checked.
+pub struct RunPlan {
+    pub request: Request,
+    /// One suite per problem that has players, in the registry's order.
+    pub suites: Vec<Suite>,
+    pub threads: usize,
+    pub pin_cpus: bool,
+    pub sandbox: Want,
+    pub cgroup: Want,
+    /// Lines to show before the first test (players skipped, and why).
+    pub notes: Vec<String>,
+}
+
+impl RunPlan {
+    /// The plan of `request` with the players found; `flags` are the run's filters and
+    /// group-bys; `cpus` is how many CPUs the run may use (the default thread count).
+    pub fn new(
+        request: Request,
+        context: &Context,
+        players: (Vec<Player>, Vec<Skipped>),
+        flags: &Flags,
+        cpus: usize,
+    ) -> Result<RunPlan> {
+        let (found, skipped) = players;
+        let args = &request.args;
+        let mut suites = Vec::new();
+        let mut filters = FilterUse::new(flags.filters.len());
+        for problem in problem::all() {
+            let players: Vec<Player> = found
+                .iter()
+                .filter(|p| p.problem == problem.id())
+                .cloned()
+                .collect();
+            if players.is_empty() {
+                continue;
+            }
+            let mut env = context.env(problem.id(), args.secret.secret.as_ref());
+            env.config.time_limit = args.time_limit.unwrap_or(env.config.time_limit);
+            env.config.memory_limit = args.memory_limit.unwrap_or(env.config.memory_limit);
+            let cases = cases(&*problem, &env, &request, flags, &mut filters)?;
+            suites.push(Suite {
+                problem,
+                env,
+                cases,
+                players,
+                done: Default::default(),
+            });
+        }
+        filters.check(args)?;
+        check_group_by(flags, &suites)?;
+        let notes: Vec<String> = skipped
+            .iter()
+            .map(|s| format!("skipped player {}: {}", s.name, s.reason))
+            .collect();
+        if suites.is_empty() {
+            notes.iter().for_each(|n| eprintln!("{n}"));
+            return Err(Error::usage("no player plays the chosen problem"));
+        }
+        let scoring = &context.scoring;
+        Ok(RunPlan {
+            threads: args.threads.unwrap_or(cpus).max(1),
+            pin_cpus: scoring.harness.pin_cpus && !args.no_pin,
+            sandbox: args.sandbox.unwrap_or(scoring.harness.sandbox),
+            cgroup: args.cgroup.unwrap_or(scoring.harness.cgroup),
+            request,
+            suites,
+            notes,
+        })
+    }
+
+    /// Each problem with its parameter names (the columns of `scores.csv`).
+    pub fn problems(&self) -> Vec<(String, Vec<String>)> {
+        self.suites
+            .iter()
+            .map(|s| {
+                let names = s.problem.param_names().iter().map(|p| p.to_string());
+                (s.problem.id().to_string(), names.collect())
+            })
+            .collect()
+    }
+
+    /// Each problem with the names of its players, in order.
+    pub fn rosters(&self) -> Vec<(String, Vec<String>)> {
+        self.suites
+            .iter()
+            .map(|s| {
+                let names = s.players.iter().map(|p| p.name.clone());
+                (s.problem.id().to_string(), names.collect())
+            })
+            .collect()
+    }
+
+    /// The tests the plan has, finished or not.
+    pub fn planned(&self) -> u64 {
+        self.suites
+            .iter()
+            .map(|s| (s.cases.len() * s.players.len()) as u64)
+            .sum()
+    }
+
+    /// Each problem with what its tests are made from.
+    pub fn envs(&self) -> Vec<(String, Env)> {
+        self.suites
+            .iter()
+            .map(|s| (s.problem.id().to_string(), s.env.clone()))
+            .collect()
+    }
+}
+
+/// A problem's cases: its fixed tests (unless `--no-fixed`) and the seeds, filtered.
+fn cases(
+    problem: &dyn problem::Problem,
+    env: &Env,
+    request: &Request,
+    flags: &Flags,
+    filters: &mut FilterUse,
+) -> Result<Vec<CaseKey>> {
+    let mut cases = if request.args.no_fixed {
+        Vec::new()
+    } else {
+        problem
+            .fixed_cases(env)
+            .map_err(|e| Error::usage(e.to_string()))?
+    };
+    let seeds = request
+        .seeds
+        .resolve(&env.config.examples)
+        .map_err(|e| Error::usage(format!("{}: {e}", problem.id())))?;
+    cases.extend(seeds.into_iter().map(CaseKey::Seed));
+    filters.before += cases.len();
+    let (cases, applied) = crate::compare::filter_cases(problem, env, cases, &flags.filters)?;
+    filters.after += cases.len();
+    filters
+        .applied
+        .iter_mut()
+        .zip(applied)
+        .for_each(|(a, b)| *a |= b);
+    // Test data the harness cannot read is the user's to fix before anything runs.
+    if let Some(first) = cases.first() {
+        problem
+            .case(first, env)
+            .map_err(|e| Error::usage(e.to_string()))?;
+    }
+    Ok(cases)
+}
+
+/// How the `--filter`s applied over the problems of a run.
+struct FilterUse {
+    /// Whether each filter named a parameter of some problem.
+    applied: Vec<bool>,
+    /// Tests before and after filtering.
+    before: usize,
+    after: usize,
+}
+
+impl FilterUse {
+    fn new(filters: usize) -> FilterUse {
+        FilterUse {
+            applied: vec![false; filters],
+            before: 0,
+            after: 0,
+        }
+    }
+
+    /// A filter no problem has, or filters that leave no test, are mistakes: an empty run
+    /// would become `latest` and the next "previous run".
+    fn check(&self, args: &RunArgs) -> Result<()> {
+        if let Some(i) = self.applied.iter().position(|a| !a) {
+            return Err(Error::usage(format!(
+                "--filter {}: not a parameter of any problem of this run",
+                args.compare.filter[i]
+            )));
+        }
+        if self.after == 0 && self.before > 0 {
+            let filters: Vec<String> = args
+                .compare
+                .filter
+                .iter()
+                .map(|f| format!("--filter {f}"))
+                .collect();
+            return Err(Error::usage(format!(
+                "{}: no test of this run matches (0 of {}); `harness gen` shows a seed's \
+                 parameters",
+                filters.join(" "),
+                self.before
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A `--group-by` no problem of the run can evaluate is a mistake to report before playing.
+fn check_group_by(flags: &Flags, suites: &[Suite]) -> Result<()> {
+    for group in flags.groups.iter().flatten() {
+        let known = suites.iter().any(|suite| {
+            let mut columns: Columns = suite
+                .problem
+                .param_names()
+                .iter()
+                .map(|n| (n.to_string(), String::new()))
+                .collect();
+            for extra in ["moves", "think_ms"] {
+                columns.insert(extra.to_string(), String::new());
+            }
+            group.expr.applies(suite.problem.id(), &columns)
+        });
+        if !known {
+            return Err(Error::usage(format!(
+                "--group-by {}: not a parameter of any problem of this run",
+                group.expr.text
+            )));
+        }
+    }
+    Ok(())
+}

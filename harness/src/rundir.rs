@@ -1,0 +1,403 @@
+//! A run folder (`results/<run-id>/`): where each of its files lives, and `scores.csv`'s one
+//! row type, [`ScoreRow`], through which every reader and writer of the file goes (the run
+//! itself, resume, compare, replay, the HTML report).
+//!
+//! One policy for a row that cannot be read: an error naming the file and the line
+//! ([`BadRows::Fail`]), except when finishing an interrupted run, where such rows are skipped,
+//! counted and said ([`BadRows::Skip`]): their tests simply run again.
+//!
+//! Touches only the files of run folders; knows no problem by name.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::verdict::Verdict;
+
+/// The columns of `scores.csv` before the problems' parameters (and `reason`, the last).
+pub const SCORE_COLUMNS: [&str; 13] = [
+    "problem",
+    "player",
+    "seed",
+    "score",
+    "verdict",
+    "moves",
+    "think_ms",
+    "cpu_ms",
+    "wall_ms",
+    "max_memory_kb",
+    "warning",
+    "player_hash",
+    "harness_version",
+];
+
+/// The columns a run measures (they differ between two runs of the same plan).
+pub const MEASURED_COLUMNS: [&str; 5] =
+    ["think_ms", "cpu_ms", "wall_ms", "max_memory_kb", "warning"];
+
+/// One row of `scores.csv`: one test of one player.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreRow {
+    pub problem: String,
+    pub player: String,
+    /// The test: a seed, or the name of a fixed test.
+    pub seed: String,
+    pub score: f64,
+    #[serde(
+        serialize_with = "verdict_code",
+        deserialize_with = "verdict_from_code"
+    )]
+    pub verdict: Verdict,
+    #[serde(default)]
+    pub moves: u64,
+    #[serde(default)]
+    pub think_ms: u64,
+    #[serde(default)]
+    pub cpu_ms: u64,
+    #[serde(default)]
+    pub wall_ms: u64,
+    /// The test's peak memory (KB); runs of harness 0.1 before the cgroup called it `max_rss_kb`.
+    #[serde(default, alias = "max_rss_kb")]
+    pub max_memory_kb: u64,
+    #[serde(default)]
+    pub warning: String,
+    #[serde(default)]
+    pub player_hash: String,
+    #[serde(default)]
+    pub harness_version: String,
+    /// The problem's parameters of the test, as (column, value), in the file's column order.
+    #[serde(skip)]
+    pub params: Vec<(String, String)>,
+    #[serde(default)]
+    pub reason: String,
+}
+
+fn verdict_code<S: Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(v.code())
+}
+
+fn verdict_from_code<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+    let code = String::deserialize(d)?;
+    Verdict::from_code(&code)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown verdict {code:?}")))
+}
+
+impl ScoreRow {
+    /// A row with these identifying cells and nothing measured.
+    pub fn new(problem: &str, player: &str, seed: &str, score: f64, verdict: Verdict) -> ScoreRow {
+        ScoreRow {
+            problem: problem.to_string(),
+            player: player.to_string(),
+            seed: seed.to_string(),
+            score,
+            verdict,
+            moves: 0,
+            think_ms: 0,
+            cpu_ms: 0,
+            wall_ms: 0,
+            max_memory_kb: 0,
+            warning: String::new(),
+            player_hash: String::new(),
+            harness_version: String::new(),
+            params: Vec::new(),
+            reason: String::new(),
+        }
+    }
+
+    /// Every column but those that name the test and its result (problem, player, seed,
+    /// score, verdict, player_hash): what a comparison can group and filter by.
+    pub fn columns(&self) -> std::collections::BTreeMap<String, String> {
+        let mut out: std::collections::BTreeMap<String, String> = [
+            ("moves", self.moves.to_string()),
+            ("think_ms", self.think_ms.to_string()),
+            ("cpu_ms", self.cpu_ms.to_string()),
+            ("wall_ms", self.wall_ms.to_string()),
+            ("max_memory_kb", self.max_memory_kb.to_string()),
+            ("warning", self.warning.clone()),
+            ("harness_version", self.harness_version.clone()),
+            ("reason", self.reason.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        out.extend(self.params.iter().cloned());
+        out
+    }
+
+    /// The order of rows in a finished run's file: problem, player, then test.
+    pub fn order_key(&self) -> (&str, &str, (Option<u64>, String)) {
+        (&self.problem, &self.player, seed_order(&self.seed))
+    }
+}
+
+/// What to do with a row of `scores.csv` that cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadRows {
+    /// Stop with an error naming the file and the line.
+    Fail,
+    /// Leave it out, and count it (finishing an interrupted run: its test runs again).
+    Skip,
+}
+
+/// A run's `scores.csv`, read.
+#[derive(Clone, Debug)]
+pub struct Scores {
+    pub path: PathBuf,
+    /// The parameter columns, in file order.
+    pub param_columns: Vec<String>,
+    pub rows: Vec<ScoreRow>,
+    /// The lines of the rows left out under [`BadRows::Skip`].
+    pub skipped: Vec<u64>,
+}
+
+/// Reads `<dir>/scores.csv`. Errors name the file (and the line of a bad row).
+pub fn read(dir: &Path, bad: BadRows) -> Result<Scores, String> {
+    let path = dir.join("scores.csv");
+    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let mut reader = csv::Reader::from_path(&path).map_err(|e| named(&e))?;
+    let header = reader.headers().map_err(|e| named(&e))?.clone();
+    for needed in ["problem", "player", "seed", "score", "verdict"] {
+        if !header.iter().any(|h| h == needed) {
+            return Err(named(&format!(
+                "no {needed:?} column: not a scores.csv of the harness"
+            )));
+        }
+    }
+    let param_at: Vec<(usize, String)> = header
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| !SCORE_COLUMNS.contains(h) && *h != "reason")
+        .map(|(i, h)| (i, h.to_string()))
+        .collect();
+    let mut scores = Scores {
+        param_columns: param_at.iter().map(|(_, h)| h.clone()).collect(),
+        path: path.clone(),
+        rows: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for record in reader.records() {
+        let parsed = record.and_then(|r| {
+            let mut row: ScoreRow = r.deserialize(Some(&header))?;
+            row.params = param_at
+                .iter()
+                .map(|(i, h)| (h.clone(), r.get(*i).unwrap_or_default().to_string()))
+                .collect();
+            Ok(row)
+        });
+        match (parsed, bad) {
+            (Ok(row), _) => scores.rows.push(row),
+            (Err(e), BadRows::Skip) => scores.skipped.push(e.position().map_or(0, |p| p.line())),
+            (Err(e), BadRows::Fail) => return Err(named(&e)),
+        }
+    }
+    Ok(scores)
+}
+
+/// The layout of `scores.csv` for a run's problems: the fixed columns, the union of the
+/// problems' parameters (a parameter named like a fixed column gets the problem's prefix,
+/// see [`param_column`]), and `reason`.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub param_columns: Vec<String>,
+    /// For each problem, the column of each of its parameters.
+    params: Vec<(String, Vec<String>)>,
+}
+
+impl Layout {
+    /// `problems` lists each problem with its parameter names.
+    pub fn new(problems: &[(String, Vec<String>)]) -> Layout {
+        let mut param_columns: Vec<String> = Vec::new();
+        let mut params = Vec::new();
+        for (problem, names) in problems {
+            let columns: Vec<String> = names.iter().map(|n| param_column(problem, n)).collect();
+            for c in &columns {
+                if !param_columns.contains(c) {
+                    param_columns.push(c.clone());
+                }
+            }
+            params.push((problem.clone(), columns));
+        }
+        Layout {
+            param_columns,
+            params,
+        }
+    }
+
+    /// The header line's cells.
+    pub fn header(&self) -> Vec<String> {
+        SCORE_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .chain(self.param_columns.iter().cloned())
+            .chain(["reason".to_string()])
+            .collect()
+    }
+
+    /// The columns of one problem's parameters, in the problem's order.
+    pub fn columns_of(&self, problem: &str) -> &[String] {
+        self.params
+            .iter()
+            .find(|(p, _)| p == problem)
+            .map_or(&[], |(_, c)| c.as_slice())
+    }
+
+    /// A row's cells in this layout's order; player text made safe for spreadsheets.
+    pub fn record(&self, row: &ScoreRow) -> Vec<String> {
+        let fixed = [
+            row.problem.clone(),
+            row.player.clone(),
+            row.seed.clone(),
+            row.score.to_string(),
+            row.verdict.code().to_string(),
+            row.moves.to_string(),
+            row.think_ms.to_string(),
+            row.cpu_ms.to_string(),
+            row.wall_ms.to_string(),
+            row.max_memory_kb.to_string(),
+            text_cell(&row.warning).into_owned(),
+            row.player_hash.clone(),
+            row.harness_version.clone(),
+        ];
+        let params = self.param_columns.iter().map(|c| {
+            row.params
+                .iter()
+                .find(|(name, _)| name == c)
+                .map_or(String::new(), |(_, v)| v.clone())
+        });
+        fixed
+            .into_iter()
+            .chain(params)
+            .chain([text_cell(&row.reason).into_owned()])
+            .collect()
+    }
+
+    /// The whole file: the header and these rows.
+    pub fn file(&self, rows: &[ScoreRow]) -> io::Result<Vec<u8>> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(self.header())?;
+        for row in rows {
+            w.write_record(self.record(row))?;
+        }
+        w.into_inner().map_err(|e| io::Error::other(e.to_string()))
+    }
+}
+
+/// A cell of text that may come from a player, safe to open in a spreadsheet: one that would
+/// start with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula, or a cell some
+/// spreadsheets run) gets a leading `'`, as spreadsheets themselves write text cells.
+pub fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.bytes().next() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
+        _ => text.into(),
+    }
+}
+
+/// The `scores.csv` column of a problem's parameter: its name, or `<problem>.<name>` when the
+/// name is that of a fixed column.
+pub fn param_column(problem: &str, name: &str) -> String {
+    if SCORE_COLUMNS.contains(&name) || name == "reason" {
+        format!("{problem}.{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The order of tests in a run's files: seeds by number, and fixed tests (names) by name.
+pub fn seed_order(seed: &str) -> (Option<u64>, String) {
+    (seed.parse().ok(), seed.to_string())
+}
+
+/// Where the transcript of one test is kept: one plain-text file per test, so a failing game
+/// can be read with `less` and found by its seed.
+pub fn transcript_path(run: &Path, problem: &str, player: &str, case: &str) -> PathBuf {
+    run.join("transcripts")
+        .join(problem)
+        .join(player)
+        .join(format!("{case}.txt"))
+}
+
+/// Where the replay page of a test is written, relative to the run folder.
+pub fn replay_file(row: &ScoreRow) -> PathBuf {
+    Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))
+}
+
+fn io_err(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Writes a file atomically: to a temporary name beside it, then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> ScoreRow {
+        ScoreRow {
+            problem: "linez".into(),
+            player: "p".into(),
+            seed: "7".into(),
+            score: 12.5,
+            verdict: Verdict::WrongAnswer,
+            moves: 3,
+            think_ms: 4,
+            cpu_ms: 5,
+            wall_ms: 6,
+            max_memory_kb: 7,
+            warning: "=slow".into(),
+            player_hash: "abc".into(),
+            harness_version: "0.1.0".into(),
+            params: vec![("N".into(), "9".into())],
+            reason: "a, \"quoted\" reason".into(),
+        }
+    }
+
+    #[test]
+    fn a_row_written_is_the_row_read_back_except_spreadsheet_quoting() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(&[("linez".into(), vec!["N".into()])]);
+        fs::write(
+            dir.path().join("scores.csv"),
+            layout.file(&[row()]).unwrap(),
+        )
+        .unwrap();
+        let read = read(dir.path(), BadRows::Fail).unwrap();
+        let mut expected = row();
+        expected.warning = "'=slow".into();
+        assert_eq!(read.rows, vec![expected]);
+        assert_eq!(read.param_columns, vec!["N"]);
+    }
+
+    #[test]
+    fn a_bad_row_is_an_error_naming_file_and_line_or_a_counted_skip() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(&[]);
+        let mut bytes = layout.file(&[row(), row()]).unwrap();
+        bytes.extend_from_slice(b"linez,p,8,lots,OK,1,1,1,1,1,,h,v,\n");
+        fs::write(dir.path().join("scores.csv"), &bytes).unwrap();
+        let err = read(dir.path(), BadRows::Fail).unwrap_err();
+        assert!(
+            err.contains("scores.csv") && err.contains("line: 4"),
+            "{err}"
+        );
+        let skipped = read(dir.path(), BadRows::Skip).unwrap();
+        assert_eq!(skipped.rows.len(), 2);
+        assert_eq!(skipped.skipped, vec![4]);
+    }
+
+    #[test]
+    fn a_parameter_named_like_a_fixed_column_gets_its_problem_prefix() {
+        let layout = Layout::new(&[
+            ("a".into(), vec!["moves".into(), "N".into()]),
+            ("b".into(), vec!["N".into()]),
+        ]);
+        assert_eq!(layout.param_columns, vec!["a.moves", "N"]);
+        assert_eq!(layout.columns_of("b"), ["N"]);
+    }
+}
