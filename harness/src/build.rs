@@ -131,24 +131,7 @@ impl Builds {
             if now >= deadline {
                 break Ending::TimedOut;
             }
-            let mut fds = [
-                pipes[0]
-                    .as_ref()
-                    .map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd())),
-                pipes[1]
-                    .as_ref()
-                    .map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd())),
-                PollFd::readable(os::interrupt_fd()),
-                exited
-                    .as_ref()
-                    .map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd())),
-            ];
-            // Without a pidfd, an exit with the pipes held elsewhere is seen within a tick.
-            let tick = if exited.is_some() {
-                Duration::from_secs(1)
-            } else {
-                Duration::from_millis(50)
-            };
+            let (mut fds, tick) = Self::wait_set(&pipes, exited.as_ref());
             if let Err(e) = os::poll(&mut fds, Some((deadline - now).min(tick))) {
                 break Ending::Lost(e);
             }
@@ -161,24 +144,7 @@ impl Builds {
                 // The whole group: cargo, the compilers and build scripts it started.
                 os::kill_group(pid, libc::SIGKILL);
                 let _ = child.wait();
-                let last_lines = last_lines(&self.log[from..]);
-                return Err(match other {
-                    Ending::Interrupted => {
-                        let _ = writeln!(self.log, "\n[interrupted after {took:.1} s: killed]\n");
-                        BuildError::Interrupted
-                    }
-                    Ending::Lost(e) => {
-                        let _ = writeln!(self.log, "\n[lost after {took:.1} s: {e}]\n");
-                        BuildError::Wait(e)
-                    }
-                    _ => {
-                        let _ = writeln!(self.log, "\n[build-timeout after {took:.1} s: killed]\n");
-                        BuildError::TimedOut {
-                            timeout: self.timeout,
-                            last_lines,
-                        }
-                    }
-                });
+                return Err(self.stopped(other, took, from));
             }
         };
         let _ = writeln!(self.log, "[{status} after {took:.1} s]\n");
@@ -186,6 +152,48 @@ impl Builds {
             Ok(out)
         } else {
             Err(BuildError::Failed(status))
+        }
+    }
+
+    /// What a build's loop waits on (its two pipes, an interrupt, its exit) and how long at most:
+    /// without a pidfd, an exit with the pipes held elsewhere is seen within a tick.
+    fn wait_set(pipes: &[Option<OwnedFd>; 2], exited: Option<&OwnedFd>) -> ([PollFd; 4], Duration) {
+        let readable =
+            |f: Option<&OwnedFd>| f.map_or(PollFd::unused(), |f| PollFd::readable(f.as_raw_fd()));
+        let fds = [
+            readable(pipes[0].as_ref()),
+            readable(pipes[1].as_ref()),
+            PollFd::readable(os::interrupt_fd()),
+            readable(exited),
+        ];
+        let tick = if exited.is_some() {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_millis(50)
+        };
+        (fds, tick)
+    }
+
+    /// The error of a build that did not exit by itself (interrupted, lost, out of time),
+    /// noted in the log; `from` is where its output starts in the log.
+    fn stopped(&mut self, ending: Ending, took: f64, from: usize) -> BuildError {
+        let last_lines = last_lines(&self.log[from..]);
+        match ending {
+            Ending::Interrupted => {
+                let _ = writeln!(self.log, "\n[interrupted after {took:.1} s: killed]\n");
+                BuildError::Interrupted
+            }
+            Ending::Lost(e) => {
+                let _ = writeln!(self.log, "\n[lost after {took:.1} s: {e}]\n");
+                BuildError::Wait(e)
+            }
+            _ => {
+                let _ = writeln!(self.log, "\n[build-timeout after {took:.1} s: killed]\n");
+                BuildError::TimedOut {
+                    timeout: self.timeout,
+                    last_lines,
+                }
+            }
         }
     }
 }

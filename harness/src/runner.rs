@@ -121,6 +121,27 @@ pub struct TestResult {
     pub transcript: String,
 }
 
+impl TestResult {
+    /// The result of a test not played yet: score 0, nothing measured.
+    pub fn new(problem: &'static str, player: &Player, case: &CaseKey) -> TestResult {
+        TestResult {
+            problem,
+            player: player.name.clone(),
+            case: case.clone(),
+            params: Vec::new(),
+            outcome: Outcome::ok(0.0, 0),
+            think: Duration::ZERO,
+            wall: Duration::ZERO,
+            cpu: Duration::ZERO,
+            max_memory_kb: 0,
+            stderr: StderrTail::default(),
+            player_hash: player.hash.clone(),
+            warning: String::new(),
+            transcript: String::new(),
+        }
+    }
+}
+
 /// What the runner reports, in order of happening.
 #[derive(Debug)]
 pub enum Event {
@@ -215,29 +236,11 @@ fn attempt(
     player: &Player,
 ) -> Option<(TestResult, bool)> {
     let begin = Instant::now();
-    let mut result = TestResult {
-        problem: suite.problem.id(),
-        player: player.name.clone(),
-        case: case.clone(),
-        params: Vec::new(),
-        outcome: Outcome::ok(0.0, 0),
-        think: Duration::ZERO,
-        wall: Duration::ZERO,
-        cpu: Duration::ZERO,
-        max_memory_kb: 0,
-        stderr: StderrTail::default(),
-        player_hash: player.hash.clone(),
-        warning: String::new(),
-        transcript: String::new(),
-    };
+    let mut result = TestResult::new(suite.problem.id(), player, case);
     let mut game = match suite.problem.case(case, &suite.env) {
         Ok(game) => game,
         Err(e) => {
-            result.outcome = Outcome {
-                verdict: Verdict::HarnessError,
-                reason: e.to_string(),
-                ..Outcome::ok(0.0, 0)
-            };
+            result.outcome = Outcome::failed(Verdict::HarnessError, e.to_string());
             return Some((result, false));
         }
     };
@@ -249,11 +252,7 @@ fn attempt(
     let session = match start(suite, containment, player, limits) {
         Ok(started) => started,
         Err((verdict, reason)) => {
-            result.outcome = Outcome {
-                verdict,
-                reason,
-                ..Outcome::ok(0.0, 0)
-            };
+            result.outcome = Outcome::failed(verdict, reason);
             return Some((result, false));
         }
     };

@@ -121,6 +121,7 @@ const STDERR: u32 = 2;
 const INTERRUPT: u32 = 3;
 const EXITED: u32 = 4;
 
+#[derive(Clone, Copy)]
 enum Want {
     /// Wait until this many bytes of `pending` are written.
     Write,
@@ -255,54 +256,9 @@ impl Session {
         deadline: Option<Instant>,
     ) -> Result<(), Fault> {
         loop {
-            // Try the cheap path first: write without polling, or find a buffered line.
-            match want {
-                Want::Write => {
-                    let Some(fd) = &self.stdin else {
-                        return Err(Fault::Gone("its input is closed".into()));
-                    };
-                    match os::write(fd.as_fd(), pending) {
-                        Ok(Some(n)) => {
-                            pending = &pending[n..];
-                            if pending.is_empty() {
-                                if self.stdin_waited {
-                                    self.waiter.remove(fd.as_raw_fd());
-                                    self.stdin_waited = false;
-                                }
-                                return Ok(());
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(e) => return Err(Fault::Gone(e.to_string())),
-                    }
-                    if !self.stdin_waited {
-                        // The pipe is full: wait for room (rare: the player is not reading).
-                        let raw = fd.as_raw_fd();
-                        self.waiter
-                            .add(raw, STDIN, Interest::Write)
-                            .map_err(|e| Fault::Gone(format!("cannot wait on the pipe: {e}")))?;
-                        self.stdin_waited = true;
-                    }
-                }
-                Want::Line => {
-                    if self.has_line() || self.stdout_eof {
-                        return Ok(());
-                    }
-                    if self.buf.len() - self.consumed > self.limits.max_line {
-                        return Err(Fault::LineTooLong(self.limits.max_line));
-                    }
-                }
-                Want::Eof => {
-                    self.check_lines()?;
-                    if self.stdout_eof {
-                        return Ok(());
-                    }
-                }
-                Want::Exited => {
-                    if self.exited.is_none() {
-                        return Ok(());
-                    }
-                }
+            // The cheap path first: write without polling, or find a buffered line.
+            if self.try_now(want, &mut pending)? {
+                return Ok(());
             }
             let timeout = match deadline {
                 Some(d) => {
@@ -318,36 +274,92 @@ impl Session {
                 }
                 None => None,
             };
-            let ready = self
-                .waiter
-                .wait(timeout)
-                .map_err(|e| Fault::Gone(format!("waiting on the player failed: {e}")))?;
-            let is = |token: u32| ready & (1 << token) != 0;
-            if is(INTERRUPT) {
-                return Err(Fault::Interrupted);
-            }
-            if is(STDERR) {
-                self.read_stderr();
-            }
-            if is(STDOUT) {
-                self.read_stdout()?;
-            }
-            if is(EXITED) {
-                // The player has exited. What it wrote is in the pipe; a grandchild may hold
-                // the pipe open, so take what is there and treat the rest as end of output.
-                Self::close(&mut self.waiter, &mut self.exited);
-                while self.stdout.is_some() {
-                    let before = self.buf.len();
-                    self.read_stdout()?;
-                    if self.buf.len() == before {
-                        break;
-                    }
-                }
-                self.read_stderr();
-                Self::close(&mut self.waiter, &mut self.stdout);
-                self.stdout_eof = true;
-            }
+            self.wait_once(timeout)?;
         }
+    }
+
+    /// Whether `want` is met now, without waiting: the rest of `pending` written, a line (or
+    /// the end of output) buffered, the player gone. Starts waiting for room in a full pipe.
+    fn try_now(&mut self, want: Want, pending: &mut &[u8]) -> Result<bool, Fault> {
+        match want {
+            Want::Write => {
+                let Some(fd) = &self.stdin else {
+                    return Err(Fault::Gone("its input is closed".into()));
+                };
+                match os::write(fd.as_fd(), pending) {
+                    Ok(Some(n)) => {
+                        *pending = &pending[n..];
+                        if pending.is_empty() {
+                            if self.stdin_waited {
+                                self.waiter.remove(fd.as_raw_fd());
+                                self.stdin_waited = false;
+                            }
+                            return Ok(true);
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => return Err(Fault::Gone(e.to_string())),
+                }
+                if !self.stdin_waited {
+                    // The pipe is full: wait for room (rare: the player is not reading).
+                    let raw = fd.as_raw_fd();
+                    self.waiter
+                        .add(raw, STDIN, Interest::Write)
+                        .map_err(|e| Fault::Gone(format!("cannot wait on the pipe: {e}")))?;
+                    self.stdin_waited = true;
+                }
+                Ok(false)
+            }
+            Want::Line => {
+                if self.has_line() || self.stdout_eof {
+                    return Ok(true);
+                }
+                if self.buf.len() - self.consumed > self.limits.max_line {
+                    return Err(Fault::LineTooLong(self.limits.max_line));
+                }
+                Ok(false)
+            }
+            Want::Eof => {
+                self.check_lines()?;
+                Ok(self.stdout_eof)
+            }
+            Want::Exited => Ok(self.exited.is_none()),
+        }
+    }
+
+    /// Waits (at most `timeout`) for something to happen, and takes it in: output, stderr,
+    /// the player's end, or an interrupt of the run.
+    fn wait_once(&mut self, timeout: Option<std::time::Duration>) -> Result<(), Fault> {
+        let ready = self
+            .waiter
+            .wait(timeout)
+            .map_err(|e| Fault::Gone(format!("waiting on the player failed: {e}")))?;
+        let is = |token: u32| ready & (1 << token) != 0;
+        if is(INTERRUPT) {
+            return Err(Fault::Interrupted);
+        }
+        if is(STDERR) {
+            self.read_stderr();
+        }
+        if is(STDOUT) {
+            self.read_stdout()?;
+        }
+        if is(EXITED) {
+            // The player has exited. What it wrote is in the pipe; a grandchild may hold the
+            // pipe open, so take what is there and treat the rest as end of output.
+            Self::close(&mut self.waiter, &mut self.exited);
+            while self.stdout.is_some() {
+                let before = self.buf.len();
+                self.read_stdout()?;
+                if self.buf.len() == before {
+                    break;
+                }
+            }
+            self.read_stderr();
+            Self::close(&mut self.waiter, &mut self.stdout);
+            self.stdout_eof = true;
+        }
+        Ok(())
     }
 
     /// Output read to its end is not handed out line by line, so `recv`'s line check does not

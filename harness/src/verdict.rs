@@ -148,6 +148,16 @@ impl Outcome {
         }
     }
 
+    /// A test that ended before any move with this verdict (it could not start, its test
+    /// data could not be made): score 0.
+    pub fn failed(verdict: Verdict, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            verdict,
+            reason: reason.into(),
+            ..Outcome::ok(0.0, 0)
+        }
+    }
+
     /// The player made an invalid or malformed move, or gave a wrong answer.
     pub fn wrong(score: f64, moves: u64, reason: impl Into<String>) -> Outcome {
         Outcome {

@@ -120,15 +120,6 @@ pub fn find(results: &Path, name: &str) -> Option<PathBuf> {
         .then(|| path.to_path_buf())
 }
 
-/// `run.toml`'s date and command, for `harness runs` (empty when absent).
-pub fn command(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("run.toml"))
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| t.get("command").and_then(|c| c.as_str()).map(String::from))
-        .unwrap_or_default()
-}
-
 /// One row of `best.csv`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Best {

@@ -144,94 +144,16 @@ pub fn main(args: &PlayArgs) -> Result<u8, Error> {
             args.name
         )));
     }
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let stdin = std::io::stdin();
-    let mut terminal = Terminal {
-        view,
-        input: Box::new(stdin.lock()),
-        out: Box::new(std::io::stdout()),
-        colour,
-        line: String::new(),
-        think: Duration::ZERO,
-        notice: String::new(),
-        quit: false,
-    };
-    terminal.say(&format!(
-        "{} seed {}: {}\n",
-        problem.title(),
-        args.seed,
-        terminal.view.help()
-    ));
-    let start = Instant::now();
-    let mut recorder = Recorder::new(&mut terminal);
-    let mut outcome: Outcome = game.play(&mut recorder);
-    let transcript = recorder.text;
-    if terminal.quit && outcome.fault == Some(Fault::Eof) {
-        // A person who stops is not a wrong answer: the game keeps what its moves earned.
-        outcome = Outcome {
-            reason: format!("quit after {} moves", outcome.moves),
-            ..Outcome::ok(terminal.view.score(), outcome.moves)
-        };
-    }
-    let board = terminal.view.render(colour);
-    terminal.say(&format!(
-        "\n{board}game over: score {} ({}{}), {} moves\n",
-        outcome.score,
-        outcome.verdict.code(),
-        if outcome.reason.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", outcome.reason)
-        },
-        outcome.moves
-    ));
-    let result = TestResult {
-        problem: problem.id(),
-        player: args.name.clone(),
-        case: key,
-        params: game.params(),
-        outcome,
-        think: terminal.think,
-        wall: start.elapsed(),
-        cpu: Duration::ZERO,
-        max_memory_kb: 0,
-        stderr: StderrTail::default(),
-        player_hash: String::new(),
-        warning: String::new(),
-        transcript,
-    };
+    let mut result = play_in_terminal(args, problem.title(), view, game.as_mut());
+    result.problem = problem.id();
+    result.params = game.params();
     if result.outcome.moves == 0 {
         // Nothing to replay or compare: it must not become `latest`.
         println!("no move was made: the game is not saved");
         return Ok(exit::OK);
     }
     let results = context.results(args.results.as_deref());
-    let run_toml = format!(
-        "harness-version = {:?}\ncommand = {:?}\nplayer = {:?}\n",
-        env!("CARGO_PKG_VERSION"),
-        std::env::args().collect::<Vec<_>>().join(" "),
-        args.name
-    );
-    let save = || -> Result<std::path::PathBuf, String> {
-        let names = problem.param_names().iter().map(|p| p.to_string());
-        let layout = Layout::new(&[(problem.id().to_string(), names.collect())]);
-        let files =
-            RunFiles::create(&results, "play-", layout, &run_toml).map_err(|e| e.to_string())?;
-        let row = crate::execute::score_row(&result, problem.param_names());
-        let roster = [(problem.id().to_string(), vec![args.name.clone()])];
-        let mut state = RunState::new(&files.id, &files.dir, Summary::new(&roster, 1), 1);
-        state.add(row);
-        state.complete = true;
-        let envs = vec![(problem.id().to_string(), env.clone())];
-        let mut reporters: [Box<dyn Reporter>; 2] = [Box::new(files), Box::new(Replays { envs })];
-        for event in [Event::TestFinished(&result), Event::RunFinished] {
-            for reporter in reporters.iter_mut() {
-                reporter.on_event(&event, &mut state)?;
-            }
-        }
-        Ok(state.dir)
-    };
-    match save() {
+    match save(&results, args, problem.as_ref(), env, &result) {
         Ok(dir) => {
             let id = dir
                 .file_name()
@@ -248,4 +170,101 @@ pub fn main(args: &PlayArgs) -> Result<u8, Error> {
             Ok(exit::HARNESS_ERROR)
         }
     }
+}
+
+/// A person plays `game` at the terminal, one move per line; the result of the test (its
+/// problem and parameters are the caller's to set).
+fn play_in_terminal(
+    args: &PlayArgs,
+    title: &str,
+    view: Box<dyn TerminalView>,
+    game: &mut dyn crate::problem::Game,
+) -> TestResult {
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let stdin = std::io::stdin();
+    let mut terminal = Terminal {
+        view,
+        input: Box::new(stdin.lock()),
+        out: Box::new(std::io::stdout()),
+        colour,
+        line: String::new(),
+        think: Duration::ZERO,
+        notice: String::new(),
+        quit: false,
+    };
+    terminal.say(&format!(
+        "{title} seed {}: {}\n",
+        args.seed,
+        terminal.view.help()
+    ));
+    let start = Instant::now();
+    let mut recorder = Recorder::new(&mut terminal);
+    let mut outcome: Outcome = game.play(&mut recorder);
+    let transcript = recorder.text;
+    if terminal.quit && outcome.fault == Some(Fault::Eof) {
+        // A person who stops is not a wrong answer: the game keeps what its moves earned.
+        outcome = Outcome {
+            reason: format!("quit after {} moves", outcome.moves),
+            ..Outcome::ok(terminal.view.score(), outcome.moves)
+        };
+    }
+    let board = terminal.view.render(colour);
+    let reason = match outcome.reason.as_str() {
+        "" => String::new(),
+        reason => format!(": {reason}"),
+    };
+    terminal.say(&format!(
+        "\n{board}game over: score {} ({}{reason}), {} moves\n",
+        outcome.score,
+        outcome.verdict.code(),
+        outcome.moves
+    ));
+    TestResult {
+        problem: "",
+        player: args.name.clone(),
+        case: CaseKey::Seed(args.seed),
+        params: Vec::new(),
+        outcome,
+        think: terminal.think,
+        wall: start.elapsed(),
+        cpu: Duration::ZERO,
+        max_memory_kb: 0,
+        stderr: StderrTail::default(),
+        player_hash: String::new(),
+        warning: String::new(),
+        transcript,
+    }
+}
+
+/// Saves a played game as a run of its own (`results/play-<timestamp>/`), through the same
+/// reporters as a run: its files, its replay and report. Returns the run's folder.
+fn save(
+    results: &std::path::Path,
+    args: &PlayArgs,
+    problem: &dyn crate::problem::Problem,
+    env: crate::problem::Env,
+    result: &TestResult,
+) -> Result<std::path::PathBuf, String> {
+    let run_toml = format!(
+        "harness-version = {:?}\ncommand = {:?}\nplayer = {:?}\n",
+        env!("CARGO_PKG_VERSION"),
+        std::env::args().collect::<Vec<_>>().join(" "),
+        args.name
+    );
+    let names = problem.param_names().iter().map(|p| p.to_string());
+    let layout = Layout::new(&[(problem.id().to_string(), names.collect())]);
+    let files = RunFiles::create(results, "play-", layout, &run_toml).map_err(|e| e.to_string())?;
+    let row = crate::execute::score_row(result, problem.param_names());
+    let roster = [(problem.id().to_string(), vec![args.name.clone()])];
+    let mut state = RunState::new(&files.id, &files.dir, Summary::new(&roster, 1), 1);
+    state.add(row);
+    state.complete = true;
+    let envs = vec![(problem.id().to_string(), env)];
+    let mut reporters: [Box<dyn Reporter>; 2] = [Box::new(files), Box::new(Replays { envs })];
+    for event in [Event::TestFinished(result), Event::RunFinished] {
+        for reporter in reporters.iter_mut() {
+            reporter.on_event(&event, &mut state)?;
+        }
+    }
+    Ok(state.dir)
 }

@@ -63,24 +63,53 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     }
     drop(err_w);
     sys::detach_stdio();
-    let mut report = Report::default();
+    let mut report = Report {
+        start_error: start_error(err_r),
+        ..Report::default()
+    };
+    let peak_kb = watch(spec, player, group.is_none(), stop, &sigchld, &mut report);
+    let leftover = end_all(spec.mode, player, group, &sigchld);
+    if !leftover.is_empty() {
+        report.notes.push(leftover);
+    }
+    let (cpu_us, max_rss_kb) = sys::children_usage();
+    report.cpu_us = cpu_us;
+    report.max_memory_kb = max_rss_kb.max(peak_kb);
+    report
+}
+
+/// What the player's process said before its exec, if it failed: a refusal of the machine
+/// (out of processes or memory), an exec error, or a failed step of its setup.
+fn start_error(err_r: OwnedFd) -> Option<StartError> {
     let mut why = String::new();
     let _ = std::fs::File::from(err_r).read_to_string(&mut why);
     if let Some(rest) = why.strip_prefix("exec ") {
         let errno: i32 = rest.trim().parse().unwrap_or(0);
         let e = std::io::Error::from_raw_os_error(errno);
-        report.start_error = Some(if StartError::is_refusal(&e) {
+        Some(if StartError::is_refusal(&e) {
             StartError::Refused(format!("exec: {e}"))
         } else {
             StartError::Exec(e.to_string())
-        });
-    } else if let Some(rest) = why.strip_prefix("setup ") {
-        report.start_error = Some(StartError::Setup(rest.trim().to_string()));
+        })
+    } else {
+        why.strip_prefix("setup ")
+            .map(|rest| StartError::Setup(rest.trim().to_string()))
     }
-    // Reap as processes end; stop at the player's own end or when told to.
-    // Without a cgroup, the tree's memory is watched by sampling: every process of the test,
-    // its resident memory less shared file pages, summed.
-    let watch = (group.is_none() && spec.address_space > 0).then_some(spec.address_space);
+}
+
+/// Reaps as processes end, until the player's own end or until told to stop (`stop`
+/// readable); sets the player's exit in `report`. Without a cgroup (`sample`), the tree's
+/// memory is watched by sampling: every process of the test, its resident memory less shared
+/// file pages, summed; over the limit, the test ends MLE. Returns the sampled peak (KB).
+fn watch(
+    spec: &Spec,
+    player: libc::pid_t,
+    sample: bool,
+    stop: &OwnedFd,
+    sigchld: &OwnedFd,
+    report: &mut Report,
+) -> u64 {
+    let watch = (sample && spec.address_space > 0).then_some(spec.address_space);
     let interval = match spec.mode {
         Mode::Namespaces => 20,
         // Finding the tree means reading every process of the machine: less often.
@@ -103,7 +132,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
             }
         }
         if ready & 2 != 0 {
-            drain(&sigchld);
+            drain(sigchld);
             while let Ok(Some(w)) = sys::wait(-1, false) {
                 if w.pid == player {
                     report.exit = Some(w.exit);
@@ -121,14 +150,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
             break;
         }
     }
-    let leftover = end_all(spec.mode, player, group, &sigchld);
-    if !leftover.is_empty() {
-        report.notes.push(leftover);
-    }
-    let (cpu_us, max_rss_kb) = sys::children_usage();
-    report.cpu_us = cpu_us;
-    report.max_memory_kb = max_rss_kb.max(peak_kb);
-    report
+    peak_kb
 }
 
 /// In the player's process, after fork: drops to the player's ids and limits, keeps only

@@ -103,38 +103,7 @@ impl Rules {
         // SAFETY: a fresh descriptor we own.
         let ruleset = unsafe { OwnedFd::from_raw_fd(ruleset as i32) };
         for (path, rights) in &self.paths {
-            let Ok(c) = super::sys::cstr(path) else {
-                continue;
-            };
-            // SAFETY: O_PATH open of a C string; the descriptor is closed below.
-            let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-            if fd < 0 {
-                continue;
-            }
-            // SAFETY: fresh descriptor.
-            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-            let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-            // A file takes only file rights.
-            let mask = if is_dir {
-                fs
-            } else {
-                fs & (EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV)
-            };
-            let rule = PathBeneath {
-                allowed_access: rights & mask,
-                parent_fd: fd.as_raw_fd(),
-            };
-            // SAFETY: pointer to a live packed rule.
-            let ret = unsafe {
-                libc::syscall(
-                    libc::SYS_landlock_add_rule,
-                    ruleset.as_raw_fd(),
-                    RULE_PATH_BENEATH,
-                    &rule as *const PathBeneath,
-                    0u32,
-                )
-            };
-            super::sys::check(ret, &format!("landlock_add_rule {}", path.display()))?;
+            add_rule(&ruleset, path, *rights, fs)?;
         }
         // SAFETY: plain syscall on our ruleset.
         let ret =
@@ -142,4 +111,47 @@ impl Rules {
         super::sys::check(ret, "landlock_restrict_self")?;
         Ok(abi)
     }
+}
+
+/// Allows `rights` (within the handled `fs` rights) under `path`; a path that cannot be
+/// opened is left out (nothing under it can be reached anyway).
+fn add_rule(
+    ruleset: &OwnedFd,
+    path: &std::path::Path,
+    rights: u64,
+    fs: u64,
+) -> std::io::Result<()> {
+    let Ok(c) = super::sys::cstr(path) else {
+        return Ok(());
+    };
+    // SAFETY: O_PATH open of a C string; the descriptor is closed below.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Ok(());
+    }
+    // SAFETY: fresh descriptor.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+    // A file takes only file rights.
+    let mask = if is_dir {
+        fs
+    } else {
+        fs & (EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV)
+    };
+    let rule = PathBeneath {
+        allowed_access: rights & mask,
+        parent_fd: fd.as_raw_fd(),
+    };
+    // SAFETY: pointer to a live packed rule.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            RULE_PATH_BENEATH,
+            &rule as *const PathBeneath,
+            0u32,
+        )
+    };
+    super::sys::check(ret, &format!("landlock_add_rule {}", path.display()))?;
+    Ok(())
 }

@@ -233,25 +233,7 @@ impl Isolation {
             });
         }
         let (landlock_read, landlock_write) = match (self.mode, work) {
-            (Mode::Process, Some(w)) => {
-                let mut read: Vec<PathBuf> = view::SYSTEM.iter().map(PathBuf::from).collect();
-                read.extend(["/etc", "/proc", "/sys"].map(PathBuf::from));
-                // An interpreter found on PATH may need its whole install (pyenv's shims run
-                // its libexec/ and versions/): each PATH folder and the folder above it.
-                for dir in std::env::var_os("PATH")
-                    .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-                    .unwrap_or_default()
-                {
-                    // Never "/" (the parent of /bin), which would open everything.
-                    let parent = dir.parent().filter(|p| p.parent().is_some());
-                    read.extend(parent.map(Path::to_path_buf));
-                    read.push(dir);
-                }
-                read.extend(self.extra_binds.iter().cloned());
-                read.push(program.to_path_buf());
-                // In process mode a player's own folder stays writable, as it always was.
-                (read, vec![w.to_path_buf(), player_dir.to_path_buf()])
-            }
+            (Mode::Process, Some(w)) => self.landlock_paths(program, player_dir, w),
             _ => (Vec::new(), Vec::new()),
         };
         Spec {
@@ -282,6 +264,32 @@ impl Isolation {
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
         }
+    }
+
+    /// What landlock lets a player read and write in process mode: the system folders, each
+    /// PATH folder with the one above it (an interpreter's install: pyenv's shims run its
+    /// libexec/ and versions/), the extra binds and the program; the test's work folder and,
+    /// as it always was in process mode, the player's own folder, writable.
+    fn landlock_paths(
+        &self,
+        program: &Path,
+        player_dir: &Path,
+        work: &Path,
+    ) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let mut read: Vec<PathBuf> = view::SYSTEM.iter().map(PathBuf::from).collect();
+        read.extend(["/etc", "/proc", "/sys"].map(PathBuf::from));
+        for dir in std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default()
+        {
+            // Never "/" (the parent of /bin), which would open everything.
+            let parent = dir.parent().filter(|p| p.parent().is_some());
+            read.extend(parent.map(Path::to_path_buf));
+            read.push(dir);
+        }
+        read.extend(self.extra_binds.iter().cloned());
+        read.push(program.to_path_buf());
+        (read, vec![work.to_path_buf(), player_dir.to_path_buf()])
     }
 }
 

@@ -198,6 +198,12 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
+    (read_init_report(pid, &report_r), Some(pid))
+}
+
+/// Reads the init's report (one JSON line); an init that does not send it within
+/// [`TEARDOWN`] is killed, and the report says so.
+fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report {
     let deadline = Instant::now() + TEARDOWN;
     let mut text = Vec::new();
     let mut buf = [0u8; 4096];
@@ -209,7 +215,7 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
             report
                 .notes
                 .push("the test's init did not end in time and was killed".into());
-            return (report, Some(pid));
+            return report;
         }
         if sys::poll_read(&[report_r.as_raw_fd()], left.as_millis().max(1) as i32) == 0 {
             continue;
@@ -221,7 +227,7 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         }
         text.extend_from_slice(&buf[..n as usize]);
     }
-    (init_report(&text, None), Some(pid))
+    init_report(&text, None)
 }
 
 /// The init's report, or what can be said without one.

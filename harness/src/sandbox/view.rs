@@ -166,12 +166,40 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
     }
     step.set("etc");
     bind_ro(&spec.etc, &root.join("etc"))?;
-
     step.set("box");
-    // The writable space: one tmpfs of the test's disk size.
+    let boxed = writable_box(root, spec.disk)?;
+    step.set("dev");
+    let dev = devices(root, &boxed)?;
+    step.set("binds");
+    // The player's own files, read-only, at their host paths.
+    for bind in &spec.binds {
+        if !visible_without_bind(&bind.path) {
+            bind_ro(&bind.path, &inside(root, &bind.path))?;
+        }
+    }
+    step.set("proc");
+    proc_of_the_test(root, &dev)?;
+    step.set("pivot");
+    std::env::set_current_dir(root)?;
+    sys::pivot_here()?;
+    sys::mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        None,
+    )?;
+    sys::set_hostname("sandbox")?;
+    sys::loopback_up()?;
+    Ok(())
+}
+
+/// The writable space: one tmpfs of the test's disk size (`disk` bytes) holding the working
+/// folder, HOME, /tmp, /var/tmp and /dev/shm; /tmp and /var/tmp bound in place. Returns it.
+fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
     let boxed = inside(root, Path::new(BOX));
     std::fs::create_dir_all(&boxed)?;
-    let disk = spec.disk.max(1 << 20);
+    let disk = disk.max(1 << 20);
     sys::mount(
         Some(Path::new("tmpfs")),
         &boxed,
@@ -201,8 +229,11 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         sys::mount(Some(&boxed.join(from)), &target, None, libc::MS_BIND, None)?;
     }
 
-    step.set("dev");
-    // /dev: the harmless devices only, and the private /dev/shm.
+    Ok(boxed)
+}
+
+/// /dev: the harmless devices only, and the private /dev/shm (from the box). Returns it.
+fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
     let dev = root.join("dev");
     std::fs::create_dir(&dev)?;
     sys::mount(
@@ -242,17 +273,12 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         None,
     )?;
 
-    step.set("binds");
-    // The player's own files, read-only, at their host paths.
-    for bind in &spec.binds {
-        if !visible_without_bind(&bind.path) {
-            bind_ro(&bind.path, &inside(root, &bind.path))?;
-        }
-    }
+    Ok(dev)
+}
 
-    step.set("proc");
-    // A /proc of the test's own PID namespace. No user namespace can be made inside (so no
-    // mounts of the player's own), and the kernel's knobs are read-only.
+/// A /proc of the test's own PID namespace. No user namespace can be made inside (so no
+/// mounts of the player's own), and the kernel's knobs are read-only.
+fn proc_of_the_test(root: &Path, dev: &Path) -> io::Result<()> {
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
     // A process the player cannot trace (the test's init) is not even listed: hidepid=4
@@ -283,17 +309,5 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         sys::mount(Some(&dev.join("null")), &trigger, None, libc::MS_BIND, None)?;
     }
 
-    step.set("pivot");
-    std::env::set_current_dir(root)?;
-    sys::pivot_here()?;
-    sys::mount(
-        None,
-        Path::new("/"),
-        None,
-        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-        None,
-    )?;
-    sys::set_hostname("sandbox")?;
-    sys::loopback_up()?;
     Ok(())
 }
