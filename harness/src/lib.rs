@@ -1,17 +1,26 @@
 //! The harness: a TopCoder-style marathon tester and local judge.
 //!
 //! ```text
-//! scoring.toml ─► config ─┐
-//! --players ─► players ───┼─► runner ──(events)──► report: progress bar, table, CSV
-//! --seeds ───► seeds ─────┘     │
-//!                               └─ per (player, case): problem::Game::play(session)
-//!                                   session: one player over pipes, started, contained and
-//!                                   ended by sandbox (a supervisor per test: namespaces or
-//!                                   process mode, a cgroup, landlock; pipes and waits in os)
+//! command line, scoring.toml ─► context ─► plan: RunPlan (checked, no process run yet)
+//!        players (found, built) ─────────┘        │
+//!                                                 ▼
+//!   execute: runner ──(typed events)──► reporters: progress, comparison (history, best.csv),
+//!            │                                      files (scores.csv, leaderboard, logs,
+//!            │                                      transcripts), replays + report.html,
+//!            │                                      table; all share one RunState in memory
+//!            └─ per (player, case): problem::Game::play(session)
+//!                 session: one player over pipes, started, contained and ended by sandbox
+//!                 (a supervisor per test: namespaces or process mode, a cgroup, landlock;
+//!                 pipes and waits in os)
 //! ```
 //!
+//! Layers, bottom up, without cycles: `os`, `sandbox`; `cli`, `config`, `verdict`,
+//! `rundir`; `problem`; `context`; `session`, `runner`; `report`, `compare`, `replay`;
+//! `plan`, `execute`; the other subcommands (`bench`, `play`); `app` on top.
+//!
 //! A player's failure is a [`verdict::Verdict`], never an `Err`; `Err` is for the harness's
-//! own faults and for bad input from the user (exit code 2).
+//! own faults (exit 1), bad input from the user (exit 2) and interrupts (exit 130), each a
+//! [`error::Error`].
 
 pub mod app;
 pub mod bench;

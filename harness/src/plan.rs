@@ -364,3 +364,113 @@ fn check_group_by(flags: &Flags, suites: &[Suite]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    fn args(line: &str) -> RunArgs {
+        let words = std::iter::once("harness").chain(line.split_whitespace());
+        Cli::try_parse_from(words).expect("valid command line").run
+    }
+
+    fn context() -> Context {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        Context {
+            scoring: crate::config::Scoring::default(),
+            testcases: root.join("testcases"),
+            root,
+        }
+    }
+
+    fn player(name: &str, problem: &str) -> Player {
+        Player {
+            name: name.into(),
+            problem: problem.into(),
+            program: "/bin/true".into(),
+            args: Vec::new(),
+            cwd: "/".into(),
+            source: name.into(),
+            hash: "h".into(),
+            env: Vec::new(),
+            pass_env: Vec::new(),
+            on_path: false,
+            snapshot: None,
+        }
+    }
+
+    fn plan(line: &str, players: Vec<Player>) -> Result<RunPlan> {
+        let context = context();
+        let request = Request::new(&args(line), &context)?;
+        let flags = Flags::parse(&request.args.compare)?;
+        RunPlan::new(request, &context, (players, Vec::new()), &flags, 4)
+    }
+
+    #[test]
+    fn a_plan_has_a_suite_per_problem_played_with_its_fixed_tests_and_the_seeds() {
+        let players = vec![
+            player("a", "chesspuzzle"),
+            player("b", "chesspuzzle"),
+            player("c", "game-ending"),
+        ];
+        let plan = plan("--players a b c --seeds 1..3", players).unwrap();
+        let ids: Vec<&str> = plan.suites.iter().map(|s| s.problem.id()).collect();
+        assert_eq!(ids, ["chesspuzzle", "game-ending"]);
+        let seeds: Vec<CaseKey> = (1..=3).map(CaseKey::Seed).collect();
+        assert_eq!(plan.suites[0].cases, seeds);
+        let fixed = plan.suites[1].cases.len() - 3;
+        assert!(fixed > 0, "game-ending ships fixed tests");
+        assert_eq!(plan.suites[1].cases[fixed..], seeds);
+        assert_eq!(plan.planned(), 2 * 3 + (fixed as u64 + 3));
+        assert_eq!((plan.threads, plan.pin_cpus), (4, true));
+    }
+
+    #[test]
+    fn flags_override_scoring_toml_and_no_fixed_drops_the_fixed_tests() {
+        let players = vec![player("c", "game-ending")];
+        let line = "--players c --seeds 5 --time-limit 3 --memory-limit 7 --threads 1 --no-fixed";
+        let plan = plan(line, players).unwrap();
+        let config = &plan.suites[0].env.config;
+        assert_eq!((config.time_limit, config.memory_limit), (3.0, 7));
+        assert_eq!(plan.suites[0].cases, [CaseKey::Seed(5)]);
+        assert_eq!(plan.threads, 1);
+    }
+
+    #[test]
+    fn mistakes_are_usage_errors_found_before_anything_runs() {
+        let chess = || vec![player("a", "chesspuzzle")];
+        for (line, says) in [
+            ("--players a --threads 0", "--threads 0"),
+            ("--players a --time-limit=-1", "--time-limit"),
+            ("--players a --seeds 9..1", "--seeds"),
+            ("--players a --problem chess", "unknown problem"),
+            ("--players a --seeds 1 --filter Z=1", "--filter Z=1"),
+            (
+                "--players a --seeds 1..3 --filter K=99",
+                "no test of this run matches",
+            ),
+            ("--players a --seeds 1 --group-by Z", "--group-by Z"),
+            ("--seeds 1", "no players"),
+        ] {
+            match plan(line, chess()) {
+                Err(Error::Usage(message)) => {
+                    assert!(message.contains(says), "{line}: {message}")
+                }
+                Err(other) => panic!("{line}: not a usage error: {other}"),
+                Ok(_) => panic!("{line}: planned"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_plan_without_a_player_of_the_chosen_problem_is_a_usage_error() {
+        let err = plan("--players a --seeds 1", Vec::new()).err().unwrap();
+        assert!(
+            matches!(&err, Error::Usage(m) if m.contains("no player")),
+            "{err}"
+        );
+    }
+}
