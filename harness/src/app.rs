@@ -141,6 +141,8 @@ fn problem_config(scoring: &Scoring, id: &str, args: &RunArgs) -> ProblemConfig 
 #[serde(rename_all = "kebab-case")]
 struct RecordedArgs {
     players: Vec<PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    variant: Vec<String>,
     seeds: Option<String>,
     problem: Option<String>,
     time_limit: Option<f64>,
@@ -179,8 +181,9 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs, UsageError> {
         &what,
     )?;
     let mut merged = args.clone();
-    if merged.players.is_empty() {
+    if merged.players.is_empty() && merged.variant.is_empty() {
         merged.players = r.players;
+        merged.variant = r.variant;
     }
     merged.seeds = merged.seeds.or(r.seeds);
     merged.problem = merged.problem.or(r.problem);
@@ -224,26 +227,32 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     }
     let seeds = args.seeds.as_deref().unwrap_or("examples");
     let spec = SeedSpec::parse(seeds).map_err(|e| UsageError(format!("--seeds: {e}")))?;
-    if args.players.is_empty() {
+    if args.players.is_empty() && args.variant.is_empty() {
         return Err(UsageError(
             "no players: give --players PATH... (e.g. --players players/*)".into(),
         ));
     }
+    let variants = crate::variant::Variant::parse_all(&args.variant)?;
     let ids = problem::ids();
     let mut history =
         crate::compare::History::new(&args.compare, &scoring, args.secret.secret.as_ref())?;
     let mut filter_applied = vec![false; history.flags().filters.len()];
     let build_timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
     let mut builds = crate::build::Builds::new(build_timeout);
-    let (found, skipped) =
-        match players::discover(&args.players, args.problem.as_deref(), &ids, &mut builds) {
-            Ok(found) => found,
-            Err(e) if crate::os::interrupted() => {
-                eprintln!("interrupted: {e}");
-                return Ok(exit::INTERRUPTED);
-            }
-            Err(e) => return Err(e.into()),
-        };
+    let (found, skipped) = match players::discover_with(
+        &args.players,
+        &variants,
+        args.problem.as_deref(),
+        &ids,
+        &mut builds,
+    ) {
+        Ok(found) => found,
+        Err(e) if crate::os::interrupted() => {
+            eprintln!("interrupted: {e}");
+            return Ok(exit::INTERRUPTED);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let testcases = testcases_dir(&args.common, &root);
     let mut suites = Vec::new();
     let (mut before_filter, mut after_filter) = (0, 0);
@@ -551,6 +560,7 @@ fn run_toml(
             .iter()
             .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
             .collect(),
+        variant: crate::variant::absolute(&args.variant),
         seeds: args.seeds.clone(),
         problem: args.problem.clone(),
         time_limit: args.time_limit,

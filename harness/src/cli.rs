@@ -76,6 +76,12 @@ pub struct RunArgs {
     /// a player.toml (any language), or executable files (then --problem is needed).
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub players: Vec<PathBuf>,
+    /// A player under another name with extra settings, beside the others (repeatable):
+    /// `--variant deep=players/linez-greedy env:DEPTH=4 arg:--beam=8`. NAME=PATH first (PATH
+    /// as --players takes it), then any number of env:KEY=VALUE (set in its environment) and
+    /// arg:VALUE (added to its command).
+    #[arg(long, num_args = 1.., value_name = "NAME=PATH [env:K=V|arg:A]")]
+    pub variant: Vec<String>,
     /// Seeds: `1..100` (inclusive), `7`, `1,5,9..12`, or `examples` (the problem's example
     /// seeds from scoring.toml) [default: examples]. Exact-answer problems also run their
     /// fixed tests.
@@ -158,9 +164,13 @@ pub struct CompareArgs {
     /// Where runs are read from [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
-    /// Where the comparison's CSV is written [default: <results>/compare.csv].
+    /// Where the comparison's CSV is written [default: <results>/compare.csv]; its page of
+    /// largest losses and wins, with links to their replays, goes beside it (compare.html).
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// The tests with the largest losses and wins shown per pair of entries (0: none).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub largest: usize,
     #[command(flatten)]
     pub common: Common,
 }

@@ -1,0 +1,180 @@
+//! A competitor's daily loop through the binary: variants of one program side by side,
+//! `compare` with its largest losses and their replay pages, a verbose run of one seed,
+//! `gen --view player`, JSON lines for scripts and the table's width.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn harness(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.current_dir(root()).args(args).stdin(Stdio::null());
+    cmd
+}
+
+fn run(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("harness runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn read_csv(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).expect("csv");
+    let mut rows = vec![r.headers().unwrap().iter().map(String::from).collect()];
+    rows.extend(
+        r.records()
+            .map(|rec| rec.unwrap().iter().map(String::from).collect()),
+    );
+    rows
+}
+
+/// (player, seed) -> (score, hash) of a run's scores.csv.
+fn scores(run: &Path) -> std::collections::BTreeMap<(String, String), (String, String)> {
+    let rows = read_csv(&run.join("scores.csv"));
+    let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (p, s, sc, h) = (col("player"), col("seed"), col("score"), col("player_hash"));
+    rows[1..]
+        .iter()
+        .map(|r| ((r[p].clone(), r[s].clone()), (r[sc].clone(), r[h].clone())))
+        .collect()
+}
+
+/// A shell player of ChessPuzzle that writes its arguments and `$MODE` to stderr and then
+/// gives up (closes its output): enough to see what reached it.
+fn echo_player() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("echo.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\necho \"args=[$*] mode=[$MODE]\" >&2\nread header\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn variants_of_one_program_run_side_by_side_with_their_own_names_hashes_and_settings() {
+    let results = tempfile::tempdir().unwrap();
+    let player = "players/chesspuzzle-python";
+    let go = || {
+        let mut cmd = harness(&[
+            "--players",
+            player,
+            "--variant",
+            &format!("other={player}"),
+            "env:PLAYER_SEED=7",
+            "--variant",
+            &format!("same={player}"),
+            "env:PLAYER_SEED=1",
+            "--seeds",
+            "1..4",
+            "--threads",
+            "2",
+        ]);
+        cmd.arg("--results").arg(results.path());
+        run(cmd)
+    };
+    let (code, out, err) = go();
+    assert_eq!(code, 0, "{err}");
+    let first = scores(&results.path().join("latest"));
+    let get = |name: &str, seed: &str| first[&(name.to_string(), seed.to_string())].clone();
+    for seed in ["1", "2", "3", "4"] {
+        // PLAYER_SEED=1 is the program's default: the same games as the plain player.
+        assert_eq!(get("same", seed).0, get("chesspuzzle-python", seed).0);
+    }
+    assert!(
+        ["1", "2", "3", "4"]
+            .iter()
+            .any(|s| get("other", s).0 != get("chesspuzzle-python", s).0),
+        "PLAYER_SEED=7 did not reach the player: {first:?}"
+    );
+    let hashes: std::collections::BTreeSet<String> = ["chesspuzzle-python", "other", "same"]
+        .iter()
+        .map(|n| get(n, "1").1)
+        .collect();
+    assert_eq!(
+        hashes.len(),
+        3,
+        "every variant has its own hash: {hashes:?}"
+    );
+    assert!(out.contains("other") && out.contains("same"), "{out}");
+
+    // Stable: the next run gives each the same hash ("same build" against the previous run).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (code, out, err) = go();
+    assert_eq!(code, 0, "{err}");
+    let second = scores(&results.path().join("latest"));
+    assert_eq!(first, second);
+    assert!(!out.contains("new build"), "{out}");
+
+    // compare: the largest losses of one variant against the other, with replay pages
+    // written and linked from compare.html.
+    let mut cmd = harness(&["compare", "other", "same", "--largest", "2"]);
+    cmd.arg("--results").arg(results.path());
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("largest"), "{out}");
+    let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();
+    let link = html
+        .split("<a href=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a link to a replay page");
+    assert!(link.contains("/replays/chesspuzzle-"), "{link}");
+    let page = std::fs::read_to_string(results.path().join(link)).expect("the linked page");
+    assert!(page.contains("<!DOCTYPE html>"));
+}
+
+#[test]
+fn variant_arguments_and_environment_reach_the_program_and_bad_variants_are_named() {
+    let results = tempfile::tempdir().unwrap();
+    let (_dir, echo) = echo_player();
+    let echo = echo.display().to_string();
+    let mut cmd = harness(&[
+        "--problem",
+        "chesspuzzle",
+        "--variant",
+        &format!("loud={echo}"),
+        "arg:--depth",
+        "arg:3 4",
+        "env:MODE=fast",
+        "--seeds",
+        "1",
+    ]);
+    cmd.arg("--results").arg(results.path());
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let log = results.path().join("latest/logs/chesspuzzle/loud/1.stderr");
+    let text = std::fs::read_to_string(&log).expect("the variant's stderr");
+    assert_eq!(text, "args=[--depth 3 4] mode=[fast]\n");
+
+    for (args, needle) in [
+        (vec!["--variant", "x"], "NAME=PATH"),
+        (
+            vec!["--variant", "a=players/linez-python", "DEPTH=3"],
+            "no player at \"3\" (each NAME=PATH starts a variant; its settings are written env:KEY=VALUE",
+        ),
+        (
+            vec![
+                "--players",
+                "players/linez-python",
+                "--variant",
+                "linez-python=players/linez-python",
+            ],
+            "two players are named \"linez-python\"",
+        ),
+    ] {
+        let mut cmd = harness(&args);
+        cmd.arg("--results").arg(results.path());
+        let (code, _, err) = run(cmd);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
