@@ -481,6 +481,12 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         let containment = &containment;
         let runner = scope.spawn(move || runner::run(suites, containment, options, &tx));
         for Event::Finished(result) in rx.iter() {
+            if args.json {
+                let names = problems.iter().find(|(p, _)| p == result.problem);
+                let names: Vec<&str> =
+                    names.map_or(Vec::new(), |(_, n)| n.iter().map(String::as_str).collect());
+                println!("{}", report::json::test_line(&result, &names, &files.id));
+            }
             summary.add(&result);
             progress.on_result(&result);
             if write_error.is_none() {
@@ -504,21 +510,37 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         .map(|s| (s.problem.id().to_string(), s.env.clone()))
         .collect();
     crate::replay::after_run(&files.dir, &envs);
-    let table = report::table::render(&summary, std::io::stdout().is_terminal(), partial);
-    print!("{table}");
+    // With --json, stdout holds only JSON lines: what people read goes to stderr.
+    let (mut out, colours): (Box<dyn Write>, bool) = if args.json {
+        (Box::new(std::io::stderr()), std::io::stderr().is_terminal())
+    } else {
+        (Box::new(std::io::stdout()), std::io::stdout().is_terminal())
+    };
+    let table = report::table::render(&summary, colours, partial, args.wide);
+    let _ = write!(out, "{table}");
     for p in found.iter().filter(|p| p.changed_during_run()) {
-        println!(
+        let _ = writeln!(
+            out,
             "{}: {} (its later tests are ERR; run it again)",
             p.name,
             players::CHANGED
         );
     }
     match compared {
-        Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+        Ok(lines) => lines.iter().for_each(|l| {
+            let _ = writeln!(out, "{l}");
+        }),
         Err(e) => eprintln!("warning: no comparison: {e}"),
     }
-    println!("isolation: {}", containment.isolation.describe());
-    println!("results: {}", files.dir.display());
+    let _ = writeln!(out, "isolation: {}", containment.isolation.describe());
+    let _ = writeln!(out, "results: {}", files.dir.display());
+    let _ = out.flush();
+    if args.json {
+        let dir = files.dir.display().to_string();
+        for line in report::json::end_lines(&summary, &files.id, &dir, partial) {
+            println!("{line}");
+        }
+    }
     let _ = std::io::stdout().flush();
     if let Some(e) = write_error {
         eprintln!("error: cannot write results: {e}");
@@ -529,7 +551,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         if args.results.is_some() {
             resume.push_str(&format!(" --results {}", results.display()));
         }
-        println!("interrupted: to finish this run, {resume}");
+        let _ = writeln!(out, "interrupted: to finish this run, {resume}");
         return Ok(exit::INTERRUPTED);
     }
     if summary.harness_errors() > 0 {

@@ -128,6 +128,14 @@ pub struct RunArgs {
     /// Let players write core dumps (RLIMIT_CORE as the harness has it), to debug a crash.
     #[arg(long)]
     pub core_dumps: bool,
+    /// The leaderboard with every column (sum, min, max, a column per verdict, total
+    /// thinking time); by default it fits 100 columns.
+    #[arg(long)]
+    pub wide: bool,
+    /// JSON lines on stdout, for scripts: a "test" line as each test finishes, a "standing"
+    /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]

@@ -302,7 +302,7 @@ fn not_a_player(path: &Path) -> Option<String> {
         .and_then(|e| e.to_str())
         .is_some_and(|e| text.contains(&e));
     let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
-    (is_text && !executable).then(|| "a text file, not a player".to_string())
+    (is_text && !executable).then(|| "a text file, not executable: not a player".to_string())
 }
 
 fn describe(

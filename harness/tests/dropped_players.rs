@@ -204,7 +204,8 @@ fn an_old_results_folder_and_a_readme_in_players_are_skipped_with_a_note() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("skipped player players/NOTES.md: a text file, not a player"),
+        stderr
+            .contains("skipped player players/NOTES.md: a text file, not executable: not a player"),
         "{stderr}"
     );
     // A folder a user could mean as a player (a program without its player.toml) is an

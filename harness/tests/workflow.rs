@@ -178,3 +178,49 @@ fn variant_arguments_and_environment_reach_the_program_and_bad_variants_are_name
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn json_lines_carry_every_test_and_standing_and_nothing_else_is_on_stdout() {
+    let results = tempfile::tempdir().unwrap();
+    let mut cmd = harness(&[
+        "--players",
+        "players/chesspuzzle-python",
+        "--seeds",
+        "1..3",
+        "--json",
+    ]);
+    cmd.arg("--results").arg(results.path());
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["test", "test", "test", "standing", "run"], "{out}");
+    // The same numbers as scores.csv, read independently.
+    let run_dir = results.path().join("latest");
+    let csv = scores(&run_dir);
+    for t in &lines[..3] {
+        let key = (
+            t["player"].as_str().unwrap().to_string(),
+            t["seed"].as_str().unwrap().to_string(),
+        );
+        let (score, hash) = &csv[&key];
+        // serde_json's own float parsing may be off by one unit in the last place.
+        let diff = t["score"].as_f64().unwrap() - score.parse::<f64>().unwrap();
+        assert!(diff.abs() < 1e-12, "{t} against {score}");
+        assert_eq!(t["player_hash"].as_str().unwrap(), hash);
+        assert_eq!(t["verdict"], "OK");
+        assert!(t["params"]["K"].is_u64(), "{t}");
+    }
+    let standing = &lines[3];
+    assert_eq!(standing["tests"], 3);
+    assert_eq!(standing["verdicts"]["OK"], 3);
+    assert_eq!(standing["relative"], 1_000_000.0);
+    let id = std::fs::read_link(results.path().join("latest")).unwrap();
+    assert_eq!(lines[4]["run"].as_str().unwrap(), id.to_str().unwrap());
+    // The leaderboard is still shown, on stderr.
+    assert!(err.contains("chesspuzzle-python"), "{err}");
+    assert!(err.contains("max think"), "{err}");
+}

@@ -13,6 +13,20 @@ use crate::verdict::Verdict;
 /// Failures printed per player before the rest are only counted (they are all in the CSV).
 const MAX_FAILURE_LINES: u64 = 10;
 
+/// The time left, at the pace so far: `elapsed` for `done` of `total` tests. `None` before
+/// the first test or without a total.
+pub fn eta(
+    elapsed: std::time::Duration,
+    done: u64,
+    total: Option<u64>,
+) -> Option<std::time::Duration> {
+    let total = total?;
+    if done == 0 || done > total {
+        return None;
+    }
+    Some(elapsed.mul_f64((total - done) as f64 / done as f64))
+}
+
 pub struct Progress {
     bar: ProgressBar,
     terminal: bool,
@@ -32,9 +46,11 @@ impl Progress {
         };
         let bar = ProgressBar::with_draw_target(Some(total), target);
         bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {wide_msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         Progress {
             bar,
@@ -96,6 +112,10 @@ impl Progress {
             self.bar.set_message(msg.join("  "));
         }
         self.bar.inc(1);
+        if let Some(left) = eta(self.bar.elapsed(), self.bar.position(), self.bar.length()) {
+            self.bar
+                .set_prefix(format!("ETA {}", super::table::human_duration(left)));
+        }
     }
 
     pub fn finish(&self) {
@@ -106,5 +126,21 @@ impl Progress {
                 self.warnings
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::eta;
+
+    #[test]
+    fn the_eta_is_the_time_left_at_the_pace_so_far() {
+        let s = Duration::from_secs;
+        assert_eq!(eta(s(10), 5, Some(20)), Some(s(30)));
+        assert_eq!(eta(s(10), 20, Some(20)), Some(s(0)));
+        assert_eq!(eta(s(10), 0, Some(20)), None);
+        assert_eq!(eta(s(10), 5, None), None);
     }
 }
