@@ -341,6 +341,18 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             )));
         }
     }
+    if args.verbose {
+        let players: usize = suites.iter().map(|s| s.players.len()).sum();
+        let tests: usize = suites.iter().map(|s| s.cases.len()).sum();
+        if players != 1 || tests != 1 {
+            return Err(UsageError(format!(
+                "--verbose shows one test as it is played: give one player and one seed (this \
+                 run has {players} player(s) and {tests} test(s); an exact-answer problem also \
+                 plays its fixed tests unless --no-fixed)"
+            )));
+        }
+        crate::debug::watch();
+    }
     let mut progress_notes: Vec<String> = skipped
         .iter()
         .map(|s| format!("skipped player {}: {}", s.name, s.reason))
@@ -461,7 +473,8 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             std::time::Duration::from_millis(row.think_ms),
         );
     }
-    let mut progress = Progress::new(planned - summary.finished());
+    let mut progress = Progress::new(planned - summary.finished(), args.verbose);
+    progress.set_run(&files.dir);
     if !prior.is_empty() {
         progress.note(&format!(
             "resuming {}: {} of {planned} tests already done",
@@ -681,8 +694,12 @@ fn gen(args: &GenArgs) -> Result<u8, UsageError> {
         config: scoring.problem(problem.id()),
         secret: args.secret.secret.clone(),
     };
-    let game = problem.case(&CaseKey::parse(&args.seed), &env)?;
-    print!("{}", game.describe());
+    let mut game = problem.case(&CaseKey::parse(&args.seed), &env)?;
+    if args.view == "player" {
+        print!("{}", crate::debug::first_message(game.as_mut()));
+    } else {
+        print!("{}", game.describe());
+    }
     Ok(exit::OK)
 }
 

@@ -132,6 +132,11 @@ pub struct RunArgs {
     /// thinking time); by default it fits 100 columns.
     #[arg(long)]
     pub wide: bool,
+    /// Show the one test of this run as it is played (one player, one seed): every message
+    /// as it passes (`> ` to the player, `< ` from it) and the player's stderr as it writes
+    /// it (`[stderr] `), on stderr.
+    #[arg(long)]
+    pub verbose: bool,
     /// JSON lines on stdout, for scripts: a "test" line as each test finishes, a "standing"
     /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
     #[arg(long)]
@@ -200,6 +205,10 @@ pub struct GenArgs {
     /// The seed (or the name of a fixed test, e.g. sys-012).
     #[arg(long, value_name = "SEED")]
     pub seed: String,
+    /// `full`: the whole test, hidden parts included; `player`: exactly what a player reads
+    /// before its first answer, to pipe into it by hand.
+    #[arg(long, value_name = "WHAT", default_value = "full", value_parser = ["full", "player"])]
+    pub view: String,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]

@@ -19,6 +19,7 @@ pub mod build;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod debug;
 pub mod exit;
 pub mod os;
 pub mod play;

@@ -224,3 +224,133 @@ fn json_lines_carry_every_test_and_standing_and_nothing_else_is_on_stdout() {
     assert!(err.contains("chesspuzzle-python"), "{err}");
     assert!(err.contains("max think"), "{err}");
 }
+
+#[test]
+fn gen_view_player_prints_what_a_player_reads_first_and_a_player_answers_it_by_hand() {
+    let (code, first, err) = run(harness(&[
+        "gen",
+        "--problem",
+        "chesspuzzle",
+        "--seed",
+        "5",
+        "--view",
+        "player",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    // The protocol (README): `H W K`, then H lines of W tiles.
+    let head: Vec<usize> = first
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(first.lines().count(), 1 + head[0], "{first}");
+    assert!(first.lines().skip(1).all(|l| l.len() == head[1]), "{first}");
+    // Piped into the example player by hand: it answers with a click on the board.
+    let mut child = Command::new("python3")
+        .arg(root().join("players/chesspuzzle-python/main.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), first.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let click: Vec<usize> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .expect("a click")
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(click[0] < head[0] && click[1] < head[1], "{click:?}");
+    // The full view holds every layer: more than the player sees.
+    let (_, full, _) = run(harness(&["gen", "--problem", "chesspuzzle", "--seed", "5"]));
+    assert_ne!(full, first);
+}
+
+#[test]
+fn verbose_shows_the_messages_and_the_stderr_of_one_test_as_they_pass() {
+    let results = tempfile::tempdir().unwrap();
+    let mut cmd = harness(&[
+        "--players",
+        "players/chesspuzzle-python",
+        "--seeds",
+        "2",
+        "--verbose",
+    ]);
+    cmd.arg("--results").arg(results.path());
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    // Every line of the saved transcript was shown, in order.
+    let transcript = std::fs::read_to_string(
+        results
+            .path()
+            .join("latest/transcripts/chesspuzzle/chesspuzzle-python/2.txt"),
+    )
+    .unwrap();
+    let shown: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("> ") || l.starts_with("< "))
+        .collect();
+    let saved: Vec<&str> = transcript.lines().collect();
+    assert_eq!(shown, saved);
+
+    // A player's stderr is shown as it writes it, marked.
+    let (_dir, echo) = echo_player();
+    let mut cmd = harness(&["--problem", "chesspuzzle", "--seeds", "1", "--verbose"]);
+    cmd.arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&echo);
+    let (_, _, err) = run(cmd);
+    assert!(err.contains("[stderr] args=[] mode=[]"), "{err}");
+
+    // One test only.
+    let mut cmd = harness(&["--problem", "chesspuzzle", "--seeds", "1..2", "--verbose"]);
+    cmd.arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&echo);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("give one player and one seed"), "{err}");
+}
+
+#[test]
+fn a_failure_line_names_the_stderr_log_the_transcript_and_the_replay() {
+    let results = tempfile::tempdir().unwrap();
+    let (_dir, echo) = echo_player();
+    let mut cmd = harness(&["--problem", "chesspuzzle", "--seeds", "3"]);
+    cmd.arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&echo);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let run_dir = std::fs::canonicalize(results.path().join("latest")).unwrap();
+    let pointers = err
+        .lines()
+        .find(|l| l.starts_with("  stderr "))
+        .unwrap_or_else(|| panic!("no line naming the files: {err}"));
+    let name = echo.file_stem().unwrap().to_str().unwrap();
+    let log = run_dir.join(format!("logs/chesspuzzle/{name}/3.stderr"));
+    let transcript = run_dir.join(format!("transcripts/chesspuzzle/{name}/3.txt"));
+    // The run folder is named as the user gave it (here, the temporary folder).
+    let shown = |p: &Path| {
+        p.display()
+            .to_string()
+            .replace(&run_dir.display().to_string(), "")
+    };
+    assert!(pointers.contains(&shown(&log)), "{pointers}");
+    assert!(pointers.contains(&shown(&transcript)), "{pointers}");
+    assert!(log.is_file() && transcript.is_file());
+    let replay = pointers.split("replay: ").nth(1).expect("a replay command");
+    let mut args: Vec<&str> = replay.split(' ').skip(1).collect();
+    args.extend(["--results"]);
+    let mut cmd = harness(&args);
+    cmd.arg(results.path());
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "{replay}: {err}");
+    assert!(out.contains("replays/"), "{out}");
+}

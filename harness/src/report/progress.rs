@@ -34,11 +34,15 @@ pub struct Progress {
     failures: BTreeMap<String, u64>,
     /// Tests with a warning (near the time limit, overloaded machine).
     warnings: u64,
+    /// The run's folder, to name a failure's files under its line.
+    run: Option<std::path::PathBuf>,
 }
 
 impl Progress {
-    pub fn new(total: u64) -> Progress {
-        let terminal = std::io::stderr().is_terminal();
+    /// A bar for `total` tests; `quiet` (a `--verbose` run, whose messages take the screen)
+    /// draws none.
+    pub fn new(total: u64, quiet: bool) -> Progress {
+        let terminal = std::io::stderr().is_terminal() && !quiet;
         let target = if terminal {
             ProgressDrawTarget::stderr()
         } else {
@@ -58,7 +62,13 @@ impl Progress {
             means: BTreeMap::new(),
             failures: BTreeMap::new(),
             warnings: 0,
+            run: None,
         }
+    }
+
+    /// Names the run whose files a failure's line points at.
+    pub fn set_run(&mut self, dir: &std::path::Path) {
+        self.run = Some(dir.to_path_buf());
     }
 
     /// Prints a line above the bar (or plainly when there is no bar).
@@ -98,6 +108,19 @@ impl Progress {
                     r.case.label(),
                     r.outcome.reason
                 ));
+                if let Some(dir) = &self.run {
+                    let pointers = crate::debug::failure_pointers(
+                        dir,
+                        r.problem,
+                        &r.player,
+                        &r.case.to_string(),
+                        !r.stderr.bytes.is_empty(),
+                        !r.transcript.is_empty(),
+                    );
+                    if !pointers.is_empty() {
+                        self.note(&pointers);
+                    }
+                }
             }
         }
         if self.terminal {
