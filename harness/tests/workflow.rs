@@ -354,3 +354,84 @@ fn a_failure_line_names_the_stderr_log_the_transcript_and_the_replay() {
     assert_eq!(code, 0, "{replay}: {err}");
     assert!(out.contains("replays/"), "{out}");
 }
+
+/// The frames embedded in a replay page.
+fn frames_of(page: &Path) -> Vec<serde_json::Value> {
+    let html = std::fs::read_to_string(page).unwrap();
+    let start = html
+        .find("<script id=\"data\" type=\"application/json\">")
+        .unwrap();
+    let json = &html[start..];
+    let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
+    let data: serde_json::Value = serde_json::from_str(json).unwrap();
+    data["frames"].as_array().unwrap().clone()
+}
+
+#[test]
+fn the_replay_of_a_refused_linez_move_shows_the_cells_that_were_allowed() {
+    // Moves its first number onto itself: refused (the target is not empty).
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("self.py");
+    std::fs::write(
+        &player,
+        "#!/usr/bin/env python3\nimport sys\nrows = [sys.stdin.readline().strip() for _ in range(9)]\n\
+         sys.stdin.readline()\nr, c = next((r, c) for r in range(9) for c in range(9) if rows[r][c] != '.')\n\
+         cell = 'ABCDEFGHI'[r] + str(c + 1)\nprint(cell + cell, flush=True)\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let mut cmd = harness(&["--problem", "linez", "--seeds", "4"]);
+    cmd.arg("--players")
+        .arg(&player)
+        .arg("--results")
+        .arg(results.path());
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let run_dir = results.path().join("latest");
+    let frames = frames_of(&run_dir.join("replays/linez-self-4.html"));
+    let last = frames.last().unwrap();
+    assert!(last["error"].is_string(), "{last}");
+    let allowed: Vec<u64> = last["allowed"]
+        .as_array()
+        .expect("the allowed cells")
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    // The empty cells joined to the first number by empty neighbours, counted here from the
+    // board the player was sent (the transcript), by a search of this test's own.
+    let transcript = std::fs::read_to_string(run_dir.join("transcripts/linez/self/4.txt")).unwrap();
+    let board: Vec<Vec<u8>> = transcript
+        .lines()
+        .take(9)
+        .map(|l| l.trim_start_matches("> ").bytes().collect())
+        .collect();
+    let first = (0..81).find(|i| board[i / 9][i % 9] != b'.').unwrap();
+    let mut seen = [false; 81];
+    let mut todo = vec![first];
+    while let Some(i) = todo.pop() {
+        let (r, c) = (i / 9, i % 9);
+        let mut next = Vec::new();
+        if r > 0 {
+            next.push(i - 9);
+        }
+        if r < 8 {
+            next.push(i + 9);
+        }
+        if c > 0 {
+            next.push(i - 1);
+        }
+        if c < 8 {
+            next.push(i + 1);
+        }
+        for n in next {
+            if !seen[n] && board[n / 9][n % 9] == b'.' {
+                seen[n] = true;
+                todo.push(n);
+            }
+        }
+    }
+    let expected: Vec<u64> = (0..81u64).filter(|&i| seen[i as usize]).collect();
+    assert!(!expected.is_empty());
+    assert_eq!(allowed, expected);
+}
