@@ -122,6 +122,7 @@ fn row(problem: &str, hostile: &str) -> Row {
         verdict: "WA".to_string(),
         // A reason as it may stand in a hand-edited or older scores.csv: the move verbatim.
         reason: format!("the last move was {hostile}"),
+        think_ms: 0,
     }
 }
 

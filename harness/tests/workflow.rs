@@ -435,3 +435,58 @@ fn the_replay_of_a_refused_linez_move_shows_the_cells_that_were_allowed() {
     assert!(!expected.is_empty());
     assert_eq!(allowed, expected);
 }
+
+#[test]
+fn the_report_lists_failures_with_reasons_and_files_relative_scores_and_rounded_numbers() {
+    let results = tempfile::tempdir().unwrap();
+    let (_dir, echo) = echo_player();
+    let mut cmd = harness(&["--problem", "chesspuzzle", "--seeds", "1..3"]);
+    cmd.arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&echo)
+        .arg(root().join("players/chesspuzzle-python"));
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let run_dir = std::fs::canonicalize(results.path().join("latest")).unwrap();
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    let rows = read_csv(&run_dir.join("scores.csv"));
+    let reason = rows[0].iter().position(|h| h == "reason").unwrap();
+    let failed: Vec<&Vec<String>> = rows[1..].iter().filter(|r| r[4] != "OK").collect();
+    assert_eq!(failed.len(), 3, "the echo player fails every test");
+    assert!(html.contains("<h3>Failures (3)</h3>"), "{html}");
+    for r in &failed {
+        assert!(
+            html.contains(&r[reason]),
+            "reason {:?} not in the report",
+            r[reason]
+        );
+        let log = format!("logs/chesspuzzle/echo/{}.stderr", r[2]);
+        assert!(html.contains(&format!("<a href=\"{log}\">stderr</a>")));
+        assert!(run_dir.join(&log).is_file());
+        let transcript = format!("transcripts/chesspuzzle/echo/{}.txt", r[2]);
+        assert!(html.contains(&format!("<a href=\"{transcript}\">transcript</a>")));
+    }
+    // The leaderboard: relative score (as leaderboard.csv has it) and the longest think.
+    let board = read_csv(&run_dir.join("leaderboard.csv"));
+    let rel = board[0].iter().position(|h| h == "relative").unwrap();
+    let python = board.iter().find(|r| r[1] == "chesspuzzle-python").unwrap();
+    let shown = format!("<td>{:.2}</td>", python[rel].parse::<f64>().unwrap());
+    assert!(html.contains(&shown), "{shown} not in the report");
+    assert!(html.contains("<th>max think</th>"));
+    // Rounded: no score with more than 6 decimals anywhere in the tables (the charts'
+    // drawing coordinates aside).
+    let mut tables = String::new();
+    for part in html.split("<svg") {
+        tables.push_str(part.split_once("</svg>").map_or(part, |(_, rest)| rest));
+    }
+    let long = tables
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find(|t| t.split_once('.').is_some_and(|(_, d)| d.len() > 6));
+    assert_eq!(long, None, "an unrounded number");
+    let exact = rows[1..]
+        .iter()
+        .find(|r| r[3].len() > 8)
+        .expect("a score with many decimals");
+    assert!(!tables.contains(&exact[3]), "{} shown unrounded", exact[3]);
+}

@@ -516,6 +516,11 @@ fn replay_link(
         score: test.score,
         verdict: test.verdict.code().to_string(),
         reason: test.columns.get("reason").cloned().unwrap_or_default(),
+        think_ms: test
+            .columns
+            .get("think_ms")
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0),
     };
     let file = dir.join(crate::replay::replay_file(&row));
     if !file.is_file() {

@@ -34,6 +34,8 @@ pub struct Row {
     pub score: f64,
     pub verdict: String,
     pub reason: String,
+    /// Thinking time of the test (0 when the file has no such column).
+    pub think_ms: u64,
 }
 
 /// Reads a run's `scores.csv`.
@@ -53,6 +55,7 @@ pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
             scores.path.display()
         ));
     };
+    let think = scores.col("think_ms");
     let mut rows = Vec::new();
     for record in scores.records() {
         let record = record?;
@@ -64,6 +67,7 @@ pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
             score: get(sc).parse().unwrap_or(f64::NAN),
             verdict: get(v),
             reason: get(r),
+            think_ms: think.and_then(|t| get(t).parse().ok()).unwrap_or(0),
         });
     }
     Ok(rows)
