@@ -547,6 +547,14 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     }
     let _ = writeln!(out, "isolation: {}", containment.isolation.describe());
     let _ = writeln!(out, "results: {}", files.dir.display());
+    let report = files.dir.join("report.html");
+    if report.is_file() {
+        let _ = writeln!(
+            out,
+            "report: {} (worst seeds and failures, with their replays)",
+            report.display()
+        );
+    }
     let _ = out.flush();
     if args.json {
         let dir = files.dir.display().to_string();
