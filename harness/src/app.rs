@@ -80,8 +80,9 @@ fn run(args: &RunArgs) -> Result<u8> {
     let build_timeout = std::time::Duration::from_secs_f64(context.scoring.harness.build_timeout);
     let mut builds = crate::build::Builds::new(build_timeout);
     let ids = problem::ids();
-    let players = players::discover(
+    let players = players::discover_with(
         &request.args.players,
+        &request.variants,
         request.args.problem.as_deref(),
         &ids,
         &mut builds,
@@ -92,6 +93,9 @@ fn run(args: &RunArgs) -> Result<u8> {
     })?;
     let cpus = crate::os::allowed_cpus().len();
     let plan = RunPlan::new(request, &context, players, history.flags(), cpus)?;
+    if plan.request.args.verbose {
+        crate::debug::watch();
+    }
     crate::execute::run(plan, history, &builds, &context.scoring)
 }
 
@@ -146,10 +150,14 @@ fn gen(args: &GenArgs) -> Result<u8> {
     let context = Context::load(&args.common)?;
     let problem = find_problem(&args.problem)?;
     let env = context.env(problem.id(), args.secret.secret.as_ref());
-    let game = problem
+    let mut game = problem
         .case(&CaseKey::parse(&args.seed), &env)
         .map_err(|e| Error::usage(e.to_string()))?;
-    print!("{}", game.describe());
+    if args.view == "player" {
+        print!("{}", crate::debug::first_message(game.as_mut()));
+    } else {
+        print!("{}", game.describe());
+    }
     Ok(exit::OK)
 }
 

@@ -76,6 +76,12 @@ pub struct RunArgs {
     /// a player.toml (any language), or executable files (then --problem is needed).
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub players: Vec<PathBuf>,
+    /// A player under another name with extra settings, beside the others (repeatable):
+    /// `--variant deep=players/linez-greedy env:DEPTH=4 arg:--beam=8`. NAME=PATH first (PATH
+    /// as --players takes it), then any number of env:KEY=VALUE (set in its environment) and
+    /// arg:VALUE (added to its command).
+    #[arg(long, num_args = 1.., value_name = "NAME=PATH [env:K=V|arg:A]")]
+    pub variant: Vec<String>,
     /// Seeds: `1..100` (inclusive), `7`, `1,5,9..12`, or `examples` (the problem's example
     /// seeds from scoring.toml) [default: examples]. Exact-answer problems also run their
     /// fixed tests.
@@ -122,6 +128,19 @@ pub struct RunArgs {
     /// Let players write core dumps (RLIMIT_CORE as the harness has it), to debug a crash.
     #[arg(long)]
     pub core_dumps: bool,
+    /// The leaderboard with every column (sum, min, max, a column per verdict, total
+    /// thinking time); by default it fits 100 columns.
+    #[arg(long)]
+    pub wide: bool,
+    /// Show the one test of this run as it is played (one player, one seed): every message
+    /// as it passes (`> ` to the player, `< ` from it) and the player's stderr as it writes
+    /// it (`[stderr] `), on stderr.
+    #[arg(long)]
+    pub verbose: bool,
+    /// JSON lines on stdout, for scripts: a "test" line as each test finishes, a "standing"
+    /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]
@@ -158,9 +177,13 @@ pub struct CompareArgs {
     /// Where runs are read from [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
-    /// Where the comparison's CSV is written [default: <results>/compare.csv].
+    /// Where the comparison's CSV is written [default: <results>/compare.csv]; its page of
+    /// largest losses and wins, with links to their replays, goes beside it (compare.html).
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// The tests with the largest losses and wins shown per pair of entries (0: none).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub largest: usize,
     #[command(flatten)]
     pub common: Common,
 }
@@ -182,6 +205,10 @@ pub struct GenArgs {
     /// The seed (or the name of a fixed test, e.g. sys-012).
     #[arg(long, value_name = "SEED")]
     pub seed: String,
+    /// `full`: the whole test, hidden parts included; `player`: exactly what a player reads
+    /// before its first answer, to pipe into it by hand.
+    #[arg(long, value_name = "WHAT", default_value = "full", value_parser = ["full", "player"])]
+    pub view: String,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]

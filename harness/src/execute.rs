@@ -17,6 +17,7 @@ use crate::plan::{RecordedArgs, RunPlan};
 use crate::problem::CaseKey;
 use crate::replay::Replays;
 use crate::report::files::RunFiles;
+use crate::report::json::Json;
 use crate::report::progress::Progress;
 use crate::report::table::Table;
 use crate::report::{Event, Reporter, RunState, Summary};
@@ -46,13 +47,22 @@ pub fn run(
         eprintln!("warning: cannot keep the build log: {e}");
     }
     let mut state = initial_state(&plan, &files, prior, resumed);
+    let args = &plan.request.args;
     let mut reporters: Vec<Box<dyn Reporter>> = vec![
-        Box::new(Progress::new(state.to_play)),
+        Box::new(Progress::new(state.to_play, args.verbose)),
         Box::new(history),
         Box::new(files),
         Box::new(Replays { envs: plan.envs() }),
-        Box::new(Table),
+        Box::new(Table {
+            wide: args.wide,
+            to_stderr: args.json,
+        }),
     ];
+    if args.json {
+        reporters.push(Box::new(Json {
+            params: plan.problems(),
+        }));
+    }
     let mut first_error = None;
     let mut dispatch = |event: &Event<'_>, state: &mut RunState| {
         for reporter in reporters.iter_mut() {
@@ -263,9 +273,16 @@ fn finish(
     containment: &Containment,
     write_error: Option<String>,
 ) -> u8 {
-    println!("isolation: {}", containment.isolation.describe());
-    println!("results: {}", state.dir.display());
-    let _ = std::io::stdout().flush();
+    // With --json, stdout holds only JSON lines: what people read goes to stderr.
+    let (mut out, _) = Table::out(plan.request.args.json);
+    let _ = writeln!(out, "isolation: {}", containment.isolation.describe());
+    let _ = writeln!(out, "results: {}", state.dir.display());
+    let report = state.dir.join("report.html");
+    if report.is_file() {
+        let what = "(worst seeds and failures, with their replays)";
+        let _ = writeln!(out, "report: {} {what}", report.display());
+    }
+    let _ = out.flush();
     if let Some(e) = write_error {
         eprintln!("error: cannot write results: {e}");
         return exit::HARNESS_ERROR;
@@ -276,7 +293,7 @@ fn finish(
             let results: &Path = &plan.request.results;
             resume.push_str(&format!(" --results {}", results.display()));
         }
-        println!("interrupted: to finish this run, {resume}");
+        let _ = writeln!(out, "interrupted: to finish this run, {resume}");
         return exit::INTERRUPTED;
     }
     if state.summary.harness_errors() > 0 {

@@ -29,6 +29,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod context;
+pub mod debug;
 pub mod error;
 pub mod execute;
 pub mod exit;
@@ -48,4 +49,5 @@ pub mod session;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod transcript;
+pub mod variant;
 pub mod verdict;

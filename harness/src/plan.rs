@@ -28,6 +28,8 @@ pub struct Request {
     /// The folder of the run being resumed.
     pub resume: Option<PathBuf>,
     pub seeds: SeedSpec,
+    /// `--variant`s: players made of a program and settings given on the command line.
+    pub variants: Vec<crate::variant::Variant>,
 }
 
 impl Request {
@@ -55,16 +57,18 @@ impl Request {
         }
         let seeds = SeedSpec::parse(args.seeds.as_deref().unwrap_or("examples"))
             .map_err(|e| Error::usage(format!("--seeds: {e}")))?;
-        if args.players.is_empty() {
+        if args.players.is_empty() && args.variant.is_empty() {
             return Err(Error::usage(
                 "no players: give --players PATH... (e.g. --players players/*)",
             ));
         }
+        let variants = crate::variant::Variant::parse_all(&args.variant).map_err(Error::Usage)?;
         Ok(Request {
             args,
             results,
             resume,
             seeds,
+            variants,
         })
     }
 }
@@ -74,6 +78,8 @@ impl Request {
 #[serde(rename_all = "kebab-case")]
 pub struct RecordedArgs {
     pub players: Vec<PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variant: Vec<String>,
     pub seeds: Option<String>,
     pub problem: Option<String>,
     pub time_limit: Option<f64>,
@@ -96,6 +102,7 @@ impl RecordedArgs {
                 .iter()
                 .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
                 .collect(),
+            variant: crate::variant::absolute(&args.variant),
             seeds: args.seeds.clone(),
             problem: args.problem.clone(),
             time_limit: args.time_limit,
@@ -137,8 +144,9 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs> {
     )
     .map_err(Error::Usage)?;
     let mut merged = args.clone();
-    if merged.players.is_empty() {
+    if merged.players.is_empty() && merged.variant.is_empty() {
         merged.players = r.players;
+        merged.variant = r.variant;
     }
     merged.seeds = merged.seeds.or(r.seeds);
     merged.problem = merged.problem.or(r.problem);
@@ -199,6 +207,9 @@ impl RunPlan {
         }
         filters.check(args)?;
         check_group_by(flags, &suites)?;
+        if args.verbose {
+            check_verbose(&suites)?;
+        }
         let notes: Vec<String> = skipped
             .iter()
             .map(|s| format!("skipped player {}: {}", s.name, s.reason))
@@ -338,6 +349,20 @@ impl FilterUse {
         }
         Ok(())
     }
+}
+
+/// `--verbose` shows one test as it is played: one player, one test.
+fn check_verbose(suites: &[Suite]) -> Result<()> {
+    let players: usize = suites.iter().map(|s| s.players.len()).sum();
+    let tests: usize = suites.iter().map(|s| s.cases.len()).sum();
+    if players != 1 || tests != 1 {
+        return Err(Error::usage(format!(
+            "--verbose shows one test as it is played: give one player and one seed (this \
+             run has {players} player(s) and {tests} test(s); an exact-answer problem also \
+             plays its fixed tests unless --no-fixed)"
+        )));
+    }
+    Ok(())
 }
 
 /// A `--group-by` no problem of the run can evaluate is a mistake to report before playing.

@@ -161,9 +161,33 @@ pub fn discover(
     known_problems: &[&str],
     builds: &mut Builds,
 ) -> Result<(Vec<Player>, Vec<Skipped>), PlayerError> {
+    discover_with(paths, &[], only, known_problems, builds)
+}
+
+/// [`discover`], and the `--variant`s: each variant's program is found and built as for
+/// `--players`, then renamed and given its settings ([`crate::variant`]).
+pub fn discover_with(
+    paths: &[PathBuf],
+    variants: &[crate::variant::Variant],
+    only: Option<&str>,
+    known_problems: &[&str],
+    builds: &mut Builds,
+) -> Result<(Vec<Player>, Vec<Skipped>), PlayerError> {
     let mut found: Vec<(Player, Kind)> = Vec::new();
     let mut skipped = Vec::new();
-    for path in paths {
+    // Which entries of `found` are variants (by index into `variants`), after the plain ones.
+    let mut variant_of: Vec<Option<usize>> = Vec::new();
+    let plain = paths.iter().map(|p| (p, None));
+    let varied = variants.iter().enumerate().map(|(i, v)| (&v.path, Some(i)));
+    for (path, variant) in plain.chain(varied) {
+        // `players/*` also matches an old `players/results/` and stray files: skipped, said.
+        if let Some(reason) = not_a_player(path) {
+            skipped.push(Skipped {
+                name: path.display().to_string(),
+                reason,
+            });
+            continue;
+        }
         let (player, kind) = describe(path, only, known_problems)?;
         check_name(&player.name).map_err(|m| err(&name_file(path, &player), m))?;
         if !known_problems.contains(&player.problem.as_str()) {
@@ -176,14 +200,36 @@ pub fn discover(
                 ),
             ));
         }
+        let shown = variant.map_or(player.name.clone(), |i| variants[i].name.clone());
         if let Some(only) = only {
             if player.problem != only {
                 skipped.push(Skipped {
                     reason: format!("plays {}, not {only}", player.problem),
-                    name: player.name,
+                    name: shown,
                 });
                 continue;
             }
+        }
+        let clash = found
+            .iter()
+            .zip(&variant_of)
+            .find(|((p, _), v)| v.map_or(p.name.clone(), |i| variants[i].name.clone()) == shown);
+        if let Some(((other, _), v)) = clash {
+            let other = match v {
+                Some(i) => format!("--variant {}", variants[*i].name),
+                None => other.source.display().to_string(),
+            };
+            return Err(err(
+                path,
+                format!(
+                    "two players are named {shown:?} (the other is {other}); names must be unique"
+                ),
+            ));
+        }
+        if variant.is_some() {
+            variant_of.push(variant);
+            found.push((player, kind));
+            continue;
         }
         if let Some((other, _)) = found.iter().find(|(p, _)| p.name == player.name) {
             return Err(err(
@@ -195,13 +241,20 @@ pub fn discover(
                 ),
             ));
         }
+        variant_of.push(None);
         found.push((player, kind));
     }
     build_cargo_players(&mut found, builds)?;
     build_folder_players(&mut found, builds)?;
+    // Built under the program's own name; from here on a variant is its own player.
+    for ((player, _), v) in found.iter_mut().zip(&variant_of) {
+        if let Some(i) = v {
+            variants[*i].apply(player);
+        }
+    }
     let mut stage = None;
     let mut players = Vec::new();
-    for (mut player, kind) in found {
+    for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
         let snapshot = match &kind {
             Kind::Folder { .. } => Snapshot::of_folder(&player),
             Kind::Cargo { .. } | Kind::File => {
@@ -214,9 +267,42 @@ pub fn discover(
         };
         player.snapshot = Some(Arc::new(snapshot));
         player.hash = hash_player(&player, &kind);
+        if let Some(i) = v {
+            player.hash = variants[i].hash(&player.hash);
+        }
         players.push(player);
     }
     Ok((players, skipped))
+}
+
+/// Why something a `players/*` glob matched is not a player a user could mean: a folder of
+/// run results (an old `players/results/`), or a text file (a README, notes). `None` for
+/// everything else, which [`describe`] then judges.
+fn not_a_player(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        if path.join("player.toml").exists() || path.join("Cargo.toml").exists() {
+            return None;
+        }
+        let holds_runs = path.join("latest").exists()
+            || path.join("best.csv").exists()
+            || std::fs::read_dir(path).ok()?.flatten().any(|e| {
+                let run = e.path();
+                run.join("scores.csv").is_file() && run.join("run.toml").is_file()
+            });
+        return holds_runs.then(|| {
+            "a folder of run results, not a player (runs are written to results/ beside \
+             scoring.toml; this one can be removed)"
+                .to_string()
+        });
+    }
+    let text = ["md", "txt", "toml", "csv", "json"];
+    let is_text = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| text.contains(&e));
+    let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
+    (is_text && !executable).then(|| "a text file, not executable: not a player".to_string())
 }
 
 fn describe(
@@ -320,7 +406,8 @@ fn describe(
         }
         return Err(err(
             path,
-            "is a folder with neither Cargo.toml nor player.toml",
+            "is a folder with neither Cargo.toml nor player.toml: to make it a player, add a \
+             player.toml (problem and command; see the README's \"Players\")",
         ));
     }
     check_executable(&abs).map_err(|m| err(path, m))?;

@@ -259,9 +259,16 @@ fn attempt(
     let workdir = session.1;
     let mut session = session.0;
     let mut recorder = crate::transcript::Recorder::new(&mut session);
-    let outcome = game.play(&mut recorder);
+    let outcome = if crate::debug::watching() {
+        game.play(&mut crate::debug::Tee::new(&mut recorder))
+    } else {
+        game.play(&mut recorder)
+    };
     result.transcript = recorder.text;
     let ending = session.finish();
+    if crate::debug::watching() {
+        crate::debug::stderr_end();
+    }
     drop(workdir);
     if outcome.fault == Some(Fault::Interrupted) || os::interrupted() {
         return None;

@@ -223,7 +223,12 @@ impl Session {
                     Self::close(&mut self.waiter, &mut self.stderr);
                     return;
                 }
-                Ok(Some(n)) => self.stderr_tail.push(&self.scratch[..n]),
+                Ok(Some(n)) => {
+                    if crate::debug::watching() {
+                        crate::debug::stderr_chunk(&self.scratch[..n]);
+                    }
+                    self.stderr_tail.push(&self.scratch[..n]);
+                }
                 Ok(None) => return,
             }
         }

@@ -181,3 +181,40 @@ fn chromium_draws_the_replay_of_a_game_whose_move_is_hostile_markup() {
     );
     assert_eq!(text_of(&dom, "resources"), "0");
 }
+
+#[test]
+fn chromium_shows_the_cells_that_were_allowed_at_a_refused_click() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    // Clicks (0, 0), then (0, 0) again: never allowed (the same cell), so refused (WA).
+    let tmp = tempfile::tempdir().unwrap();
+    let player = tmp.path().join("twice.sh");
+    std::fs::write(
+        &player,
+        "#!/bin/sh\nprintf '0 0\\n0 0\\n'\ncat > /dev/null\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args(["--problem", "chesspuzzle", "--seeds", "3", "--players"])
+        .arg(&player)
+        .arg("--results")
+        .arg(tmp.path().join("results"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = std::fs::canonicalize(tmp.path().join("results/latest")).unwrap();
+    let page = run.join("replays/chesspuzzle-twice-3.html");
+    // Green outlines: the cells allowed after the first click, at that step and at the refusal.
+    let green = |step: &str| {
+        let dom = dump_dom(&browser, &format!("file://{}#step={step}", page.display()));
+        dom.matches("stroke=\"#009E73\"").count()
+    };
+    let after_first = green("1");
+    assert!(after_first > 0, "the first click allows some cells");
+    assert_eq!(green("last"), after_first);
+}

@@ -185,3 +185,59 @@ fn a_player_name_only_in_a_named_run_is_compared_there() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("beta"), "{out}");
 }
+
+#[test]
+fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_rows() {
+    let results = two_runs();
+    let (code, out, err) = run(harness(
+        results.path(),
+        &["compare", "alpha@20260101-000000", "alpha@20260102-000000"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    // The new alpha is ranked first; it lost on seeds 8 and 12 (the larger loss first: the
+    // same raw difference is more of best on seed 8) and won on the other 6.
+    let losses = out
+        .split("largest losses of alpha@20260102-000000 against alpha@20260101-000000")
+        .nth(1)
+        .expect("a list of losses");
+    let lines: Vec<&str> = losses.lines().skip(1).take(3).collect();
+    assert!(lines[0].starts_with("  seed 8 "), "{out}");
+    assert!(
+        lines[0].ends_with("harness replay 20260102-000000 --player alpha --seed 8"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("  seed 12 "), "{out}");
+    assert!(lines[2].contains("largest wins"), "{out}");
+    let wins = out.split("largest wins").nth(1).expect("wins");
+    assert_eq!(wins.lines().filter(|l| l.starts_with("  seed ")).count(), 5);
+    // compare.csv: one row per entry and common test, with its raw and relative score.
+    let csv = std::fs::read_to_string(results.path().join("compare.csv")).unwrap();
+    let tests: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.split(',').nth(1) == Some("test"))
+        .collect();
+    assert_eq!(tests.len(), 16, "{csv}");
+    let seed8_old = tests
+        .iter()
+        .find(|l| l.contains(",8,alpha@20260101-000000,20260101-000000,"))
+        .expect("old alpha on seed 8");
+    assert!(seed8_old.contains(",1,0.58,1000000,"), "{seed8_old}");
+    // compare.html: no transcripts here, so each game shows its replay command.
+    let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();
+    assert!(
+        html.contains("<code>harness replay 20260102-000000 --player alpha --seed 8</code>"),
+        "{html}"
+    );
+    let (code, out, _) = run(harness(
+        results.path(),
+        &[
+            "compare",
+            "alpha@20260101-000000",
+            "alpha@20260102-000000",
+            "--largest",
+            "0",
+        ],
+    ));
+    assert_eq!(code, 0);
+    assert!(!out.contains("largest"), "{out}");
+}

@@ -172,3 +172,47 @@ fn gen_outside_the_repository_needs_no_test_data_for_generated_linez_seeds() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("examples.txt"), "{stderr}");
 }
+
+#[test]
+fn an_old_results_folder_and_a_readme_in_players_are_skipped_with_a_note() {
+    let dir = mirror();
+    let ws = dir.path();
+    // What an older harness left in players/ after a run from inside it, and a user's notes.
+    let old = ws.join("players/results/20260101-000000");
+    std::fs::create_dir_all(&old).expect("mkdir");
+    std::fs::write(
+        old.join("scores.csv"),
+        "problem,player,seed,score,verdict\n",
+    )
+    .expect("write");
+    std::fs::write(old.join("run.toml"), "").expect("write");
+    std::fs::write(ws.join("players/NOTES.md"), "my ideas\n").expect("write");
+    let (code, stderr) = harness(
+        ws,
+        &[
+            "--players",
+            "players/chesspuzzle-python",
+            "players/results",
+            "players/NOTES.md",
+            "--seeds",
+            "1",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("skipped player players/results: a folder of run results, not a player"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .contains("skipped player players/NOTES.md: a text file, not executable: not a player"),
+        "{stderr}"
+    );
+    // A folder a user could mean as a player (a program without its player.toml) is an
+    // error that says what to add.
+    std::fs::create_dir_all(ws.join("players/half")).expect("mkdir");
+    std::fs::write(ws.join("players/half/main.py"), "print(0)\n").expect("write");
+    let (code, stderr) = harness(ws, &["--players", "players/half", "--seeds", "1"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("add a player.toml"), "{stderr}");
+}

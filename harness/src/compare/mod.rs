@@ -6,6 +6,7 @@
 //! command feeds it finished tests ([`History`]) and calls it once the run ends; the
 //! `compare` and `runs` commands call it on stored runs.
 
+pub mod extremes;
 pub mod group;
 pub mod relative;
 pub mod report;
@@ -476,6 +477,10 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     };
     let comparisons = report::compare(&entries, info, &options).usage()?;
     print!("{}", report::render(&comparisons));
+    print!(
+        "{}",
+        extremes::render(&comparisons, args.largest, crate::replay::has_replays)
+    );
     let output = args
         .output
         .clone()
@@ -484,7 +489,64 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     crate::rundir::write_atomic(&output, &csv)
         .map_err(|e| Error::fault(format!("cannot write {}: {e}", output.display())))?;
     println!("wrote {}", output.display());
+    let page = output.with_extension("html");
+    let env_of = |problem: &str| -> Result<Env, Error> {
+        Ok(crate::context::Context::load(&args.common)?.env(problem, None))
+    };
+    let link = |c: &report::Comparison, i: usize, case: &CaseKey| {
+        replay_link(&results, &page, c, i, case, &env_of)
+    };
+    let html = extremes::html(&comparisons, args.largest, link);
+    crate::rundir::write_atomic(&page, html.as_bytes())
+        .map_err(|e| Error::fault(format!("cannot write {}: {e}", page.display())))?;
+    println!("wrote {}", page.display());
     Ok(crate::exit::OK)
+}
+
+/// The replay page of entry `i`'s game on `case`, written now if its run has the transcript,
+/// as a link from `page` (relative when the page is in the results folder). `None` when
+/// there is no page to link (no transcript, no replays for the problem, a keyed run).
+fn replay_link(
+    results: &Path,
+    page: &Path,
+    c: &report::Comparison,
+    i: usize,
+    case: &CaseKey,
+    env_of: &dyn Fn(&str) -> Result<Env, Error>,
+) -> Option<String> {
+    let e = &c.entries[i];
+    if e.secret.is_some() || !crate::replay::has_replays(&c.problem) {
+        return None;
+    }
+    let dir = runs::find(results, &e.run)?;
+    let test = &e.tests[case];
+    let row = crate::rundir::ScoreRow {
+        reason: test.columns.get("reason").cloned().unwrap_or_default(),
+        think_ms: test
+            .columns
+            .get("think_ms")
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0),
+        ..crate::rundir::ScoreRow::new(
+            &c.problem,
+            &e.player,
+            &case.to_string(),
+            test.score,
+            test.verdict,
+        )
+    };
+    let file = dir.join(crate::rundir::replay_file(&row));
+    if !file.is_file() {
+        let problem = problem::by_id(&c.problem)?;
+        let env = env_of(&c.problem).ok()?;
+        crate::replay::write(&dir, problem.as_ref(), &env, &row).ok()?;
+    }
+    let here = page.parent().and_then(|p| std::fs::canonicalize(p).ok());
+    let file = std::fs::canonicalize(&file).ok()?;
+    match here.and_then(|h| file.strip_prefix(h).ok().map(Path::to_path_buf)) {
+        Some(rel) => Some(rel.display().to_string()),
+        None => Some(file.display().to_string()),
+    }
 }
 
 /// Runs made with different secret keys (or one with a key, one without) have different

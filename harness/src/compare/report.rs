@@ -83,6 +83,8 @@ pub struct Comparison {
     pub pairs: Vec<Pair>,
     pub groups: Vec<Grouping>,
     pub vs_best: bool,
+    /// The relative score of an entry best on every test (`Options::scale`).
+    pub scale: f64,
 }
 
 /// Compares entries problem by problem, on the tests every entry of a problem has.
@@ -285,6 +287,7 @@ fn compare_problem(
         pairs,
         groups,
         vs_best: options.best.is_some(),
+        scale: options.scale,
     }
 }
 
@@ -448,8 +451,9 @@ pub fn render(comparisons: &[Comparison]) -> String {
     out
 }
 
-/// The columns of `compare.csv`: one row per entry (`group` = `all`), per pair (`vs` set)
-/// and per entry and group (`group_by` set).
+/// The columns of `compare.csv`: one row per entry (`group` = `all`), per pair (`vs` set),
+/// per entry and group (`group_by` set), and per entry and common test (`group_by` = `test`,
+/// `group` = the seed or case, `mean` = its raw score, `relative` = its relative score).
 pub const CSV_COLUMNS: [&str; 19] = [
     "problem",
     "group_by",
@@ -520,6 +524,16 @@ pub fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
                 for (i, t) in totals.iter().enumerate() {
                     w.write_record(row(i, &g.by, label, t))?;
                 }
+            }
+        }
+        for (i, entry) in c.entries.iter().enumerate() {
+            for (t, case) in c.common.iter().enumerate() {
+                let one = Totals {
+                    tests: 1,
+                    mean: entry.tests[case].score,
+                    relative: c.scale * c.rel[i][t],
+                };
+                w.write_record(row(i, "test", &case.to_string(), &one))?;
             }
         }
     }

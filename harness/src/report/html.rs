@@ -1,7 +1,10 @@
-//! `results/<run-id>/report.html`: the leaderboard, a per-seed score chart and a histogram of
-//! scores for every problem of a run, and links to the replays written under `replays/`.
+//! `results/<run-id>/report.html`: the leaderboard (with the relative score and the longest
+//! thinking time of a test), a per-seed score chart and a histogram of scores for every
+//! problem of a run, the failures with their reasons and files, and links to the replays
+//! written under `replays/`. Scores are rounded to 4 decimals (means to 6, as on the terminal).
 //!
-//! Built from `scores.csv` alone (so `harness replay` can rewrite it after adding replays).
+//! Built from `scores.csv` (so `harness replay` can rewrite it after adding replays), and the
+//! relative scores from `leaderboard.csv` when the run wrote one.
 //! Charts are drawn by plotters' SVG backend and embedded inline: the page is one
 //! self-contained file. This module reads the run folder and writes only `report.html`.
 
@@ -14,8 +17,10 @@ use std::time::Duration;
 use plotters::prelude::*;
 
 use super::summary::Standing;
+use super::table::human_duration;
 use crate::problem::has_views as has_replays;
 use crate::problem::{self, Objective};
+use crate::rundir::transcript_path;
 use crate::rundir::{replay_file, ScoreRow as Row};
 use crate::rundir::{seed_order, write_atomic};
 use crate::verdict::Verdict;
@@ -100,12 +105,13 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
 <title>run {id}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>Run {id}</h1>\n",
         id = escape(&id)
     );
+    let relatives = relatives(run);
     for p in group(rows) {
         let minimize =
             problem::by_id(&p.id).is_some_and(|pr| pr.objective() == Objective::Minimize);
         let title = problem::by_id(&p.id).map_or(p.id.clone(), |pr| pr.title().to_string());
         let _ = writeln!(h, "<h2>{}</h2>", escape(&title));
-        leaderboard(&mut h, &p, minimize);
+        leaderboard(&mut h, &p, minimize, &relatives);
         h.push_str("<div class=\"charts\">");
         h.push_str(&per_seed_chart(&p)?);
         h.push_str(&histogram(&p)?);
@@ -113,6 +119,7 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
         if has_replays(&p.id) {
             worst_table(&mut h, run, &p, minimize, &id);
         }
+        failures_table(&mut h, run, &p, &id);
         seed_table(&mut h, run, &p);
     }
     h.push_str("</body>\n</html>\n");
@@ -129,12 +136,39 @@ code{background:#f4f4f4;padding:0 .2em}details{margin:.5em 0}";
 fn stats(p: &Problem, player: &str) -> Standing {
     let mut s = Standing::default();
     for r in p.rows.values().filter(|r| r.player == player) {
-        s.add(r.score, r.verdict, Duration::ZERO);
+        s.add(r.score, r.verdict, Duration::from_millis(r.think_ms));
     }
     s
 }
 
-fn leaderboard(h: &mut String, p: &Problem, minimize: bool) {
+/// (problem, player) -> the relative score of the run's `leaderboard.csv` (none when absent).
+fn relatives(run: &Path) -> BTreeMap<(String, String), f64> {
+    let mut out = BTreeMap::new();
+    let Ok(mut reader) = csv::Reader::from_path(run.join("leaderboard.csv")) else {
+        return out;
+    };
+    let Ok(header) = reader.headers().cloned() else {
+        return out;
+    };
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (Some(p), Some(pl), Some(rel)) = (col("problem"), col("player"), col("relative")) else {
+        return out;
+    };
+    for record in reader.records().flatten() {
+        if let Ok(value) = record.get(rel).unwrap_or_default().parse() {
+            let key = (record[p].to_string(), record[pl].to_string());
+            out.insert(key, value);
+        }
+    }
+    out
+}
+
+fn leaderboard(
+    h: &mut String,
+    p: &Problem,
+    minimize: bool,
+    relatives: &BTreeMap<(String, String), f64>,
+) {
     let mut standings: Vec<(usize, &String, Standing)> = p
         .players
         .iter()
@@ -149,7 +183,7 @@ fn leaderboard(h: &mut String, p: &Problem, minimize: bool) {
             y.total_cmp(&x)
         }
     });
-    h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>min</th><th>max</th><th class=\"l\">verdicts</th></tr>\n");
+    h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>relative</th><th>min</th><th>max</th><th>max think</th><th class=\"l\">verdicts</th></tr>\n");
     for (rank, (i, name, s)) in standings.iter().enumerate() {
         let (n, mean, min, max) = (s.tests, s.mean(), &s.min, &s.max);
         // Codes in alphabetical order, as the page has always listed them.
@@ -159,26 +193,30 @@ fn leaderboard(h: &mut String, p: &Problem, minimize: bool) {
             .map(|(k, c)| format!("{} {c}", k.code()))
             .collect();
         v.sort();
+        let relative = relatives
+            .get(&(p.id.clone(), name.to_string()))
+            .map_or(String::new(), |r| format!("{r:.2}"));
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean:.6}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean:.6}</td><td>{relative}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
             rank + 1,
             css(colour(*i)),
             escape(name),
             short(*min),
             short(*max),
+            human_duration(s.max_think),
             v.join(", ")
         );
     }
     h.push_str("</table>\n");
 }
 
-/// A score in a table: integers as they are, fractions to 6 places.
+/// A score in a table: integers as they are, fractions rounded to 4 places.
 fn short(x: f64) -> String {
     if x.fract() == 0.0 {
         format!("{x}")
     } else {
-        format!("{x:.6}")
+        format!("{x:.4}")
     }
 }
 
@@ -365,13 +403,79 @@ fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: 
                 "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
                 escape(&r.player),
                 escape(&r.seed),
-                r.score,
+                short(r.score),
                 escape(r.verdict.code()),
                 link_or_command(run, r, run_id)
             );
         }
     }
     h.push_str("</table>\n");
+}
+
+/// Most failures listed per problem; the rest are counted (all are in scores.csv).
+const FAILURE_ROWS: usize = 100;
+
+/// Every test that did not end OK, with its reason and links to its replay (or the command
+/// that writes it), transcript and stderr log.
+fn failures_table(h: &mut String, run: &Path, p: &Problem, run_id: &str) {
+    let mut failed: Vec<&Row> = p
+        .rows
+        .values()
+        .copied()
+        .filter(|r| r.verdict != Verdict::Ok)
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    failed.sort_by(|a, b| {
+        (a.player.as_str(), seed_order(&a.seed)).cmp(&(b.player.as_str(), seed_order(&b.seed)))
+    });
+    let _ = writeln!(
+        h,
+        "<h3>Failures ({})</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th class=\"l\">verdict</th><th>score</th><th class=\"l\">reason</th><th class=\"l\">files</th></tr>",
+        failed.len()
+    );
+    for r in failed.iter().take(FAILURE_ROWS) {
+        let mut files = Vec::new();
+        if has_replays(&r.problem) {
+            files.push(link_or_command(run, r, run_id));
+        }
+        let transcript = transcript_path(Path::new(""), &r.problem, &r.player, &r.seed);
+        if run.join(&transcript).is_file() {
+            files.push(format!(
+                "<a href=\"{}\">transcript</a>",
+                escape(&transcript.to_string_lossy())
+            ));
+        }
+        let log = Path::new("logs")
+            .join(&r.problem)
+            .join(&r.player)
+            .join(format!("{}.stderr", r.seed));
+        if run.join(&log).is_file() {
+            files.push(format!(
+                "<a href=\"{}\">stderr</a>",
+                escape(&log.to_string_lossy())
+            ));
+        }
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+            escape(&r.player),
+            escape(&r.seed),
+            escape(r.verdict.code()),
+            short(r.score),
+            escape(&r.reason),
+            files.join(" ")
+        );
+    }
+    h.push_str("</table>\n");
+    if failed.len() > FAILURE_ROWS {
+        let _ = writeln!(
+            h,
+            "<p>{} more failures: see scores.csv.</p>",
+            failed.len() - FAILURE_ROWS
+        );
+    }
 }
 
 fn seed_table(h: &mut String, run: &Path, p: &Problem) {
@@ -396,10 +500,10 @@ fn seed_table(h: &mut String, run: &Path, p: &Problem) {
                             h,
                             "<td><a href=\"{}\">{}</a>{verdict}</td>",
                             escape(&file.to_string_lossy()),
-                            r.score
+                            short(r.score)
                         );
                     } else {
-                        let _ = write!(h, "<td>{}{verdict}</td>", r.score);
+                        let _ = write!(h, "<td>{}{verdict}</td>", short(r.score));
                     }
                 }
                 None => h.push_str("<td></td>"),

@@ -9,6 +9,7 @@
 
 pub mod files;
 pub mod html;
+pub mod json;
 pub mod progress;
 pub mod summary;
 pub mod table;

@@ -14,6 +14,20 @@ use crate::verdict::Verdict;
 /// Failures printed per player before the rest are only counted (they are all in the CSV).
 const MAX_FAILURE_LINES: u64 = 10;
 
+/// The time left, at the pace so far: `elapsed` for `done` of `total` tests. `None` before
+/// the first test or without a total.
+pub fn eta(
+    elapsed: std::time::Duration,
+    done: u64,
+    total: Option<u64>,
+) -> Option<std::time::Duration> {
+    let total = total?;
+    if done == 0 || done > total {
+        return None;
+    }
+    Some(elapsed.mul_f64((total - done) as f64 / done as f64))
+}
+
 pub struct Progress {
     bar: ProgressBar,
     terminal: bool,
@@ -21,11 +35,15 @@ pub struct Progress {
     failures: BTreeMap<String, u64>,
     /// Tests with a warning (near the time limit, overloaded machine).
     warnings: u64,
+    /// The run's folder, to name a failure's files under its line.
+    run: Option<std::path::PathBuf>,
 }
 
 impl Progress {
-    pub fn new(total: u64) -> Progress {
-        let terminal = std::io::stderr().is_terminal();
+    /// A bar for `total` tests; `quiet` (a `--verbose` run, whose messages take the screen)
+    /// draws none.
+    pub fn new(total: u64, quiet: bool) -> Progress {
+        let terminal = std::io::stderr().is_terminal() && !quiet;
         let target = if terminal {
             ProgressDrawTarget::stderr()
         } else {
@@ -33,9 +51,11 @@ impl Progress {
         };
         let bar = ProgressBar::with_draw_target(Some(total), target);
         bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {wide_msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         Progress {
             bar,
@@ -43,7 +63,13 @@ impl Progress {
             means: BTreeMap::new(),
             failures: BTreeMap::new(),
             warnings: 0,
+            run: None,
         }
+    }
+
+    /// Names the run whose files a failure's line points at.
+    pub fn set_run(&mut self, dir: &std::path::Path) {
+        self.run = Some(dir.to_path_buf());
     }
 
     /// Prints a line above the bar (or plainly when there is no bar).
@@ -83,6 +109,19 @@ impl Progress {
                     r.case.label(),
                     r.outcome.reason
                 ));
+                if let Some(dir) = &self.run {
+                    let pointers = crate::debug::failure_pointers(
+                        dir,
+                        r.problem,
+                        &r.player,
+                        &r.case.to_string(),
+                        !r.stderr.bytes.is_empty(),
+                        !r.transcript.is_empty(),
+                    );
+                    if !pointers.is_empty() {
+                        self.note(&pointers);
+                    }
+                }
             }
         }
         if self.terminal {
@@ -97,6 +136,10 @@ impl Progress {
             self.bar.set_message(msg.join("  "));
         }
         self.bar.inc(1);
+        if let Some(left) = eta(self.bar.elapsed(), self.bar.position(), self.bar.length()) {
+            self.bar
+                .set_prefix(format!("ETA {}", super::table::human_duration(left)));
+        }
     }
 
     fn finish(&self) {
@@ -113,11 +156,30 @@ impl Progress {
 impl Reporter for Progress {
     fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
         match event {
-            Event::RunStarted => state.notes.iter().for_each(|n| self.note(n)),
+            Event::RunStarted => {
+                self.set_run(&state.dir);
+                state.notes.iter().for_each(|n| self.note(n));
+            }
             Event::TestStarted { .. } => {}
             Event::TestFinished(result) => self.on_result(result),
             Event::RunFinished => self.finish(),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::eta;
+
+    #[test]
+    fn the_eta_is_the_time_left_at_the_pace_so_far() {
+        let s = Duration::from_secs;
+        assert_eq!(eta(s(10), 5, Some(20)), Some(s(30)));
+        assert_eq!(eta(s(10), 20, Some(20)), Some(s(0)));
+        assert_eq!(eta(s(10), 0, Some(20)), None);
+        assert_eq!(eta(s(10), 5, None), None);
     }
 }

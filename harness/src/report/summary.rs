@@ -17,6 +17,8 @@ pub struct Standing {
     pub max: f64,
     pub verdicts: BTreeMap<Verdict, u64>,
     pub think: Duration,
+    /// The longest thinking time of one test.
+    pub max_think: Duration,
     /// The TopCoder relative score (`scale x mean(YOUR/BEST)`), set once the run ends.
     pub relative: Option<f64>,
 }
@@ -51,6 +53,7 @@ impl Standing {
         self.sum += score;
         *self.verdicts.entry(verdict).or_default() += 1;
         self.think += think;
+        self.max_think = self.max_think.max(think);
     }
 }
 

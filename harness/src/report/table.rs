@@ -1,4 +1,7 @@
-//! The leaderboard as a text table, one section per problem, players ranked by mean score.
+//! The leaderboard as a text table, one section per problem, players ranked by mean score:
+//! compact by default (fits 100 columns for names up to [`COMPACT_NAME`] characters: mean,
+//! relative score, the longest thinking time of a test, OK and the failures by verdict), or
+//! wide (`--wide`: sum, min, max, a column per verdict, total and longest thinking time).
 //! Pure rendering: the caller decides where it goes and whether colours are on.
 
 use std::fmt::Write;
@@ -32,8 +35,118 @@ pub fn human_duration(d: std::time::Duration) -> String {
     }
 }
 
-/// Renders the leaderboard. `partial` adds a line saying the run did not finish.
-pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
+/// Longest player name the compact table shows in full; longer ones are cut with `~`.
+pub const COMPACT_NAME: usize = 24;
+
+/// The verdicts that are failures, in the order the tables list them.
+const FAILURES: [Verdict; 6] = [
+    Verdict::WrongAnswer,
+    Verdict::TimeLimit,
+    Verdict::MemoryLimit,
+    Verdict::RuntimeError,
+    Verdict::ProtocolError,
+    Verdict::HarnessError,
+];
+
+/// Renders the leaderboard, compact or `wide`. `partial` adds a line saying the run did not
+/// finish.
+pub fn render(summary: &Summary, colours: bool, partial: bool, wide: bool) -> String {
+    let mut out = if wide {
+        render_wide(summary, colours)
+    } else {
+        render_compact(summary, colours)
+    };
+    if partial {
+        let _ = writeln!(
+            out,
+            "partial: {} of {} tests finished (the run was interrupted)",
+            summary.finished(),
+            summary.planned
+        );
+    }
+    out
+}
+
+/// Players of a problem, best mean first (ties by name).
+fn ranked(players: &[(String, Standing)]) -> Vec<&(String, Standing)> {
+    let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
+    ranked.sort_by(|a, b| b.1.mean().total_cmp(&a.1.mean()).then(a.0.cmp(&b.0)));
+    ranked
+}
+
+/// A name cut to `width` characters, its end marked with `~`.
+fn cut(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        return name.to_string();
+    }
+    let mut s: String = name.chars().take(width - 1).collect();
+    s.push('~');
+    s
+}
+
+fn render_compact(summary: &Summary, colours: bool) -> String {
+    let mut out = String::new();
+    for (problem, players) in &summary.problems {
+        let ranked = ranked(players);
+        let width = ranked
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(6)
+            .clamp(6, COMPACT_NAME);
+        let relative = players.iter().any(|(_, s)| s.relative.is_some());
+        let _ = writeln!(out, "{problem}");
+        let _ = write!(
+            out,
+            "  {:>2}  {:<width$}  {:>5}  {:>10}",
+            "#", "player", "tests", "mean"
+        );
+        if relative {
+            let _ = write!(out, "  {:>11}", "relative");
+        }
+        let _ = writeln!(out, "  {:>9}  {:>4}  failures", "max think", "OK");
+        for (rank, (name, s)) in ranked.iter().enumerate() {
+            let _ = write!(
+                out,
+                "  {:>2}  {:<width$}  {:>5}  {:>10.6}",
+                rank + 1,
+                cut(name, width),
+                s.tests,
+                s.mean(),
+            );
+            if relative {
+                let _ = write!(out, "  {:>11.2}", s.relative.unwrap_or(0.0));
+            }
+            let _ = write!(
+                out,
+                "  {:>9}  {:>4}  ",
+                human_duration(s.max_think),
+                s.count(Verdict::Ok)
+            );
+            let failures: Vec<String> = FAILURES
+                .iter()
+                .filter(|&&v| s.count(v) > 0)
+                .map(|&v| {
+                    let text = format!("{} {}", s.count(v), v.code());
+                    if colours {
+                        format!("{}{text}\x1b[0m", colour(v))
+                    } else {
+                        text
+                    }
+                })
+                .collect();
+            if failures.is_empty() {
+                out.push_str(".\n");
+            } else {
+                let _ = writeln!(out, "{}", failures.join(", "));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn render_wide(summary: &Summary, colours: bool) -> String {
     let mut out = String::new();
     let shown = [
         Verdict::Ok,
@@ -45,8 +158,7 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
         Verdict::HarnessError,
     ];
     for (problem, players) in &summary.problems {
-        let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
-        ranked.sort_by(|a, b| b.1.mean().total_cmp(&a.1.mean()).then(a.0.cmp(&b.0)));
+        let ranked = ranked(players);
         let width = ranked
             .iter()
             .map(|(n, _)| n.len())
@@ -66,7 +178,7 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
         for v in shown {
             let _ = write!(out, " {:>4}", v.code());
         }
-        let _ = writeln!(out, "  {:>8}", "think");
+        let _ = writeln!(out, "  {:>8}  {:>9}", "think", "max think");
         for (rank, (name, s)) in ranked.iter().enumerate() {
             let _ = write!(
                 out,
@@ -95,23 +207,37 @@ pub fn render(summary: &Summary, colours: bool, partial: bool) -> String {
                     let _ = write!(out, " {cell:>4}");
                 }
             }
-            let _ = writeln!(out, "  {:>8}", human_duration(s.think));
+            let _ = writeln!(
+                out,
+                "  {:>8}  {:>9}",
+                human_duration(s.think),
+                human_duration(s.max_think)
+            );
         }
         out.push('\n');
-    }
-    if partial {
-        let _ = writeln!(
-            out,
-            "partial: {} of {} tests finished (the run was interrupted)",
-            summary.finished(),
-            summary.planned
-        );
     }
     out
 }
 
-/// The leaderboard on stdout once the run ends, with the lines under it.
-pub struct Table;
+/// The leaderboard once the run ends, with the lines under it: on stdout, or on stderr when
+/// stdout is for JSON lines (`--json`).
+pub struct Table {
+    /// Every column (`--wide`).
+    pub wide: bool,
+    pub to_stderr: bool,
+}
+
+impl Table {
+    /// Where what people read goes, and whether it may have colours.
+    pub fn out(to_stderr: bool) -> (Box<dyn std::io::Write>, bool) {
+        use std::io::IsTerminal;
+        if to_stderr {
+            (Box::new(std::io::stderr()), std::io::stderr().is_terminal())
+        } else {
+            (Box::new(std::io::stdout()), std::io::stdout().is_terminal())
+        }
+    }
+}
 
 impl super::Reporter for Table {
     fn on_event(
@@ -120,10 +246,16 @@ impl super::Reporter for Table {
         state: &mut super::RunState,
     ) -> Result<(), String> {
         if let super::Event::RunFinished = event {
-            use std::io::IsTerminal;
-            let colours = std::io::stdout().is_terminal();
-            print!("{}", render(&state.summary, colours, !state.complete));
-            state.footer.iter().for_each(|line| println!("{line}"));
+            let (mut out, colours) = Table::out(self.to_stderr);
+            let _ = write!(
+                out,
+                "{}",
+                render(&state.summary, colours, !state.complete, self.wide)
+            );
+            for line in &state.footer {
+                let _ = writeln!(out, "{line}");
+            }
+            let _ = out.flush();
         }
         Ok(())
     }
@@ -166,12 +298,47 @@ mod tests {
 
     #[test]
     fn leaderboard_ranks_by_mean_and_counts_verdicts() {
-        insta::assert_snapshot!(render(&summary(), false, true));
+        insta::assert_snapshot!(render(&summary(), false, true, true));
+    }
+
+    #[test]
+    fn the_compact_leaderboard_names_the_failures_and_the_longest_thinking_time() {
+        insta::assert_snapshot!(render(&summary(), false, true, false));
+    }
+
+    #[test]
+    fn the_compact_leaderboard_fits_100_columns() {
+        let mut s = summary();
+        let long = "a-player-name-of-thirty-characters";
+        s.problems[0]
+            .1
+            .push((long.to_string(), Standing::default()));
+        let row = |score, verdict, think_ms| ScoreRow {
+            think_ms,
+            ..ScoreRow::new("chesspuzzle", long, "1", score, verdict)
+        };
+        s.add(&row(43632.0, Verdict::Ok, 4_000_000));
+        for v in [Verdict::WrongAnswer, Verdict::TimeLimit] {
+            s.add(&row(0.0, v, 1000));
+        }
+        s.set_relative("chesspuzzle", long, 1_000_000.0);
+        let text = render(&s, false, false, false);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{} columns: {line}",
+                line.len()
+            );
+        }
+        assert!(text.contains("a-player-name-of-thirty~"), "{text}");
+        let wide = render(&s, false, false, true);
+        assert!(wide.lines().any(|l| l.len() > 100), "{wide}");
+        assert!(wide.contains(long), "{wide}");
     }
 
     #[test]
     fn colours_mark_only_non_zero_verdict_counts() {
-        let text = render(&summary(), true, false);
+        let text = render(&summary(), true, false, true);
         assert!(
             text.contains("\x1b[91m   1\x1b[0m"),
             "RE count in its colour: {text}"

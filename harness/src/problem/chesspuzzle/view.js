@@ -1,11 +1,12 @@
 // ChessPuzzle on the replay page (see `Views::page_script`): the top tile of every stack,
-// its height, the cells allowed next and the clicked cell.
+// its height, the cells allowed next and the clicked cell. At a refused click, the cells that
+// were allowed for it (those of the last board shown).
 const GLYPH = { K: "\u265E", B: "\u265D", R: "\u265C", Q: "\u265B" };
 const TILE_BG = { "1": "#fff4d6", "2": "#ffe8b0", "3": "#ffd98a", "4": "#ffc966", K: "#d9ecff", B: "#d8f5e3", R: "#f3dcf7", Q: "#ffd6d6" };
 
 function board(f, g) {
   const H = g.tops.length, W = g.tops[0].length, S = 44, M = 24;
-  const allowed = new Set((f.allowed || []).map(([r, c]) => r + "," + c));
+  const allowed = new Set((f.allowed || (f.error && g.allowed) || []).map(([r, c]) => r + "," + c));
   let s = `<svg width="${W * S + M + 4}" height="${H * S + M + 4}" role="img">`;
   for (let c = 0; c < W; c++) s += `<text x="${M + c * S + S / 2}" y="16" text-anchor="middle" font-size="12" fill="#666">${c}</text>`;
   for (let r = 0; r < H; r++) s += `<text x="10" y="${M + r * S + S / 2 + 4}" text-anchor="middle" font-size="12" fill="#666">${r}</text>`;
@@ -31,4 +32,7 @@ function board(f, g) {
   return s + "</svg>";
 }
 
-function extra(f, g) { return g.total ? "(" + f.move + " of " + g.total + " tiles)" : ""; }
+function extra(f, g) {
+  if (f.error) return "(green: the cells that were allowed)";
+  return g.total ? "(" + f.move + " of " + g.total + " tiles)" : "";
+}

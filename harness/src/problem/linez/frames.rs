@@ -54,9 +54,28 @@ fn path(board: &Board, from: Cell, to: Cell) -> Vec<usize> {
     out
 }
 
+/// The cells a refused move could have used: the empty cells its number could reach, or,
+/// when it names no number to move (or cannot be read), every number that can move.
+fn allowed(board: &Board, answer: &str) -> Vec<usize> {
+    let from = parse_move(answer).ok().map(|(from, _)| from);
+    match from.filter(|&f| board.get(f) != 0) {
+        Some(from) => {
+            let reach = board.reachable_from(from);
+            (0..CELLS).filter(|&i| reach >> i & 1 == 1).collect()
+        }
+        None => (0..CELLS)
+            .filter(|&i| {
+                let cell = Cell::from_index(i);
+                board.get(cell) != 0 && board.reachable_from(cell) != 0
+            })
+            .collect(),
+    }
+}
+
 /// One frame per move, after a first frame of the starting position. Each frame has the 81
 /// cells (0 empty), `nextThree`, the running score, and for a move: `from`, `to`, the
 /// `path`, the cells `removed` (with the number each held) and the cells `placed` by landing.
+/// A refused move ends the frames with one that says why and which cells were `allowed`.
 pub(super) fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
     let mut score = 0.0;
     let mut out = vec![json!({
@@ -69,7 +88,9 @@ pub(super) fn frames(mut game: LinezGame, answers: &[String]) -> Vec<Value> {
         match game.try_turn(answer) {
             Ok(points) => score += points as f64,
             Err(reason) => {
-                out.push(json!({"move": i, "score": score, "error": reason}));
+                let mut frame = json!({"move": i, "score": score, "error": reason});
+                frame["allowed"] = json!(allowed(&before, answer));
+                out.push(frame);
                 break;
             }
         }

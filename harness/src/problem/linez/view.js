@@ -1,5 +1,6 @@
 // Linez on the replay page (see `Views::page_script`): the numbers as coloured balls, the
-// path of the move, what was removed and what landed, and `nextThree`.
+// path of the move, what was removed and what landed, and `nextThree`; at a refused move, the
+// cells that were allowed (green).
 // Okabe-Ito: seven colours told apart with any colour vision; the digit is printed too.
 const PALETTE = ["", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"];
 const INK = ["", "#000", "#000", "#fff", "#000", "#fff", "#fff", "#000"];
@@ -18,6 +19,7 @@ function board(f, g) {
     s += `<circle cx="${cx(f.from)}" cy="${cy(f.from)}" r="${S / 2 - 8}" fill="none" stroke="#444" stroke-width="2" stroke-dasharray="3 3"/>`;
   }
   g.cells.forEach((n, i) => { if (n) s += ball(i, n); });
+  if (f.error) (f.allowed || []).forEach((i) => { s += `<rect x="${cx(i) - S / 2 + 3}" y="${cy(i) - S / 2 + 3}" width="${S - 6}" height="${S - 6}" fill="none" stroke="#009E73" stroke-width="3"/>`; });
   (f.placed || []).forEach((i) => { s += `<circle cx="${cx(i)}" cy="${cy(i)}" r="${S / 2 - 2}" fill="none" stroke="#0072B2" stroke-width="3" stroke-dasharray="4 3"/>`; });
   if (f.to !== undefined && g === f) s += `<rect x="${cx(f.to) - S / 2 + 2}" y="${cy(f.to) - S / 2 + 2}" width="${S - 4}" height="${S - 4}" fill="none" stroke="#D55E00" stroke-width="3.5"/>`;
   (f.removed || []).forEach(([i, n]) => {

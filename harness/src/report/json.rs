@@ -1,0 +1,113 @@
+//! `--json`: the run as JSON lines on stdout, for scripts. One object per line, told apart by
+//! `"type"`: a `"test"` line as each test finishes (the columns of its `scores.csv` row, its
+//! parameters as an object), a `"standing"` line per (problem, player) once the run ends (the
+//! leaderboard's numbers), and a last `"run"` line (its id, folder, whether it was partial).
+//!
+//! The functions are pure (they return lines); [`Json`] is the reporter that prints them.
+
+use serde_json::{json, Map, Value};
+
+use super::summary::Summary;
+use super::{Event, Reporter, RunState};
+use crate::runner::TestResult;
+use crate::verdict::Verdict;
+
+/// A parameter's value: a number when it reads as one, else its text.
+fn value(text: &str) -> Value {
+    match text.parse::<i64>() {
+        Ok(n) => json!(n),
+        Err(_) => match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => json!(x),
+            _ => json!(text),
+        },
+    }
+}
+
+/// The line of one finished test; `params` names its problem's parameters in order.
+pub fn test_line(r: &TestResult, params: &[&str], run: &str) -> String {
+    let params: Map<String, Value> = params
+        .iter()
+        .zip(&r.params)
+        .map(|(name, v)| (name.to_string(), value(v)))
+        .collect();
+    json!({
+        "type": "test",
+        "run": run,
+        "problem": r.problem,
+        "player": r.player,
+        "seed": r.case.to_string(),
+        "score": r.outcome.score,
+        "verdict": r.outcome.verdict.code(),
+        "moves": r.outcome.moves,
+        "think_ms": r.think.as_millis() as u64,
+        "cpu_ms": r.cpu.as_millis() as u64,
+        "wall_ms": r.wall.as_millis() as u64,
+        "max_memory_kb": r.max_memory_kb,
+        "warning": r.warning,
+        "player_hash": r.player_hash,
+        "params": params,
+        "reason": r.outcome.reason,
+    })
+    .to_string()
+}
+
+/// The reporter of `--json`: prints each test's line as it finishes and the end lines once
+/// the run ends, on stdout.
+pub struct Json {
+    /// Each problem with its parameter names, in order.
+    pub params: Vec<(String, Vec<String>)>,
+}
+
+impl Reporter for Json {
+    fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
+        match event {
+            Event::TestFinished(result) => {
+                let names = self.params.iter().find(|(p, _)| p == result.problem);
+                let names: Vec<&str> =
+                    names.map_or(Vec::new(), |(_, n)| n.iter().map(String::as_str).collect());
+                println!("{}", test_line(result, &names, &state.id));
+            }
+            Event::RunFinished => {
+                let dir = state.dir.display().to_string();
+                for line in end_lines(&state.summary, &state.id, &dir, !state.complete) {
+                    println!("{line}");
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The `"standing"` lines of the leaderboard, then the `"run"` line.
+pub fn end_lines(summary: &Summary, run: &str, dir: &str, partial: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (problem, players) in &summary.problems {
+        for (player, s) in players {
+            let verdicts: Map<String, Value> = Verdict::ALL
+                .iter()
+                .map(|v| (v.code().to_string(), json!(s.count(*v))))
+                .collect();
+            lines.push(
+                json!({
+                    "type": "standing",
+                    "run": run,
+                    "problem": problem,
+                    "player": player,
+                    "tests": s.tests,
+                    "mean": s.mean(),
+                    "sum": s.sum,
+                    "min": s.min,
+                    "max": s.max,
+                    "relative": s.relative,
+                    "verdicts": verdicts,
+                    "think_ms": s.think.as_millis() as u64,
+                    "max_think_ms": s.max_think.as_millis() as u64,
+                })
+                .to_string(),
+            );
+        }
+    }
+    lines.push(json!({"type": "run", "run": run, "dir": dir, "partial": partial}).to_string());
+    lines
+}
