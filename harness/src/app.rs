@@ -45,6 +45,8 @@ pub fn main(mut cli: Cli, env_secret: Option<OsString>) -> u8 {
         Some(Command::Doctor(args)) => doctor(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),
         Some(Command::Play(args)) => crate::play::main(&args),
+        Some(Command::Build(args)) => crate::bundle::main(&args),
+        Some(Command::Merge(args)) => crate::merge::main(&args),
     };
     match result {
         Ok(code) => code,
@@ -62,6 +64,7 @@ fn apply_env_secret(cli: &mut Cli, env_secret: Option<OsString>) -> Result<(), U
         Some(Command::Run(args)) => &mut args.secret,
         Some(Command::Gen(args)) => &mut args.secret,
         Some(Command::Replay(args)) => &mut args.secret,
+        Some(Command::Merge(args)) => &mut args.secret,
         Some(_) => return Ok(()),
     };
     if arg.secret.is_none() {
@@ -198,7 +201,12 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         .results
         .clone()
         .unwrap_or_else(|| root.join(&scoring.harness.results));
-    let resume_dir = args.resume.as_ref().map(|id| results.join(id));
+    let mut sharding =
+        crate::shard::Sharding::new(args.shard, args.run_id.as_deref(), args.resume.as_deref())?;
+    let resume_dir = match &args.resume {
+        Some(id) => Some(sharding.resume_dir(&results, id)?),
+        None => None,
+    };
     let resumed;
     let args = match &resume_dir {
         Some(dir) => {
@@ -235,6 +243,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     let mut filter_applied = vec![false; history.flags().filters.len()];
     let build_timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
     let mut builds = crate::build::Builds::new(build_timeout);
+    builds.refuse = args.no_build;
     let (found, skipped) =
         match players::discover(&args.players, args.problem.as_deref(), &ids, &mut builds) {
             Ok(found) => found,
@@ -332,6 +341,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             )));
         }
     }
+    sharding.select(&mut suites, args.secret.secret.as_ref());
     let mut progress_notes: Vec<String> = skipped
         .iter()
         .map(|s| format!("skipped player {}: {}", s.name, s.reason))
@@ -381,11 +391,18 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         .collect();
     let (mut files, prior) = match &resume_dir {
         None => (
-            RunFiles::create(
-                &results,
-                &problems,
-                &run_toml(args, &suites, threads, &containment, &scoring),
-            )
+            match sharding.dir(&results) {
+                Some(dir) => RunFiles::create_in(
+                    &dir,
+                    &problems,
+                    &run_toml(args, &suites, threads, &containment, &scoring),
+                ),
+                None => RunFiles::create(
+                    &results,
+                    &problems,
+                    &run_toml(args, &suites, threads, &containment, &scoring),
+                ),
+            }
             .map_err(|e| UsageError(format!("cannot write results: {e}")))?,
             Vec::new(),
         ),
@@ -419,6 +436,14 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             reopened
         }
     };
+    if sharding.is_shard() {
+        // A shard's folder is its own: no `latest`; the merge names the run.
+        files.links_latest = false;
+        files.id = sharding.run_id.clone().unwrap_or_default();
+        sharding
+            .write(&files.dir, false)
+            .map_err(|e| UsageError(format!("cannot write results: {e}")))?;
+    }
     if let Err(e) = builds.write_log(&files.dir) {
         eprintln!("warning: cannot keep the build log: {e}");
     }
@@ -486,15 +511,24 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
     });
     progress.finish();
     let partial = !complete;
-    let compared = history.finish(&results, &files.id, &mut summary);
+    // A shard touches no shared file: best.csv, the comparison and report.html are the merge's.
+    let compared = match sharding.is_shard() {
+        true => Ok(Vec::new()),
+        false => history.finish(&results, &files.id, &mut summary),
+    };
     if let Err(e) = files.finish(&summary, partial) {
+        write_error.get_or_insert(e);
+    }
+    if let Err(e) = sharding.write(&files.dir, !partial && write_error.is_none()) {
         write_error.get_or_insert(e);
     }
     let envs: Vec<_> = suites
         .iter()
         .map(|s| (s.problem.id().to_string(), s.env.clone()))
         .collect();
-    crate::replay::after_run(&files.dir, &envs);
+    if !sharding.is_shard() {
+        crate::replay::after_run(&files.dir, &envs);
+    }
     let table = report::table::render(&summary, std::io::stdout().is_terminal(), partial);
     print!("{table}");
     for p in found.iter().filter(|p| p.changed_during_run()) {
@@ -516,7 +550,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         return Ok(exit::HARNESS_ERROR);
     }
     if partial {
-        let mut resume = format!("harness --resume {}", files.id);
+        let mut resume = format!("harness --resume {}{}", files.id, sharding.resume_flags());
         if args.results.is_some() {
             resume.push_str(&format!(" --results {}", results.display()));
         }

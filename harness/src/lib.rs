@@ -16,10 +16,12 @@
 pub mod app;
 pub mod bench;
 pub mod build;
+pub mod bundle;
 pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod exit;
+pub mod merge;
 pub mod os;
 pub mod play;
 pub mod players;
@@ -31,6 +33,7 @@ pub mod sandbox;
 pub mod secret;
 pub mod seeds;
 pub mod session;
+pub mod shard;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod transcript;

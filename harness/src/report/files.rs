@@ -61,6 +61,8 @@ pub struct RunFiles {
     /// problem the index of each of its parameters among them.
     param_columns: Vec<String>,
     param_index: Vec<(String, Vec<usize>)>,
+    /// Whether `finish` points `results/latest` at this run (not for a shard: `crate::shard`).
+    pub(crate) links_latest: bool,
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, from the system clock.
@@ -280,6 +282,7 @@ impl RunFiles {
                 scores: csv::Writer::from_writer(file),
                 param_columns,
                 param_index,
+                links_latest: true,
             },
             kept,
         ))
@@ -326,6 +329,36 @@ impl RunFiles {
                 Err(e) => return Err(io_err(&dir, e)),
             }
         };
+        Self::start(dir, id, problems, run_toml)
+    }
+
+    /// Creates the run in this folder (made if missing; `crate::shard` names it), unless it
+    /// already holds a run.
+    pub(crate) fn create_in(
+        dir: &Path,
+        problems: &[(String, Vec<String>)],
+        run_toml: &str,
+    ) -> io::Result<RunFiles> {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        if dir.join("scores.csv").exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{}: already holds a run", dir.display()),
+            ));
+        }
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        Self::start(dir.to_path_buf(), id, problems, run_toml)
+    }
+
+    fn start(
+        dir: PathBuf,
+        id: String,
+        problems: &[(String, Vec<String>)],
+        run_toml: &str,
+    ) -> io::Result<RunFiles> {
         let (param_columns, param_index) = layout(problems);
         fs::write(dir.join("run.toml"), run_toml).map_err(|e| io_err(&dir, e))?;
         let path = dir.join("scores.csv");
@@ -339,7 +372,14 @@ impl RunFiles {
             scores,
             param_columns,
             param_index,
+            links_latest: true,
         })
+    }
+
+    /// Appends a row read from another run's `scores.csv` with the same columns (a merge of
+    /// shards, `crate::merge`), unflushed: `finish` flushes and sorts.
+    pub(crate) fn append_record(&mut self, record: &csv::StringRecord) -> io::Result<()> {
+        self.scores.write_record(record).map_err(io::Error::other)
     }
 
     /// Appends the row of a finished test (flushed at once) and keeps its stderr tail.
@@ -398,7 +438,7 @@ impl RunFiles {
     }
 
     /// Writes `leaderboard.csv`, sorts `scores.csv` by (problem, player, seed), and points
-    /// `results/latest` at this run.
+    /// `results/latest` at this run (unless `links_latest` is off).
     pub fn finish(&mut self, summary: &Summary, partial: bool) -> io::Result<()> {
         self.scores.flush()?;
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -431,6 +471,9 @@ impl RunFiles {
             .map_err(|e| io::Error::other(e.to_string()))?;
         write_atomic(&self.dir.join("leaderboard.csv"), &bytes)?;
         self.sort_scores()?;
+        if !self.links_latest {
+            return Ok(());
+        }
         self.link_latest()
     }
 

@@ -1,0 +1,474 @@
+//! `harness merge DIR...`: the shards of a run (`crate::shard`) made into one run.
+//!
+//! First every check, before anything is written: each folder is a finished shard of the
+//! same run (run id, shard count, harness version, secret key, and per problem the settings,
+//! the whole case list and the players with their hashes); every shard 1..N is there once;
+//! every (player, test) pair of the plan has exactly one row. Then the run is written as a
+//! single machine would have: `results/<ID>/` with `scores.csv` (the shards' rows, sorted
+//! the same way), `leaderboard.csv`, `run.toml`, transcripts and logs (hard links to the
+//! shards' files where the file system allows, else copies), the worst games' replays and
+//! `report.html`; then `best.csv`, the comparison with the previous run and `results/latest`.
+//! The shards' folders are read, never changed.
+
+use std::collections::{HashMap, HashSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::app::UsageError;
+use crate::cli::{Common, CompareFlags, SecretArg};
+use crate::exit;
+use crate::problem::Env;
+use crate::report::{files::RunFiles, files::ScoresReader, Summary};
+use crate::shard::{self, Record};
+use crate::verdict::Verdict;
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' folders (results/ID/shards/I-of-N, or copies of them), all N of them.
+    #[arg(value_name = "DIR", num_args = 1.., required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where the merged run is written, as results/ID [default: results/ beside the config
+    /// file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub secret: SecretArg,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// A shard as read for the merge.
+struct ShardIn {
+    dir: PathBuf,
+    record: Record,
+}
+
+impl ShardIn {
+    fn name(&self) -> String {
+        format!(
+            "shard {}/{} ({})",
+            self.record.shard,
+            self.record.of,
+            self.dir.display()
+        )
+    }
+}
+
+/// At most this many (player, test) pairs are named in a message.
+const NAMED: usize = 10;
+
+fn name_pairs(pairs: &[(String, String, String)]) -> String {
+    let mut text: Vec<String> = pairs
+        .iter()
+        .take(NAMED)
+        .map(|(problem, player, case)| format!("{problem} {player} {case}"))
+        .collect();
+    if pairs.len() > NAMED {
+        text.push(format!("and {} more", pairs.len() - NAMED));
+    }
+    text.join(", ")
+}
+
+/// Checks that the shards belong together, are all there and finished. Returns them in
+/// shard order.
+fn check_shards(dirs: &[PathBuf]) -> Result<Vec<ShardIn>, UsageError> {
+    let mut shards = Vec::new();
+    for dir in dirs {
+        let record = shard::read(dir).map_err(UsageError)?;
+        shards.push(ShardIn {
+            dir: dir.clone(),
+            record,
+        });
+    }
+    shards.sort_by_key(|s| s.record.shard);
+    let first = &shards[0];
+    let r0 = &first.record;
+    for s in &shards[1..] {
+        let r = &s.record;
+        let differs = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+            UsageError(format!(
+                "{} does not belong with {}: its {what} is {b:?}, not {a:?}",
+                s.name(),
+                first.name()
+            ))
+        };
+        if r.run_id != r0.run_id {
+            return Err(differs("run id", &r0.run_id, &r.run_id));
+        }
+        if r.of != r0.of {
+            return Err(differs("shard count", &r0.of, &r.of));
+        }
+        if r.harness_version != r0.harness_version {
+            return Err(differs(
+                "harness version",
+                &r0.harness_version,
+                &r.harness_version,
+            ));
+        }
+        if r.secret_fingerprint != r0.secret_fingerprint {
+            return Err(differs(
+                "secret key (fingerprint)",
+                &r0.secret_fingerprint,
+                &r.secret_fingerprint,
+            ));
+        }
+        let ids = |r: &Record| r.problem.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+        if ids(r) != ids(r0) {
+            return Err(differs("problems", &ids(r0), &ids(r)));
+        }
+        for (p, p0) in r.problem.iter().zip(&r0.problem) {
+            if p.settings != p0.settings {
+                return Err(differs(
+                    &format!("{} scoring settings", p.id),
+                    &p0.settings,
+                    &p.settings,
+                ));
+            }
+            if p.cases != p0.cases {
+                return Err(differs(
+                    &format!("{} test list (seeds, fixed tests, filters)", p.id),
+                    &format!("{} tests", p0.cases.len()),
+                    &format!("{} tests", p.cases.len()),
+                ));
+            }
+            if p.players != p0.players {
+                return Err(differs(
+                    &format!("{} players and hashes", p.id),
+                    &p0.players,
+                    &p.players,
+                ));
+            }
+        }
+    }
+    if r0.harness_version != env!("CARGO_PKG_VERSION") {
+        return Err(UsageError(format!(
+            "the shards ran harness {}; this is {}: merge with the version that ran them",
+            r0.harness_version,
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
+    for pair in shards.windows(2) {
+        if pair[0].record.shard == pair[1].record.shard {
+            return Err(UsageError(format!(
+                "shard {}/{} of run {} is given twice: {} and {}",
+                pair[0].record.shard,
+                r0.of,
+                r0.run_id,
+                pair[0].dir.display(),
+                pair[1].dir.display()
+            )));
+        }
+    }
+    let present: HashSet<usize> = shards.iter().map(|s| s.record.shard).collect();
+    let missing: Vec<String> = (1..=r0.of)
+        .filter(|i| !present.contains(i))
+        .map(|i| format!("{i}/{}", r0.of))
+        .collect();
+    if !missing.is_empty() {
+        return Err(UsageError(format!(
+            "run {}: shard {} missing (give every shard's folder: results/{}/shards/I-of-{})",
+            r0.run_id,
+            missing.join(", "),
+            r0.run_id,
+            r0.of
+        )));
+    }
+    if let Some(s) = shards.iter().find(|s| !s.record.finished) {
+        return Err(UsageError(format!(
+            "{} is partial (interrupted, or still running): finish it with `harness --resume \
+             {} --shard {}/{}` where it ran, then merge",
+            s.name(),
+            r0.run_id,
+            s.record.shard,
+            r0.of
+        )));
+    }
+    Ok(shards)
+}
+
+/// The `[args]` limits a shard's run was given (they override scoring.toml).
+fn recorded_limits(dir: &Path) -> (Option<f64>, Option<u64>) {
+    let table: Option<toml::Table> = std::fs::read_to_string(dir.join("run.toml"))
+        .ok()
+        .and_then(|t| t.parse().ok());
+    let args = table.as_ref().and_then(|t| t.get("args"));
+    let time = args
+        .and_then(|a| a.get("time-limit"))
+        .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)));
+    let memory = args
+        .and_then(|a| a.get("memory-limit"))
+        .and_then(|v| v.as_integer())
+        .map(|m| m as u64);
+    (time, memory)
+}
+
+/// The rows of every shard, checked against the plan: no pair twice, none outside the plan,
+/// none missing.
+fn read_rows(shards: &[ShardIn]) -> Result<(csv::StringRecord, Vec<csv::StringRecord>), String> {
+    let plan = &shards[0].record.problem;
+    let mut expected: HashMap<(&str, &str), HashSet<&str>> = HashMap::new();
+    for p in plan {
+        let cases: HashSet<&str> = p.cases.iter().map(String::as_str).collect();
+        for player in p.players.keys() {
+            expected.insert((p.id.as_str(), player.as_str()), cases.clone());
+        }
+    }
+    let mut header: Option<csv::StringRecord> = None;
+    let mut rows = Vec::new();
+    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    let (mut duplicates, mut unplanned) = (Vec::new(), Vec::new());
+    for s in shards {
+        let mut scores = ScoresReader::open(&s.dir)?;
+        match &header {
+            None => header = Some(scores.header.clone()),
+            Some(h) if *h != scores.header => {
+                return Err(format!(
+                    "{}: its columns differ from {}'s",
+                    scores.path.display(),
+                    shards[0].name()
+                ))
+            }
+            Some(_) => {}
+        }
+        let (c_problem, c_player, c_seed) = (
+            scores.need("problem")?,
+            scores.need("player")?,
+            scores.need("seed")?,
+        );
+        for record in scores.records() {
+            let record = record?;
+            let field = |i: usize| record.get(i).unwrap_or_default().to_string();
+            let key = (field(c_problem), field(c_player), field(c_seed));
+            let planned = expected
+                .get(&(key.0.as_str(), key.1.as_str()))
+                .is_some_and(|cases| cases.contains(key.2.as_str()));
+            if !planned {
+                unplanned.push(key);
+                continue;
+            }
+            if let Some(other) = seen.insert(key.clone(), s.record.shard) {
+                duplicates.push((
+                    key.0,
+                    key.1,
+                    format!("{} (shards {other} and {})", key.2, s.record.shard),
+                ));
+                continue;
+            }
+            rows.push(record);
+        }
+    }
+    if !duplicates.is_empty() {
+        return Err(format!(
+            "{} (player, test) pair(s) have more than one row: {}",
+            duplicates.len(),
+            name_pairs(&duplicates)
+        ));
+    }
+    if !unplanned.is_empty() {
+        return Err(format!(
+            "{} row(s) are not (player, test) pairs of the run's plan: {}",
+            unplanned.len(),
+            name_pairs(&unplanned)
+        ));
+    }
+    let mut missing = Vec::new();
+    for p in plan {
+        for player in p.players.keys() {
+            for case in &p.cases {
+                let key = (p.id.clone(), player.clone(), case.clone());
+                if !seen.contains_key(&key) {
+                    missing.push(key);
+                }
+            }
+        }
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "{} (player, test) pair(s) have no row in any shard: {}",
+            missing.len(),
+            name_pairs(&missing)
+        ));
+    }
+    Ok((header.unwrap_or_default(), rows))
+}
+
+/// `run.toml` of the merged run: the first shard's, with the merge's command, the shards it
+/// was made from and, when they differ, each shard's isolation.
+fn merged_run_toml(shards: &[ShardIn]) -> String {
+    let read = |s: &ShardIn| -> toml::Table {
+        std::fs::read_to_string(s.dir.join("run.toml"))
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_default()
+    };
+    let mut table = read(&shards[0]);
+    table.insert(
+        "command".into(),
+        crate::secret::redact_args(std::env::args())
+            .join(" ")
+            .into(),
+    );
+    let isolations: Vec<toml::Value> = shards
+        .iter()
+        .map(|s| read(s).get("isolation").cloned().unwrap_or("".into()))
+        .collect();
+    if isolations.iter().any(|i| *i != isolations[0]) {
+        table.insert("shard-isolation".into(), isolations.into());
+    }
+    let threads: i64 = shards
+        .iter()
+        .filter_map(|s| read(s).get("threads").and_then(|t| t.as_integer()))
+        .sum();
+    table.insert("threads".into(), threads.into());
+    let from: Vec<toml::Value> = shards
+        .iter()
+        .map(|s| {
+            std::fs::canonicalize(&s.dir)
+                .unwrap_or_else(|_| s.dir.clone())
+                .display()
+                .to_string()
+                .into()
+        })
+        .collect();
+    table.insert("merged-from".into(), from.into());
+    toml::to_string(&table).unwrap_or_default()
+}
+
+/// Links (or, across file systems, copies) every file under `from` to the same place under
+/// `to`; files already there are kept.
+fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(to)?;
+    for entry in entries {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type()?.is_dir() {
+            link_tree(&src, &dst)?;
+        } else if !dst.exists() && std::fs::hard_link(&src, &dst).is_err() {
+            std::fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// `harness merge`.
+pub fn main(args: &MergeArgs) -> Result<u8, UsageError> {
+    let shards = check_shards(&args.dirs)?;
+    let record = shards[0].record.clone();
+    let what = format!("merge of run {}", record.run_id);
+    crate::secret::check(
+        record.secret_fingerprint.as_deref(),
+        args.secret.secret.as_ref(),
+        &what,
+    )?;
+    let (scoring, root) = crate::app::load_config(&args.common)?;
+    let results = args
+        .results
+        .clone()
+        .unwrap_or_else(|| root.join(&scoring.harness.results));
+    // Replays rebuild games: they need the settings the shards ran with.
+    let (time_limit, memory_limit) = recorded_limits(&shards[0].dir);
+    let mut envs = Vec::new();
+    let mut problems = Vec::new();
+    for p in &record.problem {
+        let problem = crate::app::find_problem(&p.id)?;
+        let mut config = scoring.problem(&p.id);
+        config.time_limit = time_limit.unwrap_or(config.time_limit);
+        config.memory_limit = memory_limit.unwrap_or(config.memory_limit);
+        if format!("{config:?}") != p.settings {
+            return Err(UsageError(format!(
+                "{}: the shards ran with other settings than this scoring.toml ({}) gives: \
+                 {} (shards) vs {config:?}; merge with the shards' scoring.toml (--config)",
+                p.id,
+                args.common.config.display(),
+                p.settings
+            )));
+        }
+        let env = Env {
+            testcases: crate::app::testcases_dir(&args.common, &root),
+            config,
+            secret: args.secret.secret.clone(),
+        };
+        envs.push((p.id.clone(), env));
+        let params = problem
+            .param_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        problems.push((p.id.clone(), params));
+    }
+    let (header, rows) = read_rows(&shards).map_err(UsageError)?;
+    let dir = results.join(&record.run_id);
+    let mut files = RunFiles::create_in(&dir, &problems, &merged_run_toml(&shards))
+        .map_err(|e| UsageError(format!("cannot write the merged run: {e}")))?;
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (Some(c_problem), Some(c_player), Some(c_score), Some(c_verdict), Some(c_think)) = (
+        col("problem"),
+        col("player"),
+        col("score"),
+        col("verdict"),
+        col("think_ms"),
+    ) else {
+        return Err(UsageError("the shards' scores.csv lacks columns".into()));
+    };
+    let rosters: Vec<(String, Vec<String>)> = record
+        .problem
+        .iter()
+        .map(|p| (p.id.clone(), p.players.keys().cloned().collect()))
+        .collect();
+    let mut summary = Summary::new(&rosters, rows.len() as u64);
+    let write_err = |e: std::io::Error| UsageError(format!("cannot write the merged run: {e}"));
+    for row in &rows {
+        files.append_record(row).map_err(write_err)?;
+        let get = |i: usize| row.get(i).unwrap_or_default();
+        summary.record(
+            get(c_problem),
+            get(c_player),
+            get(c_score).parse().unwrap_or(0.0),
+            Verdict::from_code(get(c_verdict)).unwrap_or(Verdict::HarnessError),
+            std::time::Duration::from_millis(get(c_think).parse().unwrap_or(0)),
+        );
+    }
+    let mut build_log = Vec::new();
+    for s in &shards {
+        for sub in ["transcripts", "logs"] {
+            link_tree(&s.dir.join(sub), &dir.join(sub)).map_err(write_err)?;
+        }
+        if let Ok(log) = std::fs::read(s.dir.join("logs").join("build.log")) {
+            build_log.extend(format!("# {}\n", s.name()).bytes());
+            build_log.extend(log);
+        }
+    }
+    if !build_log.is_empty() {
+        let path = dir.join("logs").join("build.log");
+        let _ = std::fs::remove_file(&path);
+        std::fs::write(&path, build_log).map_err(write_err)?;
+    }
+    let mut history = crate::compare::History::new(
+        &CompareFlags::default(),
+        &scoring,
+        args.secret.secret.as_ref(),
+    )?;
+    files.finish(&summary, false).map_err(write_err)?;
+    let compared = history.finish(&results, &files.id, &mut summary);
+    // The leaderboard again, now with the relative scores the comparison set.
+    files.finish(&summary, false).map_err(write_err)?;
+    crate::replay::after_run(&dir, &envs);
+    print!(
+        "{}",
+        crate::report::table::render(&summary, std::io::stdout().is_terminal(), false)
+    );
+    match compared {
+        Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+        Err(e) => eprintln!("warning: no comparison: {e}"),
+    }
+    println!("merged {} shards: {}", shards.len(), dir.display());
+    if summary.harness_errors() > 0 {
+        return Ok(exit::HARNESS_ERROR);
+    }
+    Ok(exit::OK)
+}
