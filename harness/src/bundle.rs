@@ -8,7 +8,8 @@
 //! its command kept, paths made relative. The hash is the one the source run gives (it is
 //! recorded, not recomputed: the bundle has no Cargo sources), so a bundle's results compare
 //! and merge with a source run's. [`crate::players`] reads `bundle.toml` ([`read`]); this
-//! module writes bundles and runs builds only through `players::discover`.
+//! module writes bundles and runs builds only through `players::discover`; the builds' log
+//! is `DIR/.build.log` (hidden, so `DIR/*` names the players only).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -106,7 +107,7 @@ pub fn main(args: &BuildArgs) -> Result<u8, UsageError> {
         println!("{}  {}  {}", player.name, player.hash, dir.display());
     }
     if !builds.log().is_empty() {
-        let log = out.join("build.log");
+        let log = out.join(".build.log");
         std::fs::write(&log, builds.log())
             .map_err(|e| UsageError(format!("{}: {e}", log.display())))?;
     }
