@@ -175,3 +175,83 @@ fn gnu_parallel_runs_shards_on_two_ssh_hosts_with_and_without_a_shared_file_syst
     }
     drop(sshd);
 }
+
+/// The measurement of the README's speed claim, run by hand (it takes minutes and its number
+/// depends on the machine's load):
+/// `cargo test -p harness --test scale_out -- --ignored --nocapture`. Two emulated Slurm nodes
+/// of one CPU each (`slurmd -N`, their own ports, `task/none`, so `--no-pin`) against one of
+/// them, CPU-bound players, best of `ROUNDS` alternating rounds; asserts only that both merged
+/// runs are right.
+#[test]
+#[ignore = "a measurement of minutes, run by hand (see its doc)"]
+fn two_emulated_slurm_nodes_against_one() {
+    const ROUNDS: usize = 2;
+    const PLAYERS: [&str; 2] = ["players/chesspuzzle-greedy", "players/linez-greedy"];
+    let seeds = std::env::var("SPEED_SEEDS").unwrap_or_else(|_| "1..60".into());
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("bundle");
+    let out = harness()
+        .args(["build", "--out"])
+        .arg(bundle.join("players"))
+        .arg("--players")
+        .args(PLAYERS)
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    std::fs::copy(env!("CARGO_BIN_EXE_harness"), bundle.join("harness")).unwrap();
+    let slurm = engines::Slurm::start(&tmp.path().join("slurm"), &[1, 1], engines::Tasks::Unbound);
+    let work = tmp.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let results = tmp.path().join("results");
+    let mut best = [f64::MAX; 2];
+    let mut merged: Vec<Vec<BTreeMap<String, String>>> = Vec::new();
+    for round in 0..ROUNDS {
+        for (which, (shards, nodes)) in [("1", "-w n1"), ("2", "")].iter().enumerate() {
+            let run_id = format!("20260104-00000{round}{which}");
+            let start = std::time::SystemTime::now();
+            let out = slurm
+                .command(root().join("scripts/slurm/submit.sh").to_str().unwrap())
+                .current_dir(root())
+                .args([shards, "--seeds", &seeds, "--no-pin", "--threads", "1"])
+                .env("RUN_ID", &run_id)
+                .env("BUNDLE", &bundle)
+                .env("RESULTS", &results)
+                .env("CONFIG", root().join("scoring.toml"))
+                .env(
+                    "SBATCH_ARGS",
+                    format!("--chdir={} --cpus-per-task=1 {nodes}", work.display()),
+                )
+                .env("WAIT", "1")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "submit.sh:\n{}", show(&out));
+            // From the submission to the last shard's end (its shard.toml, written last):
+            // `sbatch --wait` polls ever more slowly and the merge job waits for a scheduler
+            // pass, which would hide the shards' time.
+            let end = std::fs::read_dir(results.join(&run_id).join("shards"))
+                .unwrap()
+                .map(|e| {
+                    let path = e.unwrap().path().join("shard.toml");
+                    std::fs::metadata(path).unwrap().modified().unwrap()
+                })
+                .max()
+                .unwrap();
+            let secs = end.duration_since(start).unwrap().as_secs_f64();
+            println!(
+                "round {round}: {shards} node(s): {secs:.2} s (submitted to the last shard's end)"
+            );
+            best[which] = best[which].min(secs);
+            merged.push(unmeasured(&results.join(&run_id).join("scores.csv")));
+        }
+    }
+    assert!(
+        merged.windows(2).all(|w| w[0] == w[1]),
+        "merged runs differ"
+    );
+    println!(
+        "best: one node {:.2} s, two nodes {:.2} s: {:.2}x (target <= 0.55x)",
+        best[0],
+        best[1],
+        best[1] / best[0]
+    );
+}
