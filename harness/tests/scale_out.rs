@@ -228,17 +228,18 @@ fn two_emulated_slurm_nodes_against_one() {
             // From the submission to the last shard's end (its shard.toml, written last):
             // `sbatch --wait` polls ever more slowly and the merge job waits for a scheduler
             // pass, which would hide the shards' time.
-            let end = std::fs::read_dir(results.join(&run_id).join("shards"))
+            let ends: Vec<f64> = std::fs::read_dir(results.join(&run_id).join("shards"))
                 .unwrap()
                 .map(|e| {
                     let path = e.unwrap().path().join("shard.toml");
-                    std::fs::metadata(path).unwrap().modified().unwrap()
+                    let end = std::fs::metadata(path).unwrap().modified().unwrap();
+                    end.duration_since(start).unwrap().as_secs_f64()
                 })
-                .max()
-                .unwrap();
-            let secs = end.duration_since(start).unwrap().as_secs_f64();
+                .collect();
+            let secs = ends.iter().cloned().fold(0.0, f64::max);
             println!(
-                "round {round}: {shards} node(s): {secs:.2} s (submitted to the last shard's end)"
+                "round {round}: {shards} node(s): {secs:.2} s (submitted to the last shard's \
+                 end; each shard's end: {ends:.2?})"
             );
             best[which] = best[which].min(secs);
             merged.push(unmeasured(&results.join(&run_id).join("scores.csv")));
