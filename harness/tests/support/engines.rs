@@ -2,7 +2,7 @@
 //! (munged, slurmctld and one slurmd per emulated node, no systemd) and an sshd on a
 //! loopback port with generated keys. Every daemon is a child started in the foreground and
 //! is stopped by the guard's `Drop` (also when a test fails): jobs cancelled, then SIGTERM,
-//! then SIGKILL, always reaped. A missing program is a panic that says what to install.
+//! then SIGKILL, always reaped; and dies with the test's thread if the test is killed. A missing program is a panic that says what to install.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -51,6 +51,15 @@ pub struct Daemons {
 
 impl Daemons {
     pub fn start(&mut self, name: &str, mut cmd: Command, log: &Path) {
+        use std::os::unix::process::CommandExt;
+        // Should the test process itself be killed (no Drop), the daemon dies with it.
+        // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
         let out = std::fs::File::create(log).unwrap();
         let child = cmd
             .stdin(Stdio::null())
