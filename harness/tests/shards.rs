@@ -377,3 +377,41 @@ fn a_shard_needs_a_run_id() {
     expect_exit(&out, 2);
     assert!(text(&out).contains("1 <= I <= N"), "{}", text(&out));
 }
+
+#[test]
+fn a_run_with_secret_seeds_merges_only_with_its_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let key = "a long enough key for the shards of this test";
+    for i in 1..=2 {
+        let out = harness()
+            .args(["--players", "players/linez-random", "--seeds", "1..3"])
+            .args(["--shard", &format!("{i}/2"), "--run-id", RUN, "--results"])
+            .arg(&results)
+            .env("HARNESS_SECRET", key)
+            .output()
+            .unwrap();
+        expect_exit(&out, 0);
+    }
+    let dirs: Vec<PathBuf> = (1..=2)
+        .map(|i| results.join(RUN).join(format!("shards/{i}-of-2")))
+        .collect();
+    let with = |secret: Option<&str>| {
+        let mut cmd = harness();
+        cmd.arg("merge").args(&dirs).arg("--results").arg(&results);
+        if let Some(secret) = secret {
+            cmd.env("HARNESS_SECRET", secret);
+        }
+        cmd.output().unwrap()
+    };
+    for wrong in [None, Some("another key, also long enough for a key")] {
+        let out = with(wrong);
+        expect_exit(&out, 2);
+        assert!(text(&out).contains("key"), "{}", text(&out));
+        assert!(!results.join(RUN).join("scores.csv").exists());
+    }
+    expect_exit(&with(Some(key)), 0);
+    assert_eq!(unmeasured(&results.join(RUN).join("scores.csv")).len(), 3);
+    // A run with a key leaves best.csv alone, merged or not.
+    assert!(!results.join("best.csv").exists());
+}
