@@ -348,8 +348,14 @@ fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
         if entry.file_type()?.is_dir() {
             link_tree(&src, &dst)?;
-        } else if !dst.exists() && std::fs::hard_link(&src, &dst).is_err() {
-            std::fs::copy(&src, &dst)?;
+        } else {
+            match std::fs::hard_link(&src, &dst) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(_) => {
+                    std::fs::copy(&src, &dst)?;
+                }
+            }
         }
     }
     Ok(())
