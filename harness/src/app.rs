@@ -391,19 +391,13 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
         .collect();
     let (mut files, prior) = match &resume_dir {
         None => (
-            match sharding.dir(&results) {
-                Some(dir) => RunFiles::create_in(
-                    &dir,
-                    &problems,
-                    &run_toml(args, &suites, threads, &containment, &scoring),
-                ),
-                None => RunFiles::create(
+            sharding
+                .create_files(
                     &results,
                     &problems,
                     &run_toml(args, &suites, threads, &containment, &scoring),
-                ),
-            }
-            .map_err(|e| UsageError(format!("cannot write results: {e}")))?,
+                )
+                .map_err(|e| UsageError(format!("cannot write results: {e}")))?,
             Vec::new(),
         ),
         Some(dir) => {

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::app::UsageError;
+use crate::report::files::RunFiles;
 use crate::runner::Suite;
 
 /// Part `index` (1-based) of `count`.
@@ -163,6 +164,20 @@ impl Sharding {
             Some(shard) => shard_dir(results, id, shard),
             None => results.join(id),
         })
+    }
+
+    /// Creates the run's files: in `results/<start time>/`, or in the folder [`Sharding::dir`]
+    /// names.
+    pub fn create_files(
+        &self,
+        results: &Path,
+        problems: &[(String, Vec<String>)],
+        run_toml: &str,
+    ) -> std::io::Result<RunFiles> {
+        match self.dir(results) {
+            Some(dir) => RunFiles::create_in(&dir, problems, run_toml),
+            None => RunFiles::create(results, problems, run_toml),
+        }
     }
 
     /// The folder `--resume ID` finishes: a shard's, with `--shard`. A sharded run resumed
