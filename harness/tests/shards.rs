@@ -415,3 +415,27 @@ fn a_run_with_secret_seeds_merges_only_with_its_key() {
     // A run with a key leaves best.csv alone, merged or not.
     assert!(!results.join("best.csv").exists());
 }
+
+#[test]
+fn a_run_id_names_a_whole_run_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    let args = |cmd: &mut std::process::Command| {
+        cmd.args(["--players", "players/linez-random", "--seeds", "1..2"])
+            .args(["--run-id", "nightly-1", "--results"])
+            .arg(&results);
+    };
+    let mut first = harness();
+    args(&mut first);
+    expect_exit(&first.output().unwrap(), 0);
+    assert_eq!(
+        std::fs::read_link(results.join("latest")).unwrap(),
+        Path::new("nightly-1")
+    );
+    assert_eq!(unmeasured(&results.join("nightly-1/scores.csv")).len(), 2);
+    let mut again = harness();
+    args(&mut again);
+    let out = again.output().unwrap();
+    expect_exit(&out, 2);
+    assert!(text(&out).contains("already holds a run"), "{}", text(&out));
+}
