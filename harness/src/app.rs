@@ -40,6 +40,8 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Some(Command::Doctor(args)) => doctor(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),
         Some(Command::Play(args)) => crate::play::main(&args),
+        Some(Command::Build(args)) => crate::bundle::main(&args),
+        Some(Command::Merge(args)) => crate::merge::main(&args),
     }
 }
 
@@ -50,6 +52,7 @@ fn apply_env_secret(cli: &mut Cli, env_secret: Option<OsString>) -> Result<()> {
         Some(Command::Run(args)) => &mut args.secret,
         Some(Command::Gen(args)) => &mut args.secret,
         Some(Command::Replay(args)) => &mut args.secret,
+        Some(Command::Merge(args)) => &mut args.secret,
         Some(_) => return Ok(()),
     };
     if arg.secret.is_none() {
@@ -79,6 +82,7 @@ fn run(args: &RunArgs) -> Result<u8> {
     )?;
     let build_timeout = std::time::Duration::from_secs_f64(context.scoring.harness.build_timeout);
     let mut builds = crate::build::Builds::new(build_timeout);
+    builds.refuse = request.args.no_build;
     let ids = problem::ids();
     let players = players::discover_with(
         &request.args.players,

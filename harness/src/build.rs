@@ -25,6 +25,8 @@ pub struct Builds {
     timeout: Duration,
     /// Every build's command line, its stderr and how it ended, for `logs/build.log`.
     log: Vec<u8>,
+    /// `--no-build`: every build is refused ([`BuildError::Refused`]).
+    pub refuse: bool,
 }
 
 /// Why a build did not give a program.
@@ -32,6 +34,11 @@ pub struct Builds {
 pub enum BuildError {
     #[error("cannot start it: {0}")]
     Start(io::Error),
+    #[error(
+        "was not run: --no-build was given (run a bundle made by `harness build --out DIR` \
+         instead, or leave out --no-build)"
+    )]
+    Refused,
     #[error("was interrupted (Ctrl-C or SIGTERM); the build was killed")]
     Interrupted,
     #[error(
@@ -54,6 +61,7 @@ impl Builds {
         Builds {
             timeout,
             log: Vec::new(),
+            refuse: false,
         }
     }
 
@@ -89,6 +97,9 @@ impl Builds {
     }
 
     fn run_inner(&mut self, mut cmd: Command, merge: bool) -> Result<Vec<u8>, BuildError> {
+        if self.refuse {
+            return Err(BuildError::Refused);
+        }
         let _ = writeln!(self.log, "$ {}", shown(&cmd));
         let from = self.log.len();
         cmd.stdin(Stdio::null())

@@ -42,6 +42,11 @@ pub enum Command {
     Runs(RunsArgs),
     /// Print what isolation this machine offers for players and what a run will use.
     Doctor(DoctorArgs),
+    /// Build every player once into a relocatable bundle (one folder per player), to run
+    /// on other machines with `--players DIR/* --no-build`.
+    Build(crate::bundle::BuildArgs),
+    /// Merge the shards of a run (`--shard I/N --run-id ID`) into one run.
+    Merge(crate::merge::MergeArgs),
     /// Internal: the echo peer of `bench` (answers each line with `0 0`).
     #[command(hide = true)]
     Echo,
@@ -141,6 +146,19 @@ pub struct RunArgs {
     /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
     #[arg(long)]
     pub json: bool,
+    /// Run only part I of N of the run's tests (every problem's seeds and fixed tests,
+    /// split the same way on every machine), for every player; needs --run-id. The shard
+    /// writes results/ID/shards/I-of-N/ only; `harness merge` makes the run.
+    #[arg(long, value_name = "I/N", value_parser = crate::shard::Shard::parse)]
+    pub shard: Option<crate::shard::Shard>,
+    /// The run's id (its folder under results/) instead of the start time; the shards of
+    /// one run share it.
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Build nothing: a player that needs a build (a Cargo package, a `build` command) is an
+    /// error (run a bundle of `harness build --out DIR` instead).
+    #[arg(long)]
+    pub no_build: bool,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]

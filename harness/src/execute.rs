@@ -48,16 +48,24 @@ pub fn run(
     }
     let mut state = initial_state(&plan, &files, prior, resumed);
     let args = &plan.request.args;
-    let mut reporters: Vec<Box<dyn Reporter>> = vec![
-        Box::new(Progress::new(state.to_play, args.verbose)),
-        Box::new(history),
-        Box::new(files),
-        Box::new(Replays { envs: plan.envs() }),
-        Box::new(Table {
-            wide: args.wide,
-            to_stderr: args.json,
-        }),
-    ];
+    let sharding = &plan.request.sharding;
+    let mut reporters: Vec<Box<dyn Reporter>> =
+        vec![Box::new(Progress::new(state.to_play, args.verbose))];
+    // A shard touches no shared file: best.csv, the comparison, replays and report.html are
+    // the merge's.
+    if !sharding.is_shard() {
+        reporters.push(Box::new(history));
+    }
+    reporters.push(Box::new(files));
+    if sharding.is_shard() {
+        reporters.push(Box::new(sharding.clone()));
+    } else {
+        reporters.push(Box::new(Replays { envs: plan.envs() }));
+    }
+    reporters.push(Box::new(Table {
+        wide: args.wide,
+        to_stderr: args.json,
+    }));
     if args.json {
         reporters.push(Box::new(Json {
             params: plan.problems(),
@@ -67,7 +75,9 @@ pub fn run(
     let mut dispatch = |event: &Event<'_>, state: &mut RunState| {
         for reporter in reporters.iter_mut() {
             if let Err(e) = reporter.on_event(event, state) {
-                // Results that cannot be kept: stop the run rather than lose more.
+                // Results that cannot be kept: stop the run rather than lose more; the run
+                // is not complete.
+                state.complete = false;
                 if first_error.is_none() {
                     first_error = Some(e);
                     crate::os::request_interrupt();
@@ -135,7 +145,8 @@ fn open_files(
     let Some(dir) = plan.request.resume.clone() else {
         let toml = run_toml(plan, containment, scoring);
         // A results folder that cannot be made is the user's to fix (a file, no permission).
-        let files = RunFiles::create(&plan.request.results, "", layout, &toml)
+        let files = (plan.request.sharding)
+            .create_files(&plan.request.results, layout, &toml)
             .map_err(|e| Error::usage(format!("cannot write results: {e}")))?;
         return Ok((files, Vec::new(), false));
     };
@@ -288,7 +299,11 @@ fn finish(
         return exit::HARNESS_ERROR;
     }
     if !state.complete {
-        let mut resume = format!("harness --resume {}", state.id);
+        let mut resume = format!(
+            "harness --resume {}{}",
+            state.id,
+            plan.request.sharding.resume_flags()
+        );
         if plan.request.args.results.is_some() {
             let results: &Path = &plan.request.results;
             resume.push_str(&format!(" --results {}", results.display()));

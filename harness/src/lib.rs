@@ -25,6 +25,7 @@
 pub mod app;
 pub mod bench;
 pub mod build;
+pub mod bundle;
 pub mod cli;
 pub mod compare;
 pub mod config;
@@ -33,6 +34,7 @@ pub mod debug;
 pub mod error;
 pub mod execute;
 pub mod exit;
+pub mod merge;
 pub mod os;
 pub mod plan;
 pub mod play;
@@ -46,6 +48,7 @@ pub mod sandbox;
 pub mod secret;
 pub mod seeds;
 pub mod session;
+pub mod shard;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod transcript;

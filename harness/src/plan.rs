@@ -30,6 +30,8 @@ pub struct Request {
     pub seeds: SeedSpec,
     /// `--variant`s: players made of a program and settings given on the command line.
     pub variants: Vec<crate::variant::Variant>,
+    /// `--shard I/N` and `--run-id`: which part of the run this is, and its folder.
+    pub sharding: crate::shard::Sharding,
 }
 
 impl Request {
@@ -37,7 +39,15 @@ impl Request {
     /// what can be checked without the players.
     pub fn new(given: &RunArgs, context: &Context) -> Result<Request> {
         let results = context.results(given.results.as_deref());
-        let resume = given.resume.as_ref().map(|id| results.join(id));
+        let sharding = crate::shard::Sharding::new(
+            given.shard,
+            given.run_id.as_deref(),
+            given.resume.as_deref(),
+        )?;
+        let resume = match &given.resume {
+            Some(id) => Some(sharding.resume_dir(&results, id)?),
+            None => None,
+        };
         let args = match &resume {
             Some(dir) => resumed_args(given, dir)?,
             None => given.clone(),
@@ -69,6 +79,7 @@ impl Request {
             resume,
             seeds,
             variants,
+            sharding,
         })
     }
 }
@@ -174,7 +185,7 @@ impl RunPlan {
     /// The plan of `request` with the players found; `flags` are the run's filters and
     /// group-bys; `cpus` is how many CPUs the run may use (the default thread count).
     pub fn new(
-        request: Request,
+        mut request: Request,
         context: &Context,
         players: (Vec<Player>, Vec<Skipped>),
         flags: &Flags,
@@ -207,6 +218,9 @@ impl RunPlan {
         }
         filters.check(args)?;
         check_group_by(flags, &suites)?;
+        let secret = args.secret.secret.clone();
+        request.sharding.select(&mut suites, secret.as_ref());
+        let args = &request.args;
         if args.verbose {
             check_verbose(&suites)?;
         }

@@ -150,6 +150,8 @@ enum Kind {
     },
     /// An executable file.
     File,
+    /// A player of a bundle (`crate::bundle`): its hash was recorded when it was built.
+    Bundled { hash: String },
 }
 
 /// Finds the players of `paths`. Players of another problem than `only` are skipped.
@@ -256,7 +258,7 @@ pub fn discover_with(
     let mut players = Vec::new();
     for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
         let snapshot = match &kind {
-            Kind::Folder { .. } => Snapshot::of_folder(&player),
+            Kind::Folder { .. } | Kind::Bundled { .. } => Snapshot::of_folder(&player),
             Kind::Cargo { .. } | Kind::File => {
                 let stage = match &mut stage {
                     Some(stage) => stage,
@@ -313,6 +315,9 @@ fn describe(
     let meta = std::fs::metadata(path).map_err(|e| err(path, format!("cannot read it: {e}")))?;
     let abs = std::fs::canonicalize(path).map_err(|e| err(path, e.to_string()))?;
     if meta.is_dir() {
+        if let Some(found) = describe_bundled(path, &abs) {
+            return found;
+        }
         let player_toml = abs.join("player.toml");
         let cargo_toml = abs.join("Cargo.toml");
         if player_toml.exists() {
@@ -439,6 +444,35 @@ fn describe(
     ))
 }
 
+/// A player of a bundle (a folder with `bundle.toml`, made by `harness build`).
+fn describe_bundled(path: &Path, abs: &Path) -> Option<Result<(Player, Kind), PlayerError>> {
+    let manifest_path = abs.join(crate::bundle::MANIFEST);
+    let found = crate::bundle::read(abs)?.map_err(|e| err(&manifest_path, e));
+    Some(found.and_then(|m| {
+        let (program, args) = resolve_command(abs, &m.command, &manifest_path)?;
+        let mut env: Vec<(String, String)> = m
+            .pass_env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+            .collect();
+        env.extend(m.env);
+        let player = Player {
+            name: m.name,
+            problem: m.problem,
+            program,
+            args,
+            cwd: abs.to_path_buf(),
+            source: path.to_path_buf(),
+            hash: String::new(),
+            env,
+            pass_env: m.pass_env,
+            on_path: !m.command[0].contains('/'),
+            snapshot: None,
+        };
+        Ok((player, Kind::Bundled { hash: m.hash }))
+    }))
+}
+
 /// The file a player's name comes from: its `player.toml` or `Cargo.toml`, or the
 /// executable itself.
 fn name_file(path: &Path, player: &Player) -> PathBuf {
@@ -557,6 +591,10 @@ fn build_cargo_players(
             workspace,
         } = kind
         {
+            if builds.refuse {
+                let why = crate::build::BuildError::Refused;
+                return Err(err(&player.source, format!("a Cargo package: cargo {why}")));
+            }
             let out = cargo()
                 .args(["locate-project", "--workspace", "--message-format", "plain"])
                 .arg("--manifest-path")
@@ -742,6 +780,7 @@ fn hash_player(player: &Player, kind: &Kind) -> String {
             }
         }
         Kind::File => h.file(&player.program),
+        Kind::Bundled { hash } => return hash.clone(),
     }
     format!("{:016x}", h.0)
 }
@@ -771,6 +810,12 @@ fn profiles(manifest: &Path) -> String {
 
 /// What a player's hash covers, in words (for `run.toml`).
 pub(crate) fn hash_covers(player: &Player) -> String {
+    if let Some(Ok(m)) = crate::bundle::read(&player.cwd) {
+        return format!(
+            "recorded by `harness build` from {}: {}",
+            m.source, m.hash_covers
+        );
+    }
     if player.source.join("Cargo.toml").is_file() && !player.source.join("player.toml").is_file() {
         format!(
             "every file under {} but {}/ and *.{}, and its workspace's Cargo.lock and \

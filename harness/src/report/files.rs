@@ -21,6 +21,8 @@ pub struct RunFiles {
     pub id: String,
     layout: Layout,
     scores: csv::Writer<File>,
+    /// Whether `finish` points `results/latest` at this run (not for a shard: `crate::shard`).
+    pub links_latest: bool,
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, from the system clock.
@@ -89,6 +91,7 @@ impl RunFiles {
             id,
             layout,
             scores: csv::Writer::from_writer(file),
+            links_latest: true,
         };
         Ok(Reopened {
             files,
@@ -129,6 +132,27 @@ impl RunFiles {
                 Err(e) => return Err(io_err(&dir, e)),
             }
         };
+        Self::start(dir, id, layout, run_toml)
+    }
+
+    /// Creates the run in this folder (made if missing; `crate::shard` and `crate::merge`
+    /// name it), unless it already holds a run.
+    pub fn create_in(dir: &Path, layout: Layout, run_toml: &str) -> io::Result<RunFiles> {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        if dir.join("scores.csv").exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{}: already holds a run", dir.display()),
+            ));
+        }
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        Self::start(dir.to_path_buf(), id, layout, run_toml)
+    }
+
+    fn start(dir: PathBuf, id: String, layout: Layout, run_toml: &str) -> io::Result<RunFiles> {
         fs::write(dir.join("run.toml"), run_toml).map_err(|e| io_err(&dir, e))?;
         let path = dir.join("scores.csv");
         let file = File::create(&path).map_err(|e| io_err(&path, e))?;
@@ -140,6 +164,7 @@ impl RunFiles {
             id,
             layout,
             scores,
+            links_latest: true,
         })
     }
 
@@ -181,6 +206,9 @@ impl RunFiles {
         rows.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
         let rows: Vec<ScoreRow> = rows.into_iter().cloned().collect();
         write_atomic(&self.dir.join("scores.csv"), &self.layout.file(&rows)?)?;
+        if !self.links_latest {
+            return Ok(());
+        }
         self.link_latest()
     }
 

@@ -1,0 +1,230 @@
+//! `harness build --out DIR`: every player built once into a relocatable bundle, one folder
+//! per player, that other machines run with `--players DIR/* --no-build`.
+//!
+//! A player's folder `DIR/<name>/` holds its program and `bundle.toml` (name, problem, the
+//! hash and what it covers, the command relative to the folder, its variables): a Cargo or
+//! executable-file player's program is copied to `bin/`; a `player.toml` player's folder is
+//! copied whole, build outputs included (version-control and cache folders left out), and
+//! its command kept, paths made relative. The hash is the one the source run gives (it is
+//! recorded, not recomputed: the bundle has no Cargo sources), so a bundle's results compare
+//! and merge with a source run's. [`crate::players`] reads `bundle.toml` ([`read`]); this
+//! module writes bundles and runs builds only through `players::discover`; the builds' log
+//! is `DIR/.build.log` (hidden, so `DIR/*` names the players only).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::cli::Common;
+use crate::error::Error;
+use crate::exit;
+use crate::players::{self, Player};
+
+/// The file that makes a folder a bundled player.
+pub const MANIFEST: &str = "bundle.toml";
+
+/// Folders of a `player.toml` player's folder left out of its bundle.
+const LEFT_OUT: [&str; 6] = [
+    ".git",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "node_modules",
+];
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Players, as for a run: Cargo packages, folders with a player.toml, executable files.
+    #[arg(long, num_args = 1.., value_name = "PATH", required = true)]
+    pub players: Vec<PathBuf>,
+    /// The bundle's folder (made if missing; a player's folder in it is replaced).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Only this problem's players (the problem of executable-file players).
+    #[arg(long, value_name = "ID")]
+    pub problem: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `bundle.toml`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Manifest {
+    pub name: String,
+    pub problem: String,
+    /// The player's hash in a run from its source.
+    pub hash: String,
+    pub hash_covers: String,
+    /// Where it was built from.
+    pub source: String,
+    pub harness_version: String,
+    /// Its command: a program relative to the bundle's folder (with a `/`) or found on PATH.
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub pass_env: Vec<String>,
+}
+
+/// The manifest of a bundled player's folder; `None` when the folder is not one.
+pub fn read(dir: &Path) -> Option<Result<Manifest, String>> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).ok()?;
+    Some(toml::from_str(&text).map_err(|e| e.to_string()))
+}
+
+/// `harness build`.
+pub fn main(args: &BuildArgs) -> Result<u8, Error> {
+    crate::os::install_interrupt_handler()
+        .map_err(|e| Error::fault(format!("cannot install the interrupt handler: {e}")))?;
+    let scoring = crate::context::Context::load(&args.common)?.scoring;
+    if let Some(id) = &args.problem {
+        crate::context::find_problem(id)?;
+    }
+    let timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
+    let mut builds = crate::build::Builds::new(timeout);
+    let ids = crate::problem::ids();
+    let (found, skipped) =
+        players::discover(&args.players, args.problem.as_deref(), &ids, &mut builds).map_err(
+            |e| match crate::os::interrupted() {
+                true => Error::Interrupted(e.to_string()),
+                false => Error::usage(e.to_string()),
+            },
+        )?;
+    for s in &skipped {
+        eprintln!("skipped player {}: {}", s.name, s.reason);
+    }
+    let out = &args.out;
+    std::fs::create_dir_all(out).map_err(|e| Error::usage(format!("{}: {e}", out.display())))?;
+    for player in &found {
+        let dir = write_player(out, player)
+            .map_err(|e| Error::fault(format!("cannot bundle player {}: {e}", player.name)))?;
+        println!("{}  {}  {}", player.name, player.hash, dir.display());
+    }
+    if !builds.log().is_empty() {
+        let log = out.join(".build.log");
+        std::fs::write(&log, builds.log())
+            .map_err(|e| Error::fault(format!("{}: {e}", log.display())))?;
+    }
+    println!(
+        "bundled {} player(s) into {}: run them with --players {}/* --no-build",
+        found.len(),
+        out.display(),
+        out.display()
+    );
+    Ok(exit::OK)
+}
+
+/// Writes one player's folder of the bundle (to a temporary name, then renamed over any
+/// older one); returns it.
+fn write_player(out: &Path, player: &Player) -> Result<PathBuf, String> {
+    let dir = out.join(&player.name);
+    let tmp = out.join(format!(".{}.tmp", player.name));
+    let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
+    let folder_player = player.source.is_dir()
+        && (player.cwd.join("player.toml").is_file() || player.cwd.join(MANIFEST).is_file());
+    let command = if folder_player {
+        copy_tree(&player.cwd, &tmp)?;
+        let program = match relative(&player.program, &player.cwd) {
+            _ if player.on_path => file_name(&player.program),
+            Some(rel) => rel,
+            None => copy_program(&player.program, &tmp)?,
+        };
+        let args = player.args.iter().map(|a| {
+            relative(Path::new(a), &player.cwd)
+                .filter(|_| Path::new(a).is_absolute())
+                .unwrap_or_else(|| a.clone())
+        });
+        std::iter::once(program).chain(args).collect()
+    } else {
+        vec![copy_program(&player.program, &tmp)?]
+    };
+    let manifest = Manifest {
+        name: player.name.clone(),
+        problem: player.problem.clone(),
+        hash: player.hash.clone(),
+        hash_covers: players::hash_covers(player),
+        source: std::fs::canonicalize(&player.source)
+            .unwrap_or_else(|_| player.source.clone())
+            .display()
+            .to_string(),
+        harness_version: env!("CARGO_PKG_VERSION").to_string(),
+        command,
+        env: player
+            .env
+            .iter()
+            .filter(|(k, _)| !player.pass_env.contains(k))
+            .cloned()
+            .collect(),
+        pass_env: player.pass_env.clone(),
+    };
+    let text = toml::to_string(&manifest).map_err(|e| e.to_string())?;
+    let path = tmp.join(MANIFEST);
+    std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    }
+    std::fs::rename(&tmp, &dir).map_err(|e| io(&dir, e))?;
+    Ok(dir)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|f| f.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// `path` relative to `base`, with a `/` in it (so a command finds it in the folder, not on
+/// PATH); `None` when it is not under `base`.
+fn relative(path: &Path, base: &Path) -> Option<String> {
+    let rel = path.strip_prefix(base).ok()?.to_string_lossy().to_string();
+    Some(match rel.contains('/') {
+        true => rel,
+        false => format!("./{rel}"),
+    })
+}
+
+/// Copies a program into `<dir>/bin/`; returns the command word that names it.
+fn copy_program(program: &Path, dir: &Path) -> Result<String, String> {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+    let name = file_name(program);
+    std::fs::copy(program, bin.join(&name))
+        .map_err(|e| format!("cannot copy {}: {e}", program.display()))?;
+    Ok(format!("bin/{name}"))
+}
+
+/// Copies a folder (files, links as links, modes), leaving out [`LEFT_OUT`] folders.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", from.display()))?;
+        let name = entry.file_name();
+        let (src, dst) = (entry.path(), to.join(&name));
+        let kind = entry
+            .file_type()
+            .map_err(|e| format!("{}: {e}", src.display()))?;
+        let fail = |e: std::io::Error| format!("{}: {e}", src.display());
+        if kind.is_symlink() {
+            let target = std::fs::read_link(&src).map_err(fail)?;
+            std::os::unix::fs::symlink(target, &dst).map_err(fail)?;
+        } else if kind.is_dir() {
+            if LEFT_OUT.iter().any(|f| name == *f) {
+                continue;
+            }
+            std::fs::create_dir(&dst).map_err(fail)?;
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(fail)?;
+        }
+    }
+    Ok(())
+}
