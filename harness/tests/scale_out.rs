@@ -88,6 +88,39 @@ fn check_merged(results: &Path, run_id: &str, single: &[BTreeMap<String, String>
     );
 }
 
+/// Submits `scripts/slurm/submit.sh 3` for `run_id` (without WAIT, which polls ever more
+/// slowly); returns the array's and the merge's job ids once the merge job has ended.
+fn submit_and_wait(
+    slurm: &engines::Slurm,
+    run_id: &str,
+    bundle: &Path,
+    results: &Path,
+    work: &Path,
+) -> (String, String) {
+    let out = slurm
+        .command(root().join("scripts/slurm/submit.sh").to_str().unwrap())
+        .current_dir(root())
+        .args(["3", "--seeds", SEEDS])
+        .env("RUN_ID", run_id)
+        .env("BUNDLE", bundle)
+        .env("RESULTS", results)
+        .env("CONFIG", root().join("scoring.toml"))
+        .env("SBATCH_ARGS", format!("--chdir={}", work.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "submit.sh:\n{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let array = stderr
+        .split("shards in job ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap_or_else(|| panic!("no job id in: {stderr}"))
+        .to_string();
+    let merge = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    slurm.wait_ended(&merge, std::time::Duration::from_secs(120));
+    (array, merge)
+}
+
 #[test]
 fn a_slurm_array_job_of_shards_merges_into_the_single_machine_run() {
     let tmp = tempfile::tempdir().unwrap();
@@ -98,37 +131,45 @@ fn a_slurm_array_job_of_shards_merges_into_the_single_machine_run() {
     std::fs::create_dir_all(&work).unwrap();
     let results = tmp.path().join("results");
     let run_id = "20260102-000000";
-    let out = slurm
-        .command(root().join("scripts/slurm/submit.sh").to_str().unwrap())
-        .current_dir(root())
-        .args(["3", "--seeds", SEEDS])
-        .env("RUN_ID", run_id)
-        .env("BUNDLE", &bundle)
-        .env("RESULTS", &results)
-        .env("CONFIG", root().join("scoring.toml"))
-        .env("SBATCH_ARGS", format!("--chdir={}", work.display()))
-        .env("WAIT", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "submit.sh:\n{}", show(&out));
-    // The array job's tasks each ended COMPLETED (sbatch --wait alone would not say).
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let array = stderr
-        .split("shards in job ")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .unwrap_or_else(|| panic!("no job id in: {stderr}"));
-    let states = slurm.states(array);
+    let (array, merge) = submit_and_wait(&slurm, run_id, &bundle, &results, &work);
+    // Each task of the array, and the merge, ended COMPLETED (exit code 0).
+    let states = slurm.states(&array);
     assert_eq!(states.len(), 3, "{states:?}");
     assert!(
         states.iter().all(|(_, s)| s == "COMPLETED"),
         "array tasks: {states:?}"
     );
-    for i in 1..=3 {
-        let shard = results.join(run_id).join(format!("shards/{i}-of-3"));
-        assert!(shard.join("shard.toml").is_file(), "no shard {i}");
-    }
+    assert_eq!(
+        slurm.states(&merge),
+        [(merge.clone(), "COMPLETED".to_string())]
+    );
     check_merged(&results, run_id, &single);
+
+    // A shard that fails (its folder cannot be made: a file is in the way): the merge still
+    // runs (afterany), names it and fails.
+    let failing = "20260102-000001";
+    let shards = results.join(failing).join("shards");
+    std::fs::create_dir_all(&shards).unwrap();
+    std::fs::write(shards.join("2-of-3"), "in the way").unwrap();
+    let (array, merge) = submit_and_wait(&slurm, failing, &bundle, &results, &work);
+    let states = slurm.states(&array);
+    assert!(
+        states
+            .iter()
+            .any(|(id, s)| id.ends_with("_2") && s == "FAILED"),
+        "array tasks: {states:?}"
+    );
+    assert_eq!(
+        slurm.states(&merge),
+        [(merge.clone(), "FAILED".to_string())]
+    );
+    let said = std::fs::read_to_string(work.join(format!("harness-harness-merge-{merge}.out")))
+        .unwrap_or_else(|e| panic!("merge job {merge}'s output: {e}"));
+    assert!(
+        said.contains("2-of-3"),
+        "the merge did not name the shard: {said}"
+    );
+    assert!(!results.join(failing).join("scores.csv").exists());
 }
 
 #[test]

@@ -289,6 +289,21 @@ impl Slurm {
         cmd
     }
 
+    /// Waits until a job (every task of an array) has ended, polling `squeue`.
+    pub fn wait_ended(&self, job: &str, timeout: Duration) {
+        const RUNNING: [&str; 5] = [
+            "PENDING",
+            "CONFIGURING",
+            "RUNNING",
+            "COMPLETING",
+            "SUSPENDED",
+        ];
+        waited_for(&format!("the end of job {job}"), timeout, || {
+            let states = self.states(job);
+            !states.is_empty() && states.iter().all(|(_, s)| !RUNNING.contains(&s.as_str()))
+        });
+    }
+
     /// `squeue -t all` of a job: (task id, state) of each of its tasks.
     pub fn states(&self, job: &str) -> Vec<(String, String)> {
         let out = self
