@@ -463,7 +463,12 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
     print!("{}", report::render(&comparisons));
     print!(
         "{}",
-        extremes::render(&comparisons, args.largest, crate::replay::has_replays)
+        extremes::render(
+            &comparisons,
+            args.largest,
+            crate::replay::has_replays,
+            args.results.as_deref()
+        )
     );
     let output = args
         .output
@@ -485,7 +490,7 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, UsageError> {
     let link = |c: &report::Comparison, i: usize, case: &CaseKey| {
         replay_link(&results, &page, c, i, case, &env_of)
     };
-    let html = extremes::html(&comparisons, args.largest, link);
+    let html = extremes::html(&comparisons, args.largest, link, args.results.as_deref());
     crate::report::files::write_atomic(&page, html.as_bytes())
         .map_err(|e| UsageError(format!("cannot write {}: {e}", page.display())))?;
     println!("wrote {}", page.display());
