@@ -634,7 +634,7 @@ fn run_toml(
                 p.name,
                 p.source.display().to_string(),
                 p.hash,
-                players::hash_covers(p),
+                variant_covers(args, p),
                 p.pass_env,
                 p.env
                     .iter()
@@ -645,6 +645,16 @@ fn run_toml(
         }
     }
     s
+}
+
+/// What a player's hash covers, with a variant's settings (`--variant`).
+fn variant_covers(args: &RunArgs, p: &players::Player) -> String {
+    let covers = players::hash_covers(p);
+    let variants = crate::variant::Variant::parse_all(&args.variant).unwrap_or_default();
+    match variants.iter().find(|v| v.name == p.name) {
+        Some(_) => format!("{covers}; and its --variant settings (env, args)"),
+        None => covers,
+    }
 }
 
 /// `harness doctor`: what isolation the machine offers, and what a run will use.
