@@ -349,11 +349,20 @@ fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::
                 p.name,
                 p.source.display().to_string(),
                 p.hash,
-                crate::players::hash_covers(p),
+                variant_covers(&plan.request, p),
                 p.pass_env,
                 own,
             ));
         }
     }
     s
+}
+
+/// What a player's hash covers, with a variant's settings (`--variant`).
+fn variant_covers(request: &crate::plan::Request, p: &crate::players::Player) -> String {
+    let covers = crate::players::hash_covers(p);
+    match request.variants.iter().find(|v| v.name == p.name) {
+        Some(_) => format!("{covers}; and its --variant settings (env, args)"),
+        None => covers,
+    }
 }

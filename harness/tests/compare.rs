@@ -202,10 +202,12 @@ fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_r
         .expect("a list of losses");
     let lines: Vec<&str> = losses.lines().skip(1).take(3).collect();
     assert!(lines[0].starts_with("  seed 8 "), "{out}");
-    assert!(
-        lines[0].ends_with("harness replay 20260102-000000 --player alpha --seed 8"),
-        "{out}"
+    // The run is found where this comparison found it (--results).
+    let command = format!(
+        "harness replay 20260102-000000 --player alpha --seed 8 --results {}",
+        results.path().display()
     );
+    assert!(lines[0].ends_with(&command), "{out}");
     assert!(lines[1].starts_with("  seed 12 "), "{out}");
     assert!(lines[2].contains("largest wins"), "{out}");
     let wins = out.split("largest wins").nth(1).expect("wins");
@@ -224,10 +226,7 @@ fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_r
     assert!(seed8_old.contains(",1,0.58,1000000,"), "{seed8_old}");
     // compare.html: no transcripts here, so each game shows its replay command.
     let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();
-    assert!(
-        html.contains("<code>harness replay 20260102-000000 --player alpha --seed 8</code>"),
-        "{html}"
-    );
+    assert!(html.contains(&format!("<code>{command}</code>")), "{html}");
     let (code, out, _) = run(harness(
         results.path(),
         &[

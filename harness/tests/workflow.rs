@@ -104,6 +104,12 @@ fn variants_of_one_program_run_side_by_side_with_their_own_names_hashes_and_sett
         3,
         "every variant has its own hash: {hashes:?}"
     );
+    let run_toml = std::fs::read_to_string(results.path().join("latest/run.toml")).unwrap();
+    assert_eq!(
+        run_toml.matches("; and its --variant settings").count(),
+        2,
+        "{run_toml}"
+    );
     assert!(out.contains("other") && out.contains("same"), "{out}");
 
     // Stable: the next run gives each the same hash ("same build" against the previous run).
@@ -121,6 +127,15 @@ fn variants_of_one_program_run_side_by_side_with_their_own_names_hashes_and_sett
     let (code, out, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("largest"), "{out}");
+    // Its replay commands work as printed.
+    let command = out
+        .lines()
+        .find_map(|l| l.split_once("   harness ").map(|(_, c)| c))
+        .expect("a replay command");
+    let args: Vec<&str> = command.split(' ').collect();
+    let (code, written, err) = run(harness(&args));
+    assert_eq!(code, 0, "{command}: {err}");
+    assert!(written.contains("/replays/chesspuzzle-"), "{written}");
     let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();
     let link = html
         .split("<a href=\"")

@@ -26,13 +26,23 @@ pub fn extremes(c: &Comparison, pair: &Pair, n: usize) -> (Vec<usize>, Vec<usize
     (losses, wins)
 }
 
-/// The command that writes the replay page of entry `i`'s game on `case`.
-pub fn replay_command(c: &Comparison, i: usize, case: &CaseKey) -> String {
+/// The command that writes the replay page of entry `i`'s game on `case`; `results` is the
+/// `--results` folder when one was given (the run is found there).
+pub fn replay_command(
+    c: &Comparison,
+    i: usize,
+    case: &CaseKey,
+    results: Option<&std::path::Path>,
+) -> String {
     let e = &c.entries[i];
-    format!(
+    let mut command = format!(
         "harness replay {} --player {} --seed {case}",
         e.run, e.player
-    )
+    );
+    if let Some(dir) = results {
+        command.push_str(&format!(" --results {}", dir.display()));
+    }
+    command
 }
 
 /// An entry's score on a test as a cell: `0.5700`, or `0.0000 TLE` when it failed.
@@ -49,7 +59,12 @@ fn score_cell(c: &Comparison, i: usize, case: &CaseKey) -> String {
 /// scores of both entries, the difference (percent of BEST) and the replay command of the
 /// first entry's game (`replays`: the problem has replay pages; otherwise the transcript's
 /// place in the run folder).
-pub fn render(comparisons: &[Comparison], n: usize, replays: impl Fn(&str) -> bool) -> String {
+pub fn render(
+    comparisons: &[Comparison],
+    n: usize,
+    replays: impl Fn(&str) -> bool,
+    results: Option<&std::path::Path>,
+) -> String {
     let mut out = String::new();
     if n == 0 {
         return out;
@@ -71,7 +86,7 @@ pub fn render(comparisons: &[Comparison], n: usize, replays: impl Fn(&str) -> bo
                     let case = &c.common[t];
                     let diff = (c.rel[p.a][t] - c.rel[p.b][t]) * 100.0;
                     let how = if replays(&c.problem) {
-                        replay_command(c, p.a, case)
+                        replay_command(c, p.a, case, results)
                     } else {
                         let e = &c.entries[p.a];
                         format!(
@@ -102,6 +117,7 @@ pub fn html(
     comparisons: &[Comparison],
     n: usize,
     link: impl Fn(&Comparison, usize, &CaseKey) -> Option<String>,
+    results: Option<&std::path::Path>,
 ) -> String {
     let mut h = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -150,7 +166,7 @@ th{background:#f0f0f0}td.l,th.l{text-align:left}code{background:#f4f4f4;padding:
                             Some(href) => format!("<a href=\"{}\">{score}</a>", escape(&href)),
                             None => format!(
                                 "{score}<br><code>{}</code>",
-                                escape(&replay_command(c, i, case))
+                                escape(&replay_command(c, i, case, results))
                             ),
                         }
                     };

@@ -479,7 +479,12 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     print!("{}", report::render(&comparisons));
     print!(
         "{}",
-        extremes::render(&comparisons, args.largest, crate::replay::has_replays)
+        extremes::render(
+            &comparisons,
+            args.largest,
+            crate::replay::has_replays,
+            args.results.as_deref()
+        )
     );
     let output = args
         .output
@@ -496,7 +501,7 @@ pub fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     let link = |c: &report::Comparison, i: usize, case: &CaseKey| {
         replay_link(&results, &page, c, i, case, &env_of)
     };
-    let html = extremes::html(&comparisons, args.largest, link);
+    let html = extremes::html(&comparisons, args.largest, link, args.results.as_deref());
     crate::rundir::write_atomic(&page, html.as_bytes())
         .map_err(|e| Error::fault(format!("cannot write {}: {e}", page.display())))?;
     println!("wrote {}", page.display());
