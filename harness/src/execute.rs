@@ -47,30 +47,7 @@ pub fn run(
         eprintln!("warning: cannot keep the build log: {e}");
     }
     let mut state = initial_state(&plan, &files, prior, resumed);
-    let args = &plan.request.args;
-    let sharding = &plan.request.sharding;
-    let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(Progress::new(state.to_play, args.verbose))];
-    // A shard touches no shared file: best.csv, the comparison, replays and report.html are
-    // the merge's.
-    if !sharding.is_shard() {
-        reporters.push(Box::new(history));
-    }
-    reporters.push(Box::new(files));
-    if sharding.is_shard() {
-        reporters.push(Box::new(sharding.clone()));
-    } else {
-        reporters.push(Box::new(Replays { envs: plan.envs() }));
-    }
-    reporters.push(Box::new(Table {
-        wide: args.wide,
-        to_stderr: args.json,
-    }));
-    if args.json {
-        reporters.push(Box::new(Json {
-            params: plan.problems(),
-        }));
-    }
+    let mut reporters = reporters(&plan, &state, history, files);
     let mut first_error = None;
     let mut dispatch = |event: &Event<'_>, state: &mut RunState| {
         for reporter in reporters.iter_mut() {
@@ -106,16 +83,49 @@ pub fn run(
     });
     for p in plan.suites.iter().flat_map(|s| &s.players) {
         if p.changed_during_run() {
-            let line = format!(
-                "{}: {} (its later tests are ERR; run it again)",
-                p.name,
-                crate::players::CHANGED
-            );
+            let (name, changed) = (&p.name, crate::players::CHANGED);
+            let line = format!("{name}: {changed} (its later tests are ERR; run it again)");
             state.footer.push(line);
         }
     }
     dispatch(&Event::RunFinished, &mut state);
     Ok(finish(&plan, &state, &containment, first_error))
+}
+
+/// The run's reporters, in the order they see each event: progress; the comparison (before
+/// the files and the table, which keep and print the relative scores it sets); the files;
+/// replays and report.html (or, for a shard, its shard.toml); the table; JSON lines.
+fn reporters(
+    plan: &RunPlan,
+    state: &RunState,
+    history: History,
+    files: RunFiles,
+) -> Vec<Box<dyn Reporter>> {
+    let args = &plan.request.args;
+    let sharding = &plan.request.sharding;
+    let mut reporters: Vec<Box<dyn Reporter>> =
+        vec![Box::new(Progress::new(state.to_play, args.verbose))];
+    // A shard touches no shared file: best.csv, the comparison, replays and report.html are
+    // the merge's.
+    if !sharding.is_shard() {
+        reporters.push(Box::new(history));
+    }
+    reporters.push(Box::new(files));
+    if sharding.is_shard() {
+        reporters.push(Box::new(sharding.clone()));
+    } else {
+        reporters.push(Box::new(Replays { envs: plan.envs() }));
+    }
+    reporters.push(Box::new(Table {
+        wide: args.wide,
+        to_stderr: args.json,
+    }));
+    if args.json {
+        reporters.push(Box::new(Json {
+            params: plan.problems(),
+        }));
+    }
+    reporters
 }
 
 /// Caps each problem's process slots to what the machine can give every worker at once, and

@@ -85,65 +85,10 @@ fn check_shards(dirs: &[PathBuf]) -> Result<Vec<ShardIn>, Error> {
         });
     }
     shards.sort_by_key(|s| s.record.shard);
-    let first = &shards[0];
-    let r0 = &first.record;
     for s in &shards[1..] {
-        let r = &s.record;
-        let differs = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
-            Error::Usage(format!(
-                "{} does not belong with {}: its {what} is {b:?}, not {a:?}",
-                s.name(),
-                first.name()
-            ))
-        };
-        if r.run_id != r0.run_id {
-            return Err(differs("run id", &r0.run_id, &r.run_id));
-        }
-        if r.of != r0.of {
-            return Err(differs("shard count", &r0.of, &r.of));
-        }
-        if r.harness_version != r0.harness_version {
-            return Err(differs(
-                "harness version",
-                &r0.harness_version,
-                &r.harness_version,
-            ));
-        }
-        if r.secret_fingerprint != r0.secret_fingerprint {
-            return Err(differs(
-                "secret key (fingerprint)",
-                &r0.secret_fingerprint,
-                &r.secret_fingerprint,
-            ));
-        }
-        let ids = |r: &Record| r.problem.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
-        if ids(r) != ids(r0) {
-            return Err(differs("problems", &ids(r0), &ids(r)));
-        }
-        for (p, p0) in r.problem.iter().zip(&r0.problem) {
-            if p.settings != p0.settings {
-                return Err(differs(
-                    &format!("{} scoring settings", p.id),
-                    &p0.settings,
-                    &p.settings,
-                ));
-            }
-            if p.cases != p0.cases {
-                return Err(differs(
-                    &format!("{} test list (seeds, fixed tests, filters)", p.id),
-                    &format!("{} tests", p0.cases.len()),
-                    &format!("{} tests", p.cases.len()),
-                ));
-            }
-            if p.players != p0.players {
-                return Err(differs(
-                    &format!("{} players and hashes", p.id),
-                    &p0.players,
-                    &p.players,
-                ));
-            }
-        }
+        check_same_run(&shards[0], s)?;
     }
+    let r0 = &shards[0].record;
     if r0.harness_version != env!("CARGO_PKG_VERSION") {
         return Err(Error::Usage(format!(
             "the shards ran harness {}; this is {}: merge with the version that ran them",
@@ -188,6 +133,68 @@ fn check_shards(dirs: &[PathBuf]) -> Result<Vec<ShardIn>, Error> {
         )));
     }
     Ok(shards)
+}
+
+/// Checks that shard `s` belongs with the `first`: the same run, shard count, harness
+/// version, key, and per problem the same settings, case list, players and hashes.
+fn check_same_run(first: &ShardIn, s: &ShardIn) -> Result<(), Error> {
+    let r0 = &first.record;
+    let r = &s.record;
+    let differs = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+        Error::Usage(format!(
+            "{} does not belong with {}: its {what} is {b:?}, not {a:?}",
+            s.name(),
+            first.name()
+        ))
+    };
+    if r.run_id != r0.run_id {
+        return Err(differs("run id", &r0.run_id, &r.run_id));
+    }
+    if r.of != r0.of {
+        return Err(differs("shard count", &r0.of, &r.of));
+    }
+    if r.harness_version != r0.harness_version {
+        return Err(differs(
+            "harness version",
+            &r0.harness_version,
+            &r.harness_version,
+        ));
+    }
+    if r.secret_fingerprint != r0.secret_fingerprint {
+        return Err(differs(
+            "secret key (fingerprint)",
+            &r0.secret_fingerprint,
+            &r.secret_fingerprint,
+        ));
+    }
+    let ids = |r: &Record| r.problem.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    if ids(r) != ids(r0) {
+        return Err(differs("problems", &ids(r0), &ids(r)));
+    }
+    for (p, p0) in r.problem.iter().zip(&r0.problem) {
+        if p.settings != p0.settings {
+            return Err(differs(
+                &format!("{} scoring settings", p.id),
+                &p0.settings,
+                &p.settings,
+            ));
+        }
+        if p.cases != p0.cases {
+            return Err(differs(
+                &format!("{} test list (seeds, fixed tests, filters)", p.id),
+                &format!("{} tests", p0.cases.len()),
+                &format!("{} tests", p.cases.len()),
+            ));
+        }
+        if p.players != p0.players {
+            return Err(differs(
+                &format!("{} players and hashes", p.id),
+                &p0.players,
+                &p.players,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The `[args]` limits a shard's run was given (they override scoring.toml).
@@ -272,6 +279,16 @@ fn read_rows(shards: &[ShardIn]) -> Result<Vec<ScoreRow>, String> {
             name_pairs(&unplanned)
         ));
     }
+    missing_pairs(plan, &seen)?;
+    Ok(rows)
+}
+
+/// Every (player, test) pair of the plan has a row (`seen`), or the error names those that
+/// have none.
+fn missing_pairs(
+    plan: &[shard::ProblemPlan],
+    seen: &HashMap<(String, String, String), usize>,
+) -> Result<(), String> {
     let mut missing = Vec::new();
     for p in plan {
         for player in p.players.keys() {
@@ -290,7 +307,7 @@ fn read_rows(shards: &[ShardIn]) -> Result<Vec<ScoreRow>, String> {
             name_pairs(&missing)
         ));
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// `run.toml` of the merged run: the first shard's, with the merge's command, the shards it

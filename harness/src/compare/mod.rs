@@ -286,44 +286,50 @@ fn versus_previous(
         if c.common.is_empty() {
             continue;
         }
-        let mut line = format!(
-            "{}: vs previous run {id} ({} common tests):",
-            current.problem,
-            c.common.len()
-        );
-        for name in &names {
-            let find = |r: &str| {
-                c.entries
-                    .iter()
-                    .position(|e| e.player == *name && e.run == r)
-                    .expect("entry")
-            };
-            let (now, then) = (find(run), find(id));
-            let diffs: Vec<f64> = c.rel[now]
-                .iter()
-                .zip(&c.rel[then])
-                .map(|(a, b)| a - b)
-                .collect();
-            let d = stats::bootstrap_mean(&diffs, 1);
-            let w = stats::wilcoxon(&diffs);
-            let build = if c.entries[now].player_hash == c.entries[then].player_hash {
-                "same build"
-            } else {
-                "new build"
-            };
-            let _ = write!(
-                line,
-                " {name} {:+.2}% (95% CI {:+.2}..{:+.2}, p = {}, {build});",
-                d.mean * 100.0,
-                d.low * 100.0,
-                d.high * 100.0,
-                report::p_value(w.p)
-            );
-        }
-        line.pop();
-        return Ok(Some(line));
+        return Ok(Some(previous_line(&c, &names, run, id)));
     }
     Ok(None)
+}
+
+/// "<problem>: vs previous run <id> (<n> common tests): <player> +0.12% (95% CI ..., p =
+/// ..., same build); ..." from a comparison `c` of the run `run` with the run `id`.
+fn previous_line(c: &report::Comparison, names: &[&str], run: &str, id: &str) -> String {
+    let mut line = format!(
+        "{}: vs previous run {id} ({} common tests):",
+        c.problem,
+        c.common.len()
+    );
+    for name in names {
+        let find = |r: &str| {
+            c.entries
+                .iter()
+                .position(|e| e.player == *name && e.run == r)
+                .expect("entry")
+        };
+        let (now, then) = (find(run), find(id));
+        let diffs: Vec<f64> = c.rel[now]
+            .iter()
+            .zip(&c.rel[then])
+            .map(|(a, b)| a - b)
+            .collect();
+        let d = stats::bootstrap_mean(&diffs, 1);
+        let w = stats::wilcoxon(&diffs);
+        let build = if c.entries[now].player_hash == c.entries[then].player_hash {
+            "same build"
+        } else {
+            "new build"
+        };
+        let _ = write!(
+            line,
+            " {name} {:+.2}% (95% CI {:+.2}..{:+.2}, p = {}, {build});",
+            d.mean * 100.0,
+            d.low * 100.0,
+            d.high * 100.0,
+            report::p_value(w.p)
+        );
+    }
+    line.pop();
+    line
 }
 
 fn results_dir(

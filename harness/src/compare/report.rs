@@ -175,16 +175,7 @@ fn compare_problem(
             )
         })
         .collect();
-    let rel: Vec<Vec<f64>> = entries
-        .iter()
-        .map(|e| {
-            common
-                .iter()
-                .zip(&best)
-                .map(|(c, &b)| relative::relative(counted(e, c), b, info.objective))
-                .collect()
-        })
-        .collect();
+    let rel = relative_scores(&entries, &common, &best, info.objective, counted);
     let raw: Vec<Vec<f64>> = entries
         .iter()
         .map(|e| common.iter().map(|c| e.tests[c].score).collect())
@@ -200,24 +191,89 @@ fn compare_problem(
             .total_cmp(&totals_of(x, &all).relative)
             .then_with(|| labels[x].cmp(&labels[y]))
     });
+    let pairs = paired_tests(&order, &rel);
+    let groups = groupings(
+        problem, &entries, &common, info, options, &order, &totals_of,
+    );
+    let totals = order.iter().map(|&i| totals_of(i, &all)).collect();
+    let available = order.iter().map(|&i| available[i]).collect();
+    let labels = order.iter().map(|&i| labels[i].clone()).collect();
+    let mut rel: Vec<Option<Vec<f64>>> = rel.into_iter().map(Some).collect();
+    let rel = order
+        .iter()
+        .map(|&i| rel[i].take().expect("once"))
+        .collect();
+    let mut ranked: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    let entries = order
+        .iter()
+        .map(|&i| ranked[i].take().expect("once"))
+        .collect();
+    Comparison {
+        problem: problem.to_string(),
+        entries,
+        labels,
+        available,
+        common,
+        totals,
+        rel,
+        pairs,
+        groups,
+        vs_best: options.best.is_some(),
+        scale: options.scale,
+    }
+}
+
+/// rel[entry][test] on the common tests: each entry's score relative to the best
+/// (`best[test]`) of the counted scores.
+fn relative_scores(
+    entries: &[Entry],
+    common: &[CaseKey],
+    best: &[Option<f64>],
+    objective: Objective,
+    counted: impl Fn(&Entry, &CaseKey) -> Option<f64>,
+) -> Vec<Vec<f64>> {
+    entries
+        .iter()
+        .map(|e| {
+            common
+                .iter()
+                .zip(best)
+                .map(|(c, &b)| relative::relative(counted(e, c), b, objective))
+                .collect()
+        })
+        .collect()
+}
+
+/// The paired tests of every two entries, in rank order (`order`), on their relative scores.
+fn paired_tests(order: &[usize], rel: &[Vec<f64>]) -> Vec<Pair> {
+    let rank_of = |i: usize| order.iter().position(|&o| o == i).expect("ranked");
     let mut pairs = Vec::new();
     for (ra, &a) in order.iter().enumerate() {
         for &b in &order[ra + 1..] {
             let diffs: Vec<f64> = rel[a].iter().zip(&rel[b]).map(|(x, y)| x - y).collect();
-            pairs.push((a, b, diffs));
+            pairs.push(Pair {
+                a: rank_of(a),
+                b: rank_of(b),
+                sign: stats::sign_test(&diffs),
+                wilcoxon: stats::wilcoxon(&diffs),
+                diff: stats::bootstrap_mean(&diffs, BOOTSTRAP_SEED),
+            });
         }
     }
-    let rank_of = |i: usize| order.iter().position(|&o| o == i).expect("ranked");
-    let pairs = pairs
-        .into_iter()
-        .map(|(a, b, diffs)| Pair {
-            a: rank_of(a),
-            b: rank_of(b),
-            sign: stats::sign_test(&diffs),
-            wilcoxon: stats::wilcoxon(&diffs),
-            diff: stats::bootstrap_mean(&diffs, BOOTSTRAP_SEED),
-        })
-        .collect();
+    pairs
+}
+
+/// The totals of each group of each `--group-by` (or the problem's default groupings) that
+/// applies to this problem's tests, for the entries in rank order.
+fn groupings(
+    problem: &str,
+    entries: &[Entry],
+    common: &[CaseKey],
+    info: &ProblemInfo,
+    options: &Options,
+    order: &[usize],
+    totals_of: &dyn Fn(usize, &[usize]) -> Totals,
+) -> Vec<Grouping> {
     let group_specs: Vec<GroupBy> = match &options.groups {
         Some(g) => g.clone(),
         None => info
@@ -263,32 +319,7 @@ fn compare_problem(
             rows,
         });
     }
-    let totals = order.iter().map(|&i| totals_of(i, &all)).collect();
-    let available = order.iter().map(|&i| available[i]).collect();
-    let labels = order.iter().map(|&i| labels[i].clone()).collect();
-    let mut rel: Vec<Option<Vec<f64>>> = rel.into_iter().map(Some).collect();
-    let rel = order
-        .iter()
-        .map(|&i| rel[i].take().expect("once"))
-        .collect();
-    let mut ranked: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
-    let entries = order
-        .iter()
-        .map(|&i| ranked[i].take().expect("once"))
-        .collect();
-    Comparison {
-        problem: problem.to_string(),
-        entries,
-        labels,
-        available,
-        common,
-        totals,
-        rel,
-        pairs,
-        groups,
-        vs_best: options.best.is_some(),
-        scale: options.scale,
-    }
+    groups
 }
 
 fn totals(raw: &[f64], rel: &[f64], on: &[usize], scale: f64) -> Totals {
