@@ -71,7 +71,7 @@ impl Builds {
     }
 
     /// Appends the builds' output to `<run>/logs/build.log`, when there was a build.
-    pub fn write_log(&self, run_dir: &Path) -> io::Result<()> {
+    pub(crate) fn write_log(&self, run_dir: &Path) -> io::Result<()> {
         if self.log.is_empty() {
             return Ok(());
         }
@@ -92,7 +92,7 @@ impl Builds {
 
     /// Runs a player's own build command (a compiler, `make`) to its end: its stdout and
     /// stderr are both shown and logged, as cargo's messages are.
-    pub fn run_command(&mut self, cmd: Command) -> Result<(), BuildError> {
+    pub(crate) fn run_command(&mut self, cmd: Command) -> Result<(), BuildError> {
         self.run_inner(cmd, true).map(drop)
     }
 

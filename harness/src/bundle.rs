@@ -23,7 +23,7 @@ use crate::exit;
 use crate::players::{self, Player};
 
 /// The file that makes a folder a bundled player.
-pub const MANIFEST: &str = "bundle.toml";
+pub(crate) const MANIFEST: &str = "bundle.toml";
 
 /// Folders of a `player.toml` player's folder left out of its bundle.
 const LEFT_OUT: [&str; 6] = [

@@ -84,7 +84,7 @@ fn config_above() -> Option<PathBuf> {
 }
 
 /// The problem with this id, or a usage error listing the known ones.
-pub fn find_problem(id: &str) -> Result<Box<dyn Problem>> {
+pub(crate) fn find_problem(id: &str) -> Result<Box<dyn Problem>> {
     problem::by_id(id).ok_or_else(|| {
         Error::usage(format!(
             "unknown problem {id:?} (known: {})",

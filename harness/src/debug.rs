@@ -21,7 +21,7 @@ static WATCH: AtomicBool = AtomicBool::new(false);
 static PARTIAL: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 
 /// Marks a line the player wrote to its stderr in the live view.
-pub const STDERR: &str = "[stderr] ";
+pub(crate) const STDERR: &str = "[stderr] ";
 
 /// Turns the live view on (a `--verbose` run: one player, one test).
 pub fn watch() {
@@ -34,7 +34,7 @@ pub fn watching() -> bool {
 }
 
 /// Shows what the player just wrote to its stderr, line by line as lines complete.
-pub fn stderr_chunk(bytes: &[u8]) {
+pub(crate) fn stderr_chunk(bytes: &[u8]) {
     let mut partial = PARTIAL.lock().unwrap_or_else(|e| e.into_inner());
     partial.extend_from_slice(bytes);
     let Some(end) = partial.iter().rposition(|&b| b == b'\n') else {
@@ -48,7 +48,7 @@ pub fn stderr_chunk(bytes: &[u8]) {
 }
 
 /// Shows the rest of the player's stderr when its test ends (a last line without newline).
-pub fn stderr_end() {
+pub(crate) fn stderr_end() {
     let mut partial = PARTIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !partial.is_empty() {
         let _ = writeln!(
@@ -62,7 +62,7 @@ pub fn stderr_end() {
 
 /// A channel that shows every message as it passes: `> ` judge to player, `< ` player to
 /// judge (the transcript's marks), on stderr.
-pub struct Tee<'a> {
+pub(crate) struct Tee<'a> {
     inner: &'a mut dyn Channel,
 }
 
@@ -132,7 +132,7 @@ impl Channel for FirstMessage {
 
 /// Exactly what a player of this test reads before its first answer (`gen --view player`):
 /// for an interactive problem its first message, for an exact-answer problem its input.
-pub fn first_message(game: &mut dyn Game) -> String {
+pub(crate) fn first_message(game: &mut dyn Game) -> String {
     let mut channel = FirstMessage {
         text: String::new(),
     };
@@ -143,7 +143,7 @@ pub fn first_message(game: &mut dyn Game) -> String {
 /// The line under a failure: where to look next. The stderr log when the player wrote any,
 /// the transcript when there is one, and the command of its replay page (naming the run by
 /// its folder, which works with any `--results`) when the problem has replays.
-pub fn failure_pointers(
+pub(crate) fn failure_pointers(
     run: &Path,
     problem: &str,
     player: &str,

@@ -24,7 +24,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// A usage error with this message.
-    pub fn usage(message: impl Into<String>) -> Error {
+    pub(crate) fn usage(message: impl Into<String>) -> Error {
         Error::Usage(message.into())
     }
 
@@ -34,7 +34,7 @@ impl Error {
     }
 
     /// The process exit code this error ends a command with.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) => crate::exit::USAGE,
             Error::Fault(_) => crate::exit::HARNESS_ERROR,
@@ -62,7 +62,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Turns a `Result<T, impl Display>` into a usage or a fault error with context.
-pub trait Classify<T> {
+pub(crate) trait Classify<T> {
     /// A mistake of the user's: exit 2.
     fn usage(self) -> Result<T>;
     /// A fault of the harness or the machine: exit 1.

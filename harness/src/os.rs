@@ -86,7 +86,7 @@ impl PollFd {
     }
 
     /// A slot that is ignored (negative descriptor).
-    pub fn unused() -> PollFd {
+    pub(crate) fn unused() -> PollFd {
         PollFd(libc::pollfd {
             fd: -1,
             events: 0,
@@ -125,7 +125,7 @@ pub fn poll(fds: &mut [PollFd], timeout: Option<Duration>) -> io::Result<bool> {
 /// A descriptor that becomes readable when the process exits (Linux `pidfd_open`), so a
 /// player that exits while a grandchild holds its stdout open is noticed at once. `None`
 /// where the system has no pidfds (the game then waits for the pipe to close).
-pub fn pid_fd(pid: i32) -> Option<std::os::fd::OwnedFd> {
+pub(crate) fn pid_fd(pid: i32) -> Option<std::os::fd::OwnedFd> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::FromRawFd;
@@ -144,7 +144,7 @@ pub fn pid_fd(pid: i32) -> Option<std::os::fd::OwnedFd> {
 /// `epoll` on Linux, so a wait costs one system call whatever the number of descriptors
 /// (`poll` would register and unregister every one of them on every wait); with `poll`
 /// elsewhere.
-pub struct Waiter {
+pub(crate) struct Waiter {
     #[cfg(target_os = "linux")]
     epoll: std::os::fd::OwnedFd,
     #[cfg(not(target_os = "linux"))]
@@ -153,7 +153,7 @@ pub struct Waiter {
 
 /// What a registered descriptor is waited for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Interest {
+pub(crate) enum Interest {
     Read,
     Write,
 }
@@ -262,7 +262,7 @@ impl Waiter {
 }
 
 /// Sends a signal to a whole process group; a group that is already gone is not an error.
-pub fn kill_group(pgid: i32, signal: libc::c_int) {
+pub(crate) fn kill_group(pgid: i32, signal: libc::c_int) {
     // SAFETY: plain syscall.
     unsafe {
         libc::killpg(pgid, signal);
@@ -287,7 +287,7 @@ impl std::fmt::Display for Exit {
 }
 
 /// The usual name of a signal number.
-pub fn signal_name(signal: i32) -> &'static str {
+pub(crate) fn signal_name(signal: i32) -> &'static str {
     match signal {
         libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
@@ -311,19 +311,19 @@ pub fn signal_name(signal: i32) -> &'static str {
 /// be signalled). Nothing runs between fork and exec, so the standard library can start the
 /// child with `posix_spawn` (vfork-like): a plain `fork` of the multi-threaded harness copies
 /// its page tables under a process-wide lock, which serialises the workers' spawns.
-pub fn configure_child(cmd: &mut std::process::Command) {
+pub(crate) fn configure_child(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
 }
 
 /// Pins the calling thread (and so every process it starts afterwards) to one CPU.
 /// Returns false where the system refuses (the run goes on unpinned).
-pub fn pin_current_thread(cpu: usize) -> bool {
+pub(crate) fn pin_current_thread(cpu: usize) -> bool {
     set_affinity(&[cpu])
 }
 
 /// Lets the calling thread run on exactly these CPUs.
-pub fn set_affinity(cpus: &[usize]) -> bool {
+pub(crate) fn set_affinity(cpus: &[usize]) -> bool {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it.
@@ -343,7 +343,7 @@ pub fn set_affinity(cpus: &[usize]) -> bool {
 }
 
 /// The CPUs the calling thread may run on, in order.
-pub fn allowed_cpus() -> Vec<usize> {
+pub(crate) fn allowed_cpus() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it.
@@ -379,7 +379,7 @@ extern "C" fn on_interrupt(_: libc::c_int) {
 
 /// Installs handlers for SIGINT and SIGTERM that mark the run interrupted and make the
 /// interrupt descriptor readable, so every session's `poll` wakes at once.
-pub fn install_interrupt_handler() -> io::Result<()> {
+pub(crate) fn install_interrupt_handler() -> io::Result<()> {
     if INTERRUPT_READ_FD.load(Ordering::SeqCst) >= 0 {
         return Ok(());
     }
@@ -412,11 +412,11 @@ pub fn interrupted() -> bool {
 
 /// The descriptor that becomes readable on an interrupt (-1 before the handler is installed;
 /// `poll` ignores negative descriptors).
-pub fn interrupt_fd() -> RawFd {
+pub(crate) fn interrupt_fd() -> RawFd {
     INTERRUPT_READ_FD.load(Ordering::SeqCst)
 }
 
 /// Marks the run interrupted without a signal (tests, and a reporter that cannot write).
-pub fn request_interrupt() {
+pub(crate) fn request_interrupt() {
     on_interrupt(0);
 }

@@ -87,7 +87,7 @@ impl Request {
 /// What a run was asked to do, kept in its `run.toml` so that `--resume` can finish it.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct RecordedArgs {
+pub(crate) struct RecordedArgs {
     pub players: Vec<PathBuf>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variant: Vec<String>,
@@ -256,7 +256,7 @@ impl RunPlan {
     }
 
     /// Each problem with the names of its players, in order.
-    pub fn rosters(&self) -> Vec<(String, Vec<String>)> {
+    pub(crate) fn rosters(&self) -> Vec<(String, Vec<String>)> {
         self.suites
             .iter()
             .map(|s| {
@@ -267,7 +267,7 @@ impl RunPlan {
     }
 
     /// The tests the plan has, finished or not.
-    pub fn planned(&self) -> u64 {
+    pub(crate) fn planned(&self) -> u64 {
         self.suites
             .iter()
             .map(|s| (s.cases.len() * s.players.len()) as u64)

@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::verdict::Verdict;
 
 /// The columns of `scores.csv` before the problems' parameters (and `reason`, the last).
-pub const SCORE_COLUMNS: [&str; 13] = [
+pub(crate) const SCORE_COLUMNS: [&str; 13] = [
     "problem",
     "player",
     "seed",
@@ -32,10 +32,6 @@ pub const SCORE_COLUMNS: [&str; 13] = [
     "player_hash",
     "harness_version",
 ];
-
-/// The columns a run measures (they differ between two runs of the same plan).
-pub const MEASURED_COLUMNS: [&str; 5] =
-    ["think_ms", "cpu_ms", "wall_ms", "max_memory_kb", "warning"];
 
 /// One row of `scores.csv`: one test of one player.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -127,7 +123,7 @@ impl ScoreRow {
     }
 
     /// The order of rows in a finished run's file: problem, player, then test.
-    pub fn order_key(&self) -> (&str, &str, (Option<u64>, String)) {
+    pub(crate) fn order_key(&self) -> (&str, &str, (Option<u64>, String)) {
         (&self.problem, &self.player, seed_order(&self.seed))
     }
 }
@@ -201,28 +197,20 @@ pub fn read(dir: &Path, bad: BadRows) -> Result<Scores, String> {
 #[derive(Clone, Debug)]
 pub struct Layout {
     pub param_columns: Vec<String>,
-    /// For each problem, the column of each of its parameters.
-    params: Vec<(String, Vec<String>)>,
 }
 
 impl Layout {
     /// `problems` lists each problem with its parameter names.
     pub fn new(problems: &[(String, Vec<String>)]) -> Layout {
         let mut param_columns: Vec<String> = Vec::new();
-        let mut params = Vec::new();
         for (problem, names) in problems {
-            let columns: Vec<String> = names.iter().map(|n| param_column(problem, n)).collect();
-            for c in &columns {
-                if !param_columns.contains(c) {
-                    param_columns.push(c.clone());
+            for c in names.iter().map(|n| param_column(problem, n)) {
+                if !param_columns.contains(&c) {
+                    param_columns.push(c);
                 }
             }
-            params.push((problem.clone(), columns));
         }
-        Layout {
-            param_columns,
-            params,
-        }
+        Layout { param_columns }
     }
 
     /// The header line's cells.
@@ -233,14 +221,6 @@ impl Layout {
             .chain(self.param_columns.iter().cloned())
             .chain(["reason".to_string()])
             .collect()
-    }
-
-    /// The columns of one problem's parameters, in the problem's order.
-    pub fn columns_of(&self, problem: &str) -> &[String] {
-        self.params
-            .iter()
-            .find(|(p, _)| p == problem)
-            .map_or(&[], |(_, c)| c.as_slice())
     }
 
     /// A row's cells in this layout's order; player text made safe for spreadsheets.
@@ -287,7 +267,7 @@ impl Layout {
 /// A cell of text that may come from a player, safe to open in a spreadsheet: one that would
 /// start with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula, or a cell some
 /// spreadsheets run) gets a leading `'`, as spreadsheets themselves write text cells.
-pub fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
     match text.bytes().next() {
         Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{text}").into(),
         _ => text.into(),
@@ -296,7 +276,7 @@ pub fn text_cell(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// The `scores.csv` column of a problem's parameter: its name, or `<problem>.<name>` when the
 /// name is that of a fixed column.
-pub fn param_column(problem: &str, name: &str) -> String {
+pub(crate) fn param_column(problem: &str, name: &str) -> String {
     if SCORE_COLUMNS.contains(&name) || name == "reason" {
         format!("{problem}.{name}")
     } else {
@@ -305,13 +285,13 @@ pub fn param_column(problem: &str, name: &str) -> String {
 }
 
 /// The order of tests in a run's files: seeds by number, and fixed tests (names) by name.
-pub fn seed_order(seed: &str) -> (Option<u64>, String) {
+pub(crate) fn seed_order(seed: &str) -> (Option<u64>, String) {
     (seed.parse().ok(), seed.to_string())
 }
 
 /// Where the transcript of one test is kept: one plain-text file per test, so a failing game
 /// can be read with `less` and found by its seed.
-pub fn transcript_path(run: &Path, problem: &str, player: &str, case: &str) -> PathBuf {
+pub(crate) fn transcript_path(run: &Path, problem: &str, player: &str, case: &str) -> PathBuf {
     run.join("transcripts")
         .join(problem)
         .join(player)
@@ -319,7 +299,7 @@ pub fn transcript_path(run: &Path, problem: &str, player: &str, case: &str) -> P
 }
 
 /// Where the replay page of a test is written, relative to the run folder.
-pub fn replay_file(row: &ScoreRow) -> PathBuf {
+pub(crate) fn replay_file(row: &ScoreRow) -> PathBuf {
     Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))
 }
 
@@ -328,7 +308,7 @@ fn io_err(path: &Path, e: io::Error) -> io::Error {
 }
 
 /// Writes a file atomically: to a temporary name beside it, then renamed over it.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
     fs::rename(&tmp, path).map_err(|e| io_err(path, e))
@@ -398,6 +378,5 @@ mod tests {
             ("b".into(), vec!["N".into()]),
         ]);
         assert_eq!(layout.param_columns, vec!["a.moves", "N"]);
-        assert_eq!(layout.columns_of("b"), ["N"]);
     }
 }

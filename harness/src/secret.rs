@@ -110,7 +110,7 @@ pub fn take_from_env() -> Option<OsString> {
 }
 
 /// The key of an environment value (`HARNESS_SECRET`); `None` when the variable was not set.
-pub fn from_env_value(value: Option<OsString>) -> Result<Option<Secret>, String> {
+pub(crate) fn from_env_value(value: Option<OsString>) -> Result<Option<Secret>, String> {
     value
         .map(|v| Secret::new(v.into_encoded_bytes()).map_err(|e| format!("{ENV}: {e}")))
         .transpose()

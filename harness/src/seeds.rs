@@ -13,7 +13,7 @@ pub enum SeedItem {
 pub struct SeedSpec(pub Vec<SeedItem>);
 
 /// The most seeds one run may name (a typo such as `1..10000000000` is caught).
-pub const MAX_SEEDS: u64 = 1_000_000;
+pub(crate) const MAX_SEEDS: u64 = 1_000_000;
 
 impl SeedSpec {
     /// Parses a spec; the error says which part is wrong and how to write it.
@@ -61,7 +61,7 @@ impl SeedSpec {
 
     /// The seeds, in order of first mention, without repeats. `examples` is expanded with the
     /// given example spec (which may not itself mention `examples`).
-    pub fn resolve(&self, examples: &str) -> Result<Vec<u64>, String> {
+    pub(crate) fn resolve(&self, examples: &str) -> Result<Vec<u64>, String> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for item in &self.0 {

@@ -80,7 +80,7 @@ pub struct Ending {
 const TEARDOWN: Duration = Duration::from_secs(2);
 
 /// A running player.
-pub struct Session {
+pub(crate) struct Session {
     /// The supervisor's pid.
     pid: i32,
     /// Closing it tells the supervisor that the test is over.

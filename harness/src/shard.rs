@@ -61,7 +61,7 @@ impl fmt::Display for Shard {
 
 /// Whether a run id can be a folder name under `results/`: it starts with a letter or a
 /// digit, holds only ASCII letters, digits, `.`, `_` and `-`, and is not `latest`.
-pub fn check_run_id(id: &str) -> Result<(), String> {
+pub(crate) fn check_run_id(id: &str) -> Result<(), String> {
     let ok = id.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
         && id
             .bytes()
@@ -79,7 +79,7 @@ pub fn check_run_id(id: &str) -> Result<(), String> {
 }
 
 /// The folder of shard `shard` of run `id`.
-pub fn shard_dir(results: &Path, id: &str, shard: Shard) -> PathBuf {
+pub(crate) fn shard_dir(results: &Path, id: &str, shard: Shard) -> PathBuf {
     results.join(id).join("shards").join(shard.folder())
 }
 
@@ -153,7 +153,7 @@ impl Sharding {
         })
     }
 
-    pub fn is_shard(&self) -> bool {
+    pub(crate) fn is_shard(&self) -> bool {
         self.shard.is_some()
     }
 
@@ -168,7 +168,7 @@ impl Sharding {
 
     /// Creates the run's files: in `results/<start time>/`, or in the folder [`Sharding::dir`]
     /// names.
-    pub fn create_files(
+    pub(crate) fn create_files(
         &self,
         results: &Path,
         layout: crate::rundir::Layout,
@@ -188,7 +188,7 @@ impl Sharding {
 
     /// The folder `--resume ID` finishes: a shard's, with `--shard`. A sharded run resumed
     /// without `--shard` is refused with the shards it has.
-    pub fn resume_dir(&self, results: &Path, id: &str) -> Result<PathBuf, Error> {
+    pub(crate) fn resume_dir(&self, results: &Path, id: &str) -> Result<PathBuf, Error> {
         if let Some(shard) = self.shard {
             return Ok(shard_dir(results, id, shard));
         }
@@ -256,7 +256,7 @@ impl Sharding {
     }
 
     /// The command that finishes an interrupted shard, after `harness --resume ID`.
-    pub fn resume_flags(&self) -> String {
+    pub(crate) fn resume_flags(&self) -> String {
         self.shard
             .map(|s| format!(" --shard {s}"))
             .unwrap_or_default()

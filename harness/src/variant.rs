@@ -23,7 +23,7 @@ pub struct Variant {
 impl Variant {
     /// Reads every `--variant`'s values (clap gives them as one list): each value that is
     /// neither `env:` nor `arg:` starts a new variant, `NAME=PATH`, whose PATH must exist.
-    pub fn parse_all(values: &[String]) -> Result<Vec<Variant>, String> {
+    pub(crate) fn parse_all(values: &[String]) -> Result<Vec<Variant>, String> {
         let setting = |v: &String| v.starts_with("env:") || v.starts_with("arg:");
         let mut groups: Vec<&[String]> = Vec::new();
         let mut start = 0;
@@ -99,7 +99,7 @@ impl Variant {
     }
 
     /// Makes the found (and built) player at `path` this variant: its name and settings.
-    pub fn apply(&self, player: &mut Player) {
+    pub(crate) fn apply(&self, player: &mut Player) {
         player.name = self.name.clone();
         player.env.extend(self.env.iter().cloned());
         player.args.extend(self.args.iter().cloned());

@@ -15,7 +15,7 @@ use crate::verdict::Verdict;
 /// The tests of a pair to look at: indices into `c.common`, the largest losses of `pair.a`
 /// (most negative difference first) and its largest wins, at most `n` each. Ties go to the
 /// test that comes first.
-pub fn extremes(c: &Comparison, pair: &Pair, n: usize) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn extremes(c: &Comparison, pair: &Pair, n: usize) -> (Vec<usize>, Vec<usize>) {
     let diff = |t: usize| c.rel[pair.a][t] - c.rel[pair.b][t];
     let mut losses: Vec<usize> = (0..c.common.len()).filter(|&t| diff(t) < 0.0).collect();
     losses.sort_by(|&x, &y| diff(x).total_cmp(&diff(y)).then(x.cmp(&y)));
@@ -28,7 +28,7 @@ pub fn extremes(c: &Comparison, pair: &Pair, n: usize) -> (Vec<usize>, Vec<usize
 
 /// The command that writes the replay page of entry `i`'s game on `case`; `results` is the
 /// `--results` folder when one was given (the run is found there).
-pub fn replay_command(
+pub(crate) fn replay_command(
     c: &Comparison,
     i: usize,
     case: &CaseKey,

@@ -57,7 +57,7 @@ impl Expr {
     }
 
     /// Whether every column the expression needs exists among `names`.
-    pub fn applies(&self, problem: &str, columns: &Columns) -> bool {
+    pub(crate) fn applies(&self, problem: &str, columns: &Columns) -> bool {
         self.factors
             .iter()
             .all(|f| column(columns, problem, f).is_some())
@@ -148,8 +148,8 @@ pub struct GroupBy {
 }
 
 /// More distinct values than this are split into [`AUTO_BANDS`] bands of about equal size.
-pub const MAX_DISTINCT: usize = 8;
-pub const AUTO_BANDS: usize = 4;
+pub(crate) const MAX_DISTINCT: usize = 8;
+pub(crate) const AUTO_BANDS: usize = 4;
 
 impl GroupBy {
     pub fn parse(text: &str) -> Result<GroupBy, String> {

@@ -30,7 +30,7 @@ use runs::{BestTable, Entry};
 use crate::rundir::param_column;
 
 /// What the comparison needs to know of a problem, from the problem itself.
-pub fn info(id: &str) -> ProblemInfo {
+pub(crate) fn info(id: &str) -> ProblemInfo {
     match problem::by_id(id) {
         Some(p) => ProblemInfo {
             objective: p.objective(),
@@ -85,7 +85,7 @@ impl Flags {
 /// Keeps the cases whose generator parameters match every `--filter` that names parameters
 /// of this problem (a filter about another problem's parameters does not apply). Returns
 /// the cases and which filters applied.
-pub fn filter_cases(
+pub(crate) fn filter_cases(
     problem: &dyn Problem,
     env: &Env,
     cases: Vec<CaseKey>,
@@ -440,7 +440,7 @@ fn tests_in_common(found: &[Entry], others: &[Entry]) -> usize {
 }
 
 /// `harness compare`.
-pub fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
+pub(crate) fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     let (results, scoring) = results_dir(&args.results, &args.common)?;
     let flags = Flags::parse(&args.flags)?;
     let what = if args.what.is_empty() {
@@ -592,7 +592,7 @@ fn check_same_tests(entries: &[Entry], vs_best: bool) -> Result<(), Error> {
 }
 
 /// `harness runs`.
-pub fn runs_main(args: &RunsArgs) -> Result<u8, Error> {
+pub(crate) fn runs_main(args: &RunsArgs) -> Result<u8, Error> {
     let (results, _) = results_dir(&args.results, &args.common)?;
     let ids = runs::list(&results);
     if ids.is_empty() {

@@ -353,7 +353,7 @@ fn labels(entries: &[Entry]) -> Vec<String> {
 }
 
 /// A p-value as people read it: three decimals, or scientific when tiny.
-pub fn p_value(p: f64) -> String {
+pub(crate) fn p_value(p: f64) -> String {
     if p >= 0.001 {
         format!("{p:.3}")
     } else {
@@ -367,7 +367,7 @@ fn pct(x: f64) -> String {
 }
 
 /// The one-sentence verdict of a pair: "A beats B on 63 of 100 tests (5 ties), +2.10% ...".
-pub fn sentence(c: &Comparison, p: &Pair) -> String {
+pub(crate) fn sentence(c: &Comparison, p: &Pair) -> String {
     let (a, b) = (&c.labels[p.a], &c.labels[p.b]);
     let s = &p.sign;
     let n = c.common.len();
@@ -485,7 +485,7 @@ pub fn render(comparisons: &[Comparison]) -> String {
 /// The columns of `compare.csv`: one row per entry (`group` = `all`), per pair (`vs` set),
 /// per entry and group (`group_by` set), and per entry and common test (`group_by` = `test`,
 /// `group` = the seed or case, `mean` = its raw score, `relative` = its relative score).
-pub const CSV_COLUMNS: [&str; 19] = [
+pub(crate) const CSV_COLUMNS: [&str; 19] = [
     "problem",
     "group_by",
     "group",
@@ -508,7 +508,7 @@ pub const CSV_COLUMNS: [&str; 19] = [
 ];
 
 /// The comparison as `compare.csv`.
-pub fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
+pub(crate) fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS)?;
     for c in comparisons {

@@ -47,7 +47,7 @@ impl Entry {
 }
 
 /// Reads the entries of one run folder (one per problem and player, in file order).
-pub fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
+pub(crate) fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
     let scores = rundir::read(dir, BadRows::Fail)?;
     let id = dir.file_name().map_or_else(
         || dir.display().to_string(),
@@ -210,7 +210,7 @@ impl BestTable {
 
     /// Writes the table atomically (a temporary file renamed over the old one), sorted by
     /// problem and test.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record(BEST_HEADER)?;
         for ((problem, case), b) in &self.best {

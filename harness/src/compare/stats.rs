@@ -17,7 +17,7 @@ const TIE_TOLERANCE: f64 = 1e-9;
 /// The largest sample (after dropping zeros) whose Wilcoxon p-value is counted exactly, as
 /// in scipy's `method="auto"`; larger samples, and samples with tied `|d|`, use the normal
 /// approximation.
-pub const WILCOXON_EXACT_MAX: usize = 50;
+pub(crate) const WILCOXON_EXACT_MAX: usize = 50;
 
 /// The sign test: how often B beat A, ignoring ties, against a fair coin.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,7 +31,7 @@ pub struct SignTest {
 
 /// Counts wins, ties and losses and tests them with an exact two-sided binomial test
 /// (`scipy.stats.binomtest(wins, wins + losses)`).
-pub fn sign_test(diffs: &[f64]) -> SignTest {
+pub(crate) fn sign_test(diffs: &[f64]) -> SignTest {
     let wins = diffs.iter().filter(|&&d| d > 0.0).count();
     let losses = diffs.iter().filter(|&&d| d < 0.0).count();
     let ties = diffs.len() - wins - losses;
@@ -76,7 +76,7 @@ pub struct Wilcoxon {
 }
 
 /// The Wilcoxon signed-rank test, two-sided.
-pub fn wilcoxon(diffs: &[f64]) -> Wilcoxon {
+pub(crate) fn wilcoxon(diffs: &[f64]) -> Wilcoxon {
     let mut abs: Vec<(f64, bool)> = diffs
         .iter()
         .filter(|d| **d != 0.0)
@@ -161,12 +161,12 @@ pub struct Interval {
 }
 
 /// Resamples drawn by [`bootstrap_mean`].
-pub const BOOTSTRAP_RESAMPLES: usize = 10_000;
+pub(crate) const BOOTSTRAP_RESAMPLES: usize = 10_000;
 
 /// The 95% percentile bootstrap interval of the mean of `values`, from
 /// [`BOOTSTRAP_RESAMPLES`] resamples drawn with a fixed seed, so the same data always give
 /// the same interval. Empty data give zeros.
-pub fn bootstrap_mean(values: &[f64], seed: u64) -> Interval {
+pub(crate) fn bootstrap_mean(values: &[f64], seed: u64) -> Interval {
     let n = values.len();
     if n == 0 {
         return Interval {

@@ -24,7 +24,7 @@ fn value(text: &str) -> Value {
 }
 
 /// The line of one finished test; `params` names its problem's parameters in order.
-pub fn test_line(r: &TestResult, params: &[&str], run: &str) -> String {
+pub(crate) fn test_line(r: &TestResult, params: &[&str], run: &str) -> String {
     let params: Map<String, Value> = params
         .iter()
         .zip(&r.params)
@@ -53,7 +53,7 @@ pub fn test_line(r: &TestResult, params: &[&str], run: &str) -> String {
 
 /// The reporter of `--json`: prints each test's line as it finishes and the end lines once
 /// the run ends, on stdout.
-pub struct Json {
+pub(crate) struct Json {
     /// Each problem with its parameter names, in order.
     pub params: Vec<(String, Vec<String>)>,
 }
@@ -80,7 +80,7 @@ impl Reporter for Json {
 }
 
 /// The `"standing"` lines of the leaderboard, then the `"run"` line.
-pub fn end_lines(summary: &Summary, run: &str, dir: &str, partial: bool) -> Vec<String> {
+pub(crate) fn end_lines(summary: &Summary, run: &str, dir: &str, partial: bool) -> Vec<String> {
     let mut lines = Vec::new();
     for (problem, players) in &summary.problems {
         for (player, s) in players {

@@ -16,7 +16,7 @@ const MAX_FAILURE_LINES: u64 = 10;
 
 /// The time left, at the pace so far: `elapsed` for `done` of `total` tests. `None` before
 /// the first test or without a total.
-pub fn eta(
+pub(crate) fn eta(
     elapsed: std::time::Duration,
     done: u64,
     total: Option<u64>,
@@ -28,7 +28,7 @@ pub fn eta(
     Some(elapsed.mul_f64((total - done) as f64 / done as f64))
 }
 
-pub struct Progress {
+pub(crate) struct Progress {
     bar: ProgressBar,
     terminal: bool,
     means: BTreeMap<String, (u64, f64)>,
@@ -68,7 +68,7 @@ impl Progress {
     }
 
     /// Names the run whose files a failure's line points at.
-    pub fn set_run(&mut self, dir: &std::path::Path) {
+    pub(crate) fn set_run(&mut self, dir: &std::path::Path) {
         self.run = Some(dir.to_path_buf());
     }
 

@@ -97,7 +97,7 @@ impl Summary {
     }
 
     /// Sets a player's relative score (known only once every player's tests are in).
-    pub fn set_relative(&mut self, problem: &str, player: &str, relative: f64) {
+    pub(crate) fn set_relative(&mut self, problem: &str, player: &str, relative: f64) {
         if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
             if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
                 s.relative = Some(relative);
@@ -114,7 +114,7 @@ impl Summary {
     }
 
     /// Tests that ended with the harness's own error.
-    pub fn harness_errors(&self) -> u64 {
+    pub(crate) fn harness_errors(&self) -> u64 {
         self.problems
             .iter()
             .flat_map(|(_, ps)| ps.iter().map(|(_, s)| s.count(Verdict::HarnessError)))

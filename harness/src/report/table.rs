@@ -24,7 +24,7 @@ fn colour(v: Verdict) -> &'static str {
 }
 
 /// Formats a duration of thinking time compactly: `850ms`, `12.3s`, `4m05s`.
-pub fn human_duration(d: std::time::Duration) -> String {
+pub(crate) fn human_duration(d: std::time::Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
@@ -36,7 +36,7 @@ pub fn human_duration(d: std::time::Duration) -> String {
 }
 
 /// Longest player name the compact table shows in full; longer ones are cut with `~`.
-pub const COMPACT_NAME: usize = 24;
+pub(crate) const COMPACT_NAME: usize = 24;
 
 /// The verdicts that are failures, in the order the tables list them.
 const FAILURES: [Verdict; 6] = [
@@ -221,7 +221,7 @@ fn render_wide(summary: &Summary, colours: bool) -> String {
 
 /// The leaderboard once the run ends, with the lines under it: on stdout, or on stderr when
 /// stdout is for JSON lines (`--json`).
-pub struct Table {
+pub(crate) struct Table {
     /// Every column (`--wide`).
     pub wide: bool,
     pub to_stderr: bool,

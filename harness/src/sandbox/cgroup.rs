@@ -162,7 +162,7 @@ impl RunGroups {
     }
 
     /// Where the run's folders are.
-    pub fn location(&self) -> String {
+    pub(crate) fn location(&self) -> String {
         self.dirs
             .iter()
             .map(|d| d.display().to_string())
@@ -267,7 +267,7 @@ impl TestGroup {
     }
 
     /// (peak memory in KiB, killed for memory, limit hit, pids limit hit).
-    pub fn stats(&self) -> (u64, bool, bool, bool) {
+    pub(crate) fn stats(&self) -> (u64, bool, bool, bool) {
         let read =
             |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap_or_default();
         let field = |text: &str, key: &str| -> u64 {

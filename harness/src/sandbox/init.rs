@@ -18,7 +18,7 @@ const REAP: Duration = Duration::from_secs(1);
 
 /// The init of a namespaced test: builds the player's view, runs the test, reports to the
 /// supervisor; never returns.
-pub fn namespace_init(spec: &Spec, stop: OwnedFd, report_pipe: OwnedFd) -> ! {
+pub(crate) fn namespace_init(spec: &Spec, stop: OwnedFd, report_pipe: OwnedFd) -> ! {
     // Nobody in the test may trace the init or read its memory.
     let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
     let report = match view::build(spec) {

@@ -61,7 +61,7 @@ impl Rules {
 
     /// Restricts the calling process (and what it execs) to the rules. Needs no_new_privs.
     /// Returns the ABI applied (0: the kernel has no landlock).
-    pub fn apply(&self) -> Result<i64, std::io::Error> {
+    pub(crate) fn apply(&self) -> Result<i64, std::io::Error> {
         let abi = super::probe::landlock_abi();
         if abi <= 0 {
             return Ok(0);

@@ -28,8 +28,8 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
-pub use spec::{Bind, Mode, Report, Spec, StartError};
-pub use view::{HOME as BOX_HOME, WORK as BOX_WORK};
+pub use spec::Mode;
+pub use spec::{Bind, Report, Spec, StartError};
 
 /// The argument that makes the harness binary a supervisor.
 pub const SUPERVISOR_ARG: &str = "__sandbox";
@@ -175,7 +175,7 @@ impl Isolation {
     /// The program a player runs as the sandbox sees it. A program found by name on PATH
     /// outside the system folders (a pyenv shim, ~/.local/bin) would not run there: the same
     /// name is looked up again among the PATH entries the sandbox shows. Elsewhere, as is.
-    pub fn visible_program(&self, program: &Path, on_path: bool) -> PathBuf {
+    pub(crate) fn visible_program(&self, program: &Path, on_path: bool) -> PathBuf {
         if self.mode != Mode::Namespaces || !on_path || self.visible(program) {
             return program.to_path_buf();
         }
@@ -337,7 +337,7 @@ fn unique() -> u64 {
 }
 
 /// A started test: the supervisor's pid, the player's pipes, and the supervisor's pipes.
-pub struct Launched {
+pub(crate) struct Launched {
     pub pid: i32,
     pub stdin: OwnedFd,
     pub stdout: OwnedFd,
@@ -363,7 +363,7 @@ fn high(fd: OwnedFd) -> std::io::Result<OwnedFd> {
 }
 
 /// Starts a supervisor for `spec` and hands it the spec.
-pub fn launch(spec: &Spec) -> std::io::Result<Launched> {
+pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
     let (in_r, in_w) = sys::pipe()?;
     let (out_r, out_w) = sys::pipe()?;
     let (err_r, err_w) = sys::pipe()?;
@@ -447,7 +447,7 @@ static PENDING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
 
 /// Reaps a supervisor whose test is over: now if it has exited, else at a later call (every
 /// test's end reaps what has exited since) or at [`reap_all`].
-pub fn reap_later(pid: i32) {
+pub(crate) fn reap_later(pid: i32) {
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
     pending.push(pid);
     reap_exited(&mut pending);
@@ -466,7 +466,7 @@ fn still_child(pid: i32) -> bool {
 
 /// Reaps every pending supervisor, killing those still there after `within` (the end of a
 /// run: nothing of it may be left).
-pub fn reap_all(within: std::time::Duration) {
+pub(crate) fn reap_all(within: std::time::Duration) {
     let deadline = std::time::Instant::now() + within;
     loop {
         let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());

@@ -9,7 +9,7 @@ use super::spec::{Mode, Report};
 use super::{sys, Isolation, TestLimits};
 
 /// Starts `true` in the namespace mode, as a real test would be; the error says what failed.
-pub fn try_namespaces(isolation: &Isolation) -> Result<(), String> {
+pub(crate) fn try_namespaces(isolation: &Isolation) -> Result<(), String> {
     let program = ["/usr/bin/true", "/bin/true"]
         .into_iter()
         .map(std::path::Path::new)
@@ -88,7 +88,7 @@ fn read(path: &str) -> Option<String> {
 }
 
 /// The landlock ABI version the kernel offers (0: none).
-pub fn landlock_abi() -> i64 {
+pub(crate) fn landlock_abi() -> i64 {
     // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only asks.
     let ret = unsafe {
         libc::syscall(
@@ -179,7 +179,7 @@ fn mem_available() -> Option<u64> {
 
 /// Warns when `threads` tests at once, each with `memory` and `disk` bytes, may not fit in the
 /// memory the machine has free (the sandbox's writable space is memory too).
-pub fn capacity_note(threads: usize, memory: u64, disk: u64) -> Option<String> {
+pub(crate) fn capacity_note(threads: usize, memory: u64, disk: u64) -> Option<String> {
     let free = mem_available()?;
     let need = (memory.saturating_add(disk)).saturating_mul(threads as u64);
     (need > free).then(|| {
@@ -218,7 +218,7 @@ fn user_tasks(uid: u32) -> u64 {
 /// The process cap per test that keeps `threads` tests at once under the user's own process
 /// limit (`RLIMIT_NPROC`, which a test's processes count against in every mode), with room
 /// for the harness and the user's other processes; and a note when it had to lower `wanted`.
-pub fn process_cap(threads: usize, wanted: u64) -> (u64, Option<String>) {
+pub(crate) fn process_cap(threads: usize, wanted: u64) -> (u64, Option<String>) {
     // SAFETY: plain getter; rlimit is plain data filled by the call.
     let (uid, limit) = unsafe {
         let mut lim: libc::rlimit = std::mem::zeroed();

@@ -90,12 +90,12 @@ pub enum StartError {
 
 impl StartError {
     /// Whether a failure means the machine refused (out of processes or memory).
-    pub fn is_refusal(e: &std::io::Error) -> bool {
+    pub(crate) fn is_refusal(e: &std::io::Error) -> bool {
         matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::ENOMEM))
     }
 
     /// A failure of the harness's own set-up: refused by the machine, or the sandbox's fault.
-    pub fn of_setup(e: &std::io::Error, what: &str) -> StartError {
+    pub(crate) fn of_setup(e: &std::io::Error, what: &str) -> StartError {
         if StartError::is_refusal(e) {
             StartError::Refused(format!("{what}: {e}"))
         } else {

@@ -36,17 +36,17 @@ const ETC: [&str; 10] = [
 const ETC_PREFIXES: [&str; 3] = ["java", "python", "perl"];
 
 /// The player's writable space, and where it is seen.
-pub const BOX: &str = "/box";
-pub const WORK: &str = "/box/work";
+pub(crate) const BOX: &str = "/box";
+pub(crate) const WORK: &str = "/box/work";
 pub const HOME: &str = "/box/home";
 
 /// Inside uid and gid of the player.
-pub const PLAYER_ID: u32 = 1000;
+pub(crate) const PLAYER_ID: u32 = 1000;
 
 /// Makes the run's /etc for its sandboxes, once, in `dir`: copies of the few host entries a
 /// program may need (links kept as links) and a `passwd`/`group` naming only the player.
 /// Each test then shows it read-only with one bind instead of one per entry.
-pub fn prepare_etc(dir: &Path) -> io::Result<()> {
+pub(crate) fn prepare_etc(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     if let Ok(entries) = std::fs::read_dir("/etc") {
         for entry in entries.flatten() {
@@ -82,7 +82,7 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 }
 
 /// The system folders a path may already be visible through.
-pub fn visible_without_bind(path: &Path) -> bool {
+pub(crate) fn visible_without_bind(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
 }
 
