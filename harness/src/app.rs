@@ -43,6 +43,7 @@ pub fn main(mut cli: Cli, env_secret: Option<OsString>) -> u8 {
         Some(Command::Runs(args)) => crate::compare::runs_main(&args),
         Some(Command::Echo) => crate::bench::echo(),
         Some(Command::Doctor(args)) => doctor(&args),
+        Some(Command::Tune(args)) => crate::tune::main(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),
         Some(Command::Play(args)) => crate::play::main(&args),
     };

@@ -366,6 +366,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
 
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
+    crate::tune::bench_line();
     let (scoring, root) = load_config(&args.common)?;
     let testcases = args
         .common

@@ -34,4 +34,5 @@ pub mod session;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod transcript;
+pub mod tune;
 pub mod verdict;
