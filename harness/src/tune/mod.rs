@@ -334,6 +334,7 @@ pub fn main(args: &TuneArgs) -> Result<u8, UsageError> {
     for note in notes {
         println!("note: {note}");
     }
+    println!("isolation: {}", containment.isolation.describe());
     println!("results: {}", files.dir.display());
     let _ = std::io::stdout().flush();
     files.on_line = Box::new(|line| {

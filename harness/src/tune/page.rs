@@ -26,8 +26,8 @@ fn esc(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-const W: f64 = 560.0;
-const H: f64 = 260.0;
+const W: f64 = 520.0;
+const H: f64 = 240.0;
 const PAD: f64 = 44.0;
 
 /// A point of a chart: x, mean score, complete (else pruned or unfinished), the best.
@@ -134,7 +134,7 @@ pub(crate) fn render(page: &Page) -> String {
     let _ = write!(
         h,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{id}</title><style>\
-         body{{font-family:sans-serif;margin:1.5em;max-width:1200px}}\
+         body{{font-family:sans-serif;margin:1.5em;max-width:1400px}}\
          figure{{display:inline-block;margin:0 1em 1em 0}}figcaption{{font-weight:bold}}\
          .axis{{stroke:#444}}.tick{{font-size:11px;fill:#333}}.line{{fill:none;stroke:#2a7;stroke-width:1.5}}\
          .complete{{fill:#36c;opacity:.75}}.pruned{{fill:none;stroke:#999}}.best{{fill:#e60}}\
