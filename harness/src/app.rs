@@ -38,6 +38,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Some(Command::Runs(args)) => crate::compare::runs_main(&args),
         Some(Command::Echo) => crate::bench::echo(),
         Some(Command::Doctor(args)) => doctor(&args),
+        Some(Command::Tune(args)) => crate::tune::main(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),
         Some(Command::Play(args)) => crate::play::main(&args),
         Some(Command::Build(args)) => crate::bundle::main(&args),

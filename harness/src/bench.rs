@@ -369,6 +369,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
 
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
+    crate::tune::bench_line();
     let context = Context::load(&args.common)?;
     let (scoring, testcases) = (&context.scoring, context.testcases.clone());
     for problem in problem::all() {

@@ -47,6 +47,9 @@ pub enum Command {
     Build(crate::bundle::BuildArgs),
     /// Merge the shards of a run (`--shard I/N --run-id ID`) into one run.
     Merge(crate::merge::MergeArgs),
+    /// Tune a player's declared parameters (TPE sampler, paired-test pruning), then check the
+    /// best values against the defaults on held-out seeds.
+    Tune(TuneArgs),
     /// Internal: the echo peer of `bench` (answers each line with `0 0`).
     #[command(hide = true)]
     Echo,
@@ -229,6 +232,64 @@ pub struct GenArgs {
     pub view: String,
     #[command(flatten)]
     pub secret: SecretArg,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct TuneArgs {
+    /// The player: a Cargo package or a player.toml folder that declares parameters.
+    #[arg(value_name = "PLAYER")]
+    pub player: Option<PathBuf>,
+    /// Tuning seeds, played in this order by every trial [default: 1..50].
+    #[arg(long, value_name = "SPEC")]
+    pub seeds: Option<String>,
+    /// Held-out seeds: the best values against the defaults at the end, never used in tuning
+    /// (must share no seed with --seeds) [default: 1001..1200].
+    #[arg(long, value_name = "SPEC")]
+    pub holdout: Option<String>,
+    /// Trials in all, the defaults (trial 0) included [default: 100].
+    #[arg(long, value_name = "N")]
+    pub trials: Option<usize>,
+    /// Tests played at once (one trial per thread) [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Seeds a trial plays before it is first compared with the best (then at 2x, 4x, ...);
+    /// 0 turns pruning off [default: 10].
+    #[arg(long, value_name = "N")]
+    pub prune_after: Option<usize>,
+    /// A trial is pruned when worse than the best with a one-sided Wilcoxon p below this
+    /// [default: 0.1].
+    #[arg(long, value_name = "P")]
+    pub prune_p: Option<f64>,
+    /// Seed of the sampler's random numbers [default: 1].
+    #[arg(long, value_name = "N")]
+    pub sampler_seed: Option<u64>,
+    /// The problem (only for a player that is an executable file).
+    #[arg(long, value_name = "ID")]
+    pub problem: Option<String>,
+    /// Thinking time per test in seconds (overrides scoring.toml).
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<f64>,
+    /// Memory limit per test in MB; 0 = none (overrides scoring.toml).
+    #[arg(long, value_name = "MB")]
+    pub memory_limit: Option<u64>,
+    /// Finish an interrupted tuning (results/TUNE-ID), with its recorded settings; --trials
+    /// and --threads may be given.
+    #[arg(long, value_name = "TUNE-ID")]
+    pub resume: Option<String>,
+    /// Where tunings are written [default: results/ beside the config file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// As for `run`: auto, require, off.
+    #[arg(long, value_name = "WHEN")]
+    pub sandbox: Option<crate::sandbox::Want>,
+    /// As for `run`: auto, require, off.
+    #[arg(long, value_name = "WHEN")]
+    pub cgroup: Option<crate::sandbox::Want>,
+    /// Do not pin each worker and its player to one CPU.
+    #[arg(long)]
+    pub no_pin: bool,
     #[command(flatten)]
     pub common: Common,
 }

@@ -52,5 +52,6 @@ pub mod shard;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod transcript;
+pub mod tune;
 pub mod variant;
 pub mod verdict;

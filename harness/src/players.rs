@@ -112,6 +112,8 @@ struct PlayerToml {
     pass_env: Vec<String>,
     /// A command run in the folder once before the run (a compiler), outside the sandbox.
     build: Option<Vec<String>>,
+    /// Declared parameters ([`crate::tune::params`]): their defaults reach the player.
+    params: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
@@ -134,6 +136,8 @@ struct CargoMetadata {
 #[derive(Deserialize)]
 struct HarnessMetadata {
     problem: String,
+    /// Declared parameters ([`crate::tune::params`]): their defaults reach the player.
+    params: Option<toml::Table>,
 }
 
 enum Kind {
@@ -344,6 +348,9 @@ fn describe(
                 .iter()
                 .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
                 .collect();
+            let params = spec.params.unwrap_or_default();
+            let params = crate::tune::params::parse(&params, &player_toml, "params")?;
+            env.extend(crate::tune::params::default_env(&params));
             env.extend(spec.env);
             return Ok((
                 Player {
@@ -376,11 +383,14 @@ fn describe(
                     "has no [package] (a workspace is not a player)",
                 ));
             };
-            let problem = package
-                .metadata
-                .and_then(|m| m.harness)
-                .map(|h| h.problem)
-                .ok_or_else(|| {
+            let harness = package.metadata.and_then(|m| m.harness);
+            let params = harness.as_ref().and_then(|h| h.params.clone());
+            let params = crate::tune::params::parse(
+                &params.unwrap_or_default(),
+                &cargo_toml,
+                "package.metadata.harness.params",
+            )?;
+            let problem = harness.map(|h| h.problem).ok_or_else(|| {
                     err(
                         &cargo_toml,
                         format!(
@@ -398,7 +408,7 @@ fn describe(
                     cwd: abs.clone(),
                     source: path.to_path_buf(),
                     hash: String::new(),
-                    env: Vec::new(),
+                    env: crate::tune::params::default_env(&params),
                     pass_env: Vec::new(),
                     on_path: false,
                     snapshot: None,

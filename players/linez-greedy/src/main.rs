@@ -8,6 +8,10 @@
 //!   coming in `nextThree`. Moves that cut empty cells off from the rest of the board (where
 //!   nothing can reach them) are penalised.
 //!
+//! Its weights are parameters that `harness tune` can tune: read from `PARAM_STRETCH_2`,
+//! `_3`, `_4`, `PARAM_NEXT_BONUS`, `PARAM_CUT_OFF` and `PARAM_SHORTLIST` (declared with
+//! their ranges in Cargo.toml), each defaulting to the value the player always had.
+//!
 //! Deterministic: no randomness of its own. Standalone (its own rule code).
 //!
 //! Protocol: each turn 9 board rows (top first, `.` empty) and a `nextThree` line on stdin;
@@ -22,12 +26,98 @@ const LINE: usize = 5;
 const ALL: u128 = (1 << CELLS) - 1;
 const DIRECTIONS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
-/// Worth of a stretch of 5 cells holding `m` equal numbers and nothing else.
-const STRETCH: [i64; LINE] = [0, 1, 10, 100, 1000];
-/// Per empty cell that no number outside it can reach any more.
-const CUT_OFF: i64 = 40;
-/// Moves checked for cut-off cells.
-const SHORTLIST: usize = 40;
+/// The evaluation's weights.
+#[derive(Clone, Copy, Debug)]
+struct Weights {
+    /// Worth of a stretch of 5 cells holding `m` equal numbers and nothing else: `0, 1` for
+    /// `m = 0, 1`, then `PARAM_STRETCH_2`, `PARAM_STRETCH_3`, `PARAM_STRETCH_4` (default
+    /// 10, 100, 1000), rounded.
+    stretch: [i64; LINE],
+    /// Added (in quarters) to a number's stretches per time it is in `nextThree`
+    /// (`PARAM_NEXT_BONUS`, default 1).
+    next_bonus: i64,
+    /// Per empty cell that no number outside it can reach any more (`PARAM_CUT_OFF`,
+    /// default 40).
+    cut_off: i64,
+    /// Moves checked for cut-off cells (`PARAM_SHORTLIST`, default 40).
+    shortlist: usize,
+    /// Per neighbour (of 8) holding the same number, gained at the target and lost at the
+    /// source (`PARAM_SAME_NEIGHBOUR`, default 0: off).
+    same_neighbour: f64,
+    /// Per step towards the centre (rings around E5) (`PARAM_CENTRE`, default 0: off).
+    centre: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights::from_vars(|_| None).expect("the defaults parse")
+    }
+}
+
+impl Weights {
+    /// The weights named by `PARAM_*` variables (`var` looks one up), the defaults for the
+    /// others. A value that does not parse is an error naming the variable.
+    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Weights, String> {
+        fn get<T: std::str::FromStr>(
+            var: &impl Fn(&str) -> Option<String>,
+            name: &str,
+            default: T,
+        ) -> Result<T, String> {
+            match var(name) {
+                None => Ok(default),
+                Some(text) => text
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{name}={text:?} is not a valid value")),
+            }
+        }
+        let worth = |name, default: f64| get(&var, name, default).map(|w| w.round() as i64);
+        Ok(Weights {
+            stretch: [
+                0,
+                1,
+                worth("PARAM_STRETCH_2", 10.0)?,
+                worth("PARAM_STRETCH_3", 100.0)?,
+                worth("PARAM_STRETCH_4", 1000.0)?,
+            ],
+            next_bonus: get(&var, "PARAM_NEXT_BONUS", 1)?,
+            cut_off: get(&var, "PARAM_CUT_OFF", 40)?,
+            shortlist: get(&var, "PARAM_SHORTLIST", 40usize)?.max(1),
+            same_neighbour: get(&var, "PARAM_SAME_NEIGHBOUR", 0.0)?,
+            centre: get(&var, "PARAM_CENTRE", 0.0)?,
+        })
+    }
+
+    /// The placement terms of moving `from` -> `to` (`after` is the board after the move):
+    /// 0 with the default weights.
+    fn placement(&self, before: &Board, after: &Board, from: usize, to: usize) -> i64 {
+        if self.same_neighbour == 0.0 && self.centre == 0.0 {
+            return 0;
+        }
+        let same = |board: &Board, cell: usize| {
+            let number = board[cell];
+            let mut count = 0;
+            for dr in -1..=1 {
+                for dc in -1..=1 {
+                    if (dr, dc) != (0, 0)
+                        && step(cell, (dr, dc), 1).is_some_and(|c| board[c] == number)
+                    {
+                        count += 1;
+                    }
+                }
+            }
+            count as f64
+        };
+        let ring = |cell: usize| {
+            let (r, c) = ((cell / SIDE) as isize, (cell % SIDE) as isize);
+            (r - 4).abs().max((c - 4).abs()) as f64
+        };
+        let value = self.same_neighbour * (same(after, to) - same(before, from))
+            + self.centre * (ring(from) - ring(to));
+        value.round() as i64
+    }
+}
+
 /// Taking a line beats every other move.
 const LINE_MADE: i64 = 1 << 40;
 
@@ -37,10 +127,12 @@ type Board = [u8; CELLS];
 struct Stretches {
     cells: Vec<[usize; LINE]>,
     of_cell: Vec<Vec<usize>>,
+    /// Worth by the count of equal numbers held ([`Weights::stretch`]).
+    weight: [i64; LINE],
 }
 
 impl Stretches {
-    fn new() -> Stretches {
+    fn new(weights: &Weights) -> Stretches {
         let mut cells = Vec::new();
         let mut of_cell = vec![Vec::new(); CELLS];
         for r in 0..SIDE as isize {
@@ -60,7 +152,11 @@ impl Stretches {
                 }
             }
         }
-        Stretches { cells, of_cell }
+        Stretches {
+            cells,
+            of_cell,
+            weight: weights.stretch,
+        }
     }
 
     fn worth(&self, board: &Board, stretch: usize, bonus: &[i64; 8]) -> i64 {
@@ -79,7 +175,7 @@ impl Stretches {
         if held >= LINE {
             return 0;
         }
-        STRETCH[held] * bonus[number as usize] / 4
+        self.weight[held] * bonus[number as usize] / 4
     }
 
     /// The worth of the stretches through `a` or `b`.
@@ -194,11 +290,16 @@ fn name(cell: usize) -> String {
 }
 
 /// The best move on `board`, or `None` when nothing can move.
-fn choose(board: &Board, next_three: &[u8], stretches: &Stretches) -> Option<(usize, usize)> {
+fn choose(
+    board: &Board,
+    next_three: &[u8],
+    stretches: &Stretches,
+    weights: &Weights,
+) -> Option<(usize, usize)> {
     // A number that is about to land is slightly more likely to help its stretches.
     let mut bonus = [4i64; 8];
     for &n in next_three {
-        bonus[n as usize] += 1;
+        bonus[n as usize] += weights.next_bonus;
     }
     let empty = empties(board);
     // (value, from, to, makes a line)
@@ -218,7 +319,8 @@ fn choose(board: &Board, next_three: &[u8], stretches: &Stretches) -> Option<(us
                 work = *board;
                 candidates.push((value, from, to, true));
             } else {
-                let gain = stretches.worth_near(&work, from, to, &bonus) - before;
+                let mut gain = stretches.worth_near(&work, from, to, &bonus) - before;
+                gain += weights.placement(board, &work, from, to);
                 work[from] = work[to];
                 work[to] = 0;
                 candidates.push((gain, from, to, false));
@@ -233,19 +335,30 @@ fn choose(board: &Board, next_three: &[u8], stretches: &Stretches) -> Option<(us
     let cut_before = cut_off(board);
     candidates
         .iter()
-        .take(SHORTLIST)
+        .take(weights.shortlist)
         .map(|&(gain, from, to, _)| {
             let mut after = *board;
             after[to] = after[from];
             after[from] = 0;
-            (gain - CUT_OFF * (cut_off(&after) - cut_before), from, to)
+            (
+                gain - weights.cut_off * (cut_off(&after) - cut_before),
+                from,
+                to,
+            )
         })
         .max_by_key(|&(value, from, to)| (value, std::cmp::Reverse((from, to))))
         .map(|(_, from, to)| (from, to))
 }
 
 fn main() -> io::Result<()> {
-    let stretches = Stretches::new();
+    let weights = match Weights::from_vars(|name| std::env::var(name).ok()) {
+        Ok(weights) => weights,
+        Err(why) => {
+            eprintln!("linez-greedy: {why}");
+            std::process::exit(2);
+        }
+    };
+    let stretches = Stretches::new(&weights);
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();
     let mut out = io::stdout().lock();
@@ -272,7 +385,7 @@ fn main() -> io::Result<()> {
             .filter(|b| (b'1'..=b'7').contains(b))
             .map(|b| b - b'0')
             .collect();
-        let (from, to) = choose(&board, &next_three, &stretches).unwrap_or((0, 1));
+        let (from, to) = choose(&board, &next_three, &stretches, &weights).unwrap_or((0, 1));
         writeln!(out, "{}{}", name(from), name(to))?;
         out.flush()?;
     }
@@ -300,8 +413,26 @@ mod tests {
             "3........ ......... ......... ......... 3333..... \
              ......... ......... ......... ........7",
         );
-        let (from, to) = choose(&b, &[1, 2, 3], &Stretches::new()).unwrap();
+        let w = Weights::default();
+        let (from, to) = choose(&b, &[1, 2, 3], &Stretches::new(&w), &w).unwrap();
         assert_eq!((name(from).as_str(), name(to).as_str()), ("A1", "E5"));
+    }
+
+    #[test]
+    fn default_weights_are_the_old_constants_and_variables_override_them() {
+        let w = Weights::from_vars(|_| None).unwrap();
+        assert_eq!(w.stretch, [0, 1, 10, 100, 1000]);
+        assert_eq!((w.next_bonus, w.cut_off, w.shortlist), (1, 40, 40));
+        let w = Weights::from_vars(|name| match name {
+            "PARAM_STRETCH_3" => Some("12.5".into()),
+            "PARAM_CUT_OFF" => Some("7".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(w.stretch, [0, 1, 10, 13, 1000]);
+        assert_eq!((w.next_bonus, w.cut_off, w.shortlist), (1, 7, 40));
+        let bad = Weights::from_vars(|name| (name == "PARAM_SHORTLIST").then(|| "x".into()));
+        assert!(bad.unwrap_err().contains("PARAM_SHORTLIST"));
     }
 
     #[test]
@@ -320,7 +451,8 @@ mod tests {
             "......... ......... ......... ......... 222...... \
              ......... ......... ......... ........2",
         );
-        let (from, to) = choose(&b, &[5, 5, 5], &Stretches::new()).unwrap();
+        let w = Weights::default();
+        let (from, to) = choose(&b, &[5, 5, 5], &Stretches::new(&w), &w).unwrap();
         assert_eq!(name(from), "I9");
         assert!(["E4", "E5"].contains(&name(to).as_str()), "{}", name(to));
     }
