@@ -195,17 +195,7 @@ pub fn discover_with(
             continue;
         }
         let (player, kind) = describe(path, only, known_problems)?;
-        check_name(&player.name).map_err(|m| err(&name_file(path, &player), m))?;
-        if !known_problems.contains(&player.problem.as_str()) {
-            return Err(err(
-                path,
-                format!(
-                    "unknown problem {:?} (known: {})",
-                    player.problem,
-                    known_problems.join(", ")
-                ),
-            ));
-        }
+        check_player(path, &player, known_problems)?;
         let shown = variant.map_or(player.name.clone(), |i| variants[i].name.clone());
         if let Some(only) = only {
             if player.problem != only {
@@ -258,6 +248,33 @@ pub fn discover_with(
             variants[*i].apply(player);
         }
     }
+    let players = fix_for_the_run(found, &variant_of, variants)?;
+    Ok((players, skipped))
+}
+
+/// A player's name is a plain file name and its problem is known.
+fn check_player(path: &Path, player: &Player, known_problems: &[&str]) -> Result<(), PlayerError> {
+    check_name(&player.name).map_err(|m| err(&name_file(path, player), m))?;
+    if !known_problems.contains(&player.problem.as_str()) {
+        return Err(err(
+            path,
+            format!(
+                "unknown problem {:?} (known: {})",
+                player.problem,
+                known_problems.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Fixes every player for the run (see the module doc): a snapshot of its folder, or a copy
+/// of its program, and its hash (a variant's includes its settings).
+fn fix_for_the_run(
+    found: Vec<(Player, Kind)>,
+    variant_of: &[Option<usize>],
+    variants: &[crate::variant::Variant],
+) -> Result<Vec<Player>, PlayerError> {
     let mut stage = None;
     let mut players = Vec::new();
     for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
@@ -274,11 +291,11 @@ pub fn discover_with(
         player.snapshot = Some(Arc::new(snapshot));
         player.hash = hash_player(&player, &kind);
         if let Some(i) = v {
-            player.hash = variants[i].hash(&player.hash);
+            player.hash = variants[*i].hash(&player.hash);
         }
         players.push(player);
     }
-    Ok((players, skipped))
+    Ok(players)
 }
 
 /// Why something a `players/*` glob matched is not a player a user could mean: a folder of
@@ -325,99 +342,10 @@ fn describe(
         let player_toml = abs.join("player.toml");
         let cargo_toml = abs.join("Cargo.toml");
         if player_toml.exists() {
-            let text = std::fs::read_to_string(&player_toml)
-                .map_err(|e| err(&player_toml, e.to_string()))?;
-            let spec: PlayerToml =
-                toml::from_str(&text).map_err(|e| err(&player_toml, e.to_string()))?;
-            let Some(program_name) = spec.command.first().cloned() else {
-                return Err(err(&player_toml, "`command` is empty"));
-            };
-            if spec.build.as_ref().is_some_and(|b| b.is_empty()) {
-                return Err(err(
-                    &player_toml,
-                    "`build` is empty (leave it out, or name a command)",
-                ));
-            }
-            // With a build step, the program may not exist yet: it is found after the build.
-            let (program, args) = match &spec.build {
-                Some(_) => (PathBuf::new(), Vec::new()),
-                None => resolve_command(&abs, &spec.command, &player_toml)?,
-            };
-            let mut env: Vec<(String, String)> = spec
-                .pass_env
-                .iter()
-                .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
-                .collect();
-            let params = spec.params.unwrap_or_default();
-            let params = crate::tune::params::parse(&params, &player_toml, "params")?;
-            env.extend(crate::tune::params::default_env(&params));
-            env.extend(spec.env);
-            return Ok((
-                Player {
-                    name: spec.name.unwrap_or_else(|| folder_name(&abs)),
-                    problem: spec.problem,
-                    program,
-                    args,
-                    cwd: abs.clone(),
-                    source: path.to_path_buf(),
-                    hash: String::new(),
-                    env,
-                    pass_env: spec.pass_env,
-                    on_path: !program_name.contains('/'),
-                    snapshot: None,
-                },
-                Kind::Folder {
-                    command: spec.command,
-                    build: spec.build,
-                },
-            ));
+            return describe_player_toml(path, &abs, &player_toml);
         }
         if cargo_toml.exists() {
-            let text = std::fs::read_to_string(&cargo_toml)
-                .map_err(|e| err(&cargo_toml, e.to_string()))?;
-            let manifest: CargoToml =
-                toml::from_str(&text).map_err(|e| err(&cargo_toml, e.to_string()))?;
-            let Some(package) = manifest.package else {
-                return Err(err(
-                    &cargo_toml,
-                    "has no [package] (a workspace is not a player)",
-                ));
-            };
-            let harness = package.metadata.and_then(|m| m.harness);
-            let params = harness.as_ref().and_then(|h| h.params.clone());
-            let params = crate::tune::params::parse(
-                &params.unwrap_or_default(),
-                &cargo_toml,
-                "package.metadata.harness.params",
-            )?;
-            let problem = harness.map(|h| h.problem).ok_or_else(|| {
-                    err(
-                        &cargo_toml,
-                        format!(
-                            "says no problem: add [package.metadata.harness] problem = \"...\" (one of {})",
-                            known_problems.join(", ")
-                        ),
-                    )
-                })?;
-            return Ok((
-                Player {
-                    name: package.name,
-                    problem,
-                    program: PathBuf::new(),
-                    args: Vec::new(),
-                    cwd: abs.clone(),
-                    source: path.to_path_buf(),
-                    hash: String::new(),
-                    env: crate::tune::params::default_env(&params),
-                    pass_env: Vec::new(),
-                    on_path: false,
-                    snapshot: None,
-                },
-                Kind::Cargo {
-                    manifest: cargo_toml,
-                    workspace: PathBuf::new(),
-                },
-            ));
+            return describe_cargo(path, &abs, cargo_toml, known_problems);
         }
         return Err(err(
             path,
@@ -451,6 +379,110 @@ fn describe(
             snapshot: None,
         },
         Kind::File,
+    ))
+}
+
+/// A folder player described by its `player.toml`.
+fn describe_player_toml(
+    path: &Path,
+    abs: &Path,
+    player_toml: &Path,
+) -> Result<(Player, Kind), PlayerError> {
+    let text = std::fs::read_to_string(player_toml).map_err(|e| err(player_toml, e.to_string()))?;
+    let spec: PlayerToml = toml::from_str(&text).map_err(|e| err(player_toml, e.to_string()))?;
+    let Some(program_name) = spec.command.first().cloned() else {
+        return Err(err(player_toml, "`command` is empty"));
+    };
+    if spec.build.as_ref().is_some_and(|b| b.is_empty()) {
+        return Err(err(
+            player_toml,
+            "`build` is empty (leave it out, or name a command)",
+        ));
+    }
+    // With a build step, the program may not exist yet: it is found after the build.
+    let (program, args) = match &spec.build {
+        Some(_) => (PathBuf::new(), Vec::new()),
+        None => resolve_command(abs, &spec.command, player_toml)?,
+    };
+    let mut env: Vec<(String, String)> = spec
+        .pass_env
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+        .collect();
+    let params = spec.params.unwrap_or_default();
+    let params = crate::tune::params::parse(&params, player_toml, "params")?;
+    env.extend(crate::tune::params::default_env(&params));
+    env.extend(spec.env);
+    Ok((
+        Player {
+            name: spec.name.unwrap_or_else(|| folder_name(abs)),
+            problem: spec.problem,
+            program,
+            args,
+            cwd: abs.to_path_buf(),
+            source: path.to_path_buf(),
+            hash: String::new(),
+            env,
+            pass_env: spec.pass_env,
+            on_path: !program_name.contains('/'),
+            snapshot: None,
+        },
+        Kind::Folder {
+            command: spec.command,
+            build: spec.build,
+        },
+    ))
+}
+
+/// A Cargo package player (`[package.metadata.harness] problem`); built later.
+fn describe_cargo(
+    path: &Path,
+    abs: &Path,
+    cargo_toml: PathBuf,
+    known_problems: &[&str],
+) -> Result<(Player, Kind), PlayerError> {
+    let text = std::fs::read_to_string(&cargo_toml).map_err(|e| err(&cargo_toml, e.to_string()))?;
+    let manifest: CargoToml = toml::from_str(&text).map_err(|e| err(&cargo_toml, e.to_string()))?;
+    let Some(package) = manifest.package else {
+        return Err(err(
+            &cargo_toml,
+            "has no [package] (a workspace is not a player)",
+        ));
+    };
+    let harness = package.metadata.and_then(|m| m.harness);
+    let params = harness.as_ref().and_then(|h| h.params.clone());
+    let params = crate::tune::params::parse(
+        &params.unwrap_or_default(),
+        &cargo_toml,
+        "package.metadata.harness.params",
+    )?;
+    let problem = harness.map(|h| h.problem).ok_or_else(|| {
+        err(
+            &cargo_toml,
+            format!(
+                "says no problem: add [package.metadata.harness] problem = \"...\" (one of {})",
+                known_problems.join(", ")
+            ),
+        )
+    })?;
+    Ok((
+        Player {
+            name: package.name,
+            problem,
+            program: PathBuf::new(),
+            args: Vec::new(),
+            cwd: abs.to_path_buf(),
+            source: path.to_path_buf(),
+            hash: String::new(),
+            env: crate::tune::params::default_env(&params),
+            pass_env: Vec::new(),
+            on_path: false,
+            snapshot: None,
+        },
+        Kind::Cargo {
+            manifest: cargo_toml,
+            workspace: PathBuf::new(),
+        },
     ))
 }
 
@@ -645,22 +677,7 @@ fn build_cargo_players(
         let stdout = builds
             .run(cmd)
             .map_err(|e| err(first, format!("cargo build of {} {e}", names.join(", "))))?;
-        let mut binaries: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for line in String::from_utf8_lossy(&stdout).lines() {
-            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            if msg["reason"] != "compiler-artifact" {
-                continue;
-            }
-            let (Some(exe), Some(target)) =
-                (msg["executable"].as_str(), msg["target"]["name"].as_str())
-            else {
-                continue;
-            };
-            binaries.insert(target.replace('_', "-"), PathBuf::from(exe));
-            binaries.insert(target.to_string(), PathBuf::from(exe));
-        }
+        let binaries = built_binaries(&stdout);
         for &i in &members {
             let player = &mut found[i].0;
             player.program = binaries.get(&player.name).cloned().ok_or_else(|| {
@@ -672,6 +689,28 @@ fn build_cargo_players(
         }
     }
     Ok(())
+}
+
+/// The binaries a `cargo build --message-format json...` says it built, by target name
+/// (with `_` and with `-`).
+fn built_binaries(stdout: &[u8]) -> BTreeMap<String, PathBuf> {
+    let mut binaries: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for line in String::from_utf8_lossy(stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let (Some(exe), Some(target)) =
+            (msg["executable"].as_str(), msg["target"]["name"].as_str())
+        else {
+            continue;
+        };
+        binaries.insert(target.replace('_', "-"), PathBuf::from(exe));
+        binaries.insert(target.to_string(), PathBuf::from(exe));
+    }
+    binaries
 }
 
 /// Folders of a `player.toml` player that its hash leaves out: build outputs and caches,
