@@ -152,6 +152,8 @@ struct RecordedArgs {
     /// The fingerprint of the secret key, never the key (`crate::secret`).
     #[serde(skip_serializing_if = "Option::is_none")]
     secret_fingerprint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transcripts: Option<crate::transcript::Keep>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -188,6 +190,7 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs, UsageError> {
     merged.memory_limit = merged.memory_limit.or(r.memory_limit);
     merged.sandbox = merged.sandbox.or(r.sandbox);
     merged.cgroup = merged.cgroup.or(r.cgroup);
+    merged.transcripts = merged.transcripts.or(r.transcripts);
     Ok(merged)
 }
 
@@ -419,6 +422,7 @@ fn run(args: &RunArgs) -> Result<u8, UsageError> {
             reopened
         }
     };
+    files.transcripts = args.transcripts.unwrap_or(scoring.harness.transcripts);
     if let Err(e) = builds.write_log(&files.dir) {
         eprintln!("warning: cannot keep the build log: {e}");
     }
@@ -539,11 +543,12 @@ fn run_toml(
 ) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "harness-version = {:?}\ncommand = {:?}\nthreads = {threads}\nisolation = {:?}\npass-env = {:?}\n",
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {threads}\nisolation = {:?}\npass-env = {:?}\ntranscripts = {:?}\n",
         env!("CARGO_PKG_VERSION"),
         crate::secret::redact_args(std::env::args()).join(" "),
         containment.isolation.describe(),
         scoring.harness.pass_env,
+        args.transcripts.unwrap_or(scoring.harness.transcripts).name(),
     ));
     let recorded = RecordedArgs {
         players: args
@@ -562,6 +567,7 @@ fn run_toml(
             .secret
             .as_ref()
             .map(|s| s.fingerprint().to_string()),
+        transcripts: args.transcripts,
     };
     s.push_str("\n[args]\n");
     s.push_str(&toml::to_string(&recorded).unwrap_or_default());

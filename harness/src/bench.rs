@@ -1,7 +1,9 @@
 //! `harness bench`: what the harness costs per move, measured against a raw pipe ping-pong
 //! between two Rust processes in the same run, and how a 100-seed suite scales from one
 //! thread to two. Reports ratios, never absolute pass/fail times. Also the disk a run's
-//! transcripts take, per move and per test.
+//! transcripts take, per move and per test, and the harness's own time per move in a short
+//! and a long recorded game side by side ([`crate::problem::Problem::long_game`]): judging
+//! and recording cost the same per move whatever the game's length.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -385,6 +387,14 @@ pub fn main(args: &BenchArgs) -> Result<u8, UsageError> {
     }
 
     for problem in problem::all() {
+        match long_game_cost(problem.as_ref(), &testcases) {
+            None => {}
+            Some(Err(e)) => println!("  long games of {}: {e}", problem.id()),
+            Some(Ok(lines)) => lines.iter().for_each(|l| println!("{l}")),
+        }
+    }
+
+    for problem in problem::all() {
         if let Some((cases, per_pass)) = solver_cost(problem.as_ref(), &testcases) {
             println!(
                 "  reference solver of {:<16} {:8.3} ms per pass over its {cases} fixed tests",
@@ -498,6 +508,96 @@ fn solver_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<(usiz
     Some((inputs.len(), best))
 }
 
+/// The harness's own time per move (the judge and the run's transcript recorder, the player
+/// in memory) over the first 1,000 moves of a problem's recorded long game and over all of
+/// it, side by side, with the disk its transcript takes and the size of its replay page.
+fn long_game_cost(
+    problem: &dyn problem::Problem,
+    testcases: &Path,
+) -> Option<Result<Vec<String>, String>> {
+    let mut env = Env {
+        testcases: testcases.to_path_buf(),
+        config: Default::default(),
+        secret: None,
+    };
+    let (key, moves) = match problem.long_game(&env)? {
+        Ok(game) => game,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let mut lines = vec![format!(
+        "\nlong games of {} (recorded: {} moves of {}; judge + transcript, player in memory):",
+        problem.id(),
+        moves.len(),
+        key.label()
+    )];
+    let mut rates = Vec::new();
+    for length in [1_000, moves.len()] {
+        if length > moves.len() {
+            continue;
+        }
+        // The game ends at its last recorded move, as a run with this move cap would.
+        env.config.move_cap = length as u64;
+        let mut best = f64::MAX;
+        let mut stored = 0;
+        for _ in 0..3 {
+            let mut game = match problem.case(&key, &env) {
+                Ok(game) => game,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            let mut player = crate::transcript::Replayed::new(moves[..length].to_vec());
+            let mut recorder = crate::transcript::Recorder::for_problem(problem, &mut player);
+            let start = Instant::now();
+            let outcome = game.play(&mut recorder);
+            let elapsed = start.elapsed();
+            if outcome.moves != length as u64 {
+                return Some(Err(format!(
+                    "the recorded game ended after {} of {length} moves: {}",
+                    outcome.moves, outcome.reason
+                )));
+            }
+            best = best.min(per_move(elapsed, length as u64));
+            stored = recorder.text.len();
+        }
+        rates.push(best);
+        lines.push(format!(
+            "  {length:>6}-move game   {best:8.3} us/move   transcript {:.1} bytes/move",
+            stored as f64 / length as f64
+        ));
+    }
+    if let [short, long] = rates[..] {
+        lines.push(format!(
+            "  per move, long / short game: {:.2}x   (target ~1.00x: no growth with length)",
+            long / short
+        ));
+    }
+    if let Some(views) = problem.views() {
+        let start = Instant::now();
+        match views.page_data(&key, &env, &moves) {
+            Ok(data) => {
+                let page = crate::replay::page::render(&crate::replay::Replay {
+                    problem: problem.id().to_string(),
+                    player: "recorded".into(),
+                    seed: key.to_string(),
+                    score: 0.0,
+                    recorded_score: 0.0,
+                    verdict: "OK".into(),
+                    reason: String::new(),
+                    data,
+                    script: views.page_script(),
+                });
+                lines.push(format!(
+                    "  replay page of the {}-move game: {:.2} MB, built in {:.0} ms",
+                    moves.len(),
+                    page.len() as f64 / 1e6,
+                    start.elapsed().as_secs_f64() * 1e3
+                ));
+            }
+            Err(e) => lines.push(format!("  replay page: {e}")),
+        }
+    }
+    Some(Ok(lines))
+}
+
 /// What the judge of an interactive problem costs over some games of its bench player.
 struct Judged {
     us_per_move: f64,
@@ -523,7 +623,7 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<Judged
     for seed in 1..=GAMES {
         let key = CaseKey::Seed(seed);
         let mut player = problem.bench_player(&key, &env)?;
-        let mut recorder = crate::transcript::Recorder::new(player.as_mut());
+        let mut recorder = crate::transcript::Recorder::for_problem(problem, player.as_mut());
         problem.case(&key, &env).ok()?.play(&mut recorder);
         transcript_bytes += recorder.text.len() as u64;
         let answers = crate::transcript::answers(&recorder.text);

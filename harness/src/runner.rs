@@ -247,7 +247,8 @@ fn attempt(
     };
     let workdir = session.1;
     let mut session = session.0;
-    let mut recorder = crate::transcript::Recorder::new(&mut session);
+    let mut recorder =
+        crate::transcript::Recorder::for_problem(suite.problem.as_ref(), &mut session);
     let outcome = game.play(&mut recorder);
     result.transcript = recorder.text;
     let ending = session.finish();

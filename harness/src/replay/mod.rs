@@ -2,8 +2,10 @@
 //!
 //! A transcript keeps the player's answers; the judges are deterministic for a case, so
 //! playing the answers again gives every state of the game (each interactive problem turns
-//! them into frames with its [`crate::problem::Views`]) and the judge's own final score
-//! (checked against `scores.csv` by the tests). Pages go to `results/<run-id>/replays/`;
+//! them into frames, or a compact record its page expands into frames, with its
+//! [`crate::problem::Views`]) and the judge's own final score (checked against `scores.csv`
+//! by the tests). A run may have kept no transcript of a test (`--transcripts`): then it
+//! has no replay, and the messages say so. Pages go to `results/<run-id>/replays/`;
 //! `page` draws them with the problem's own script. This module reads a run's files and
 //! writes replays and `report.html`; it never runs a player and names no problem.
 
@@ -113,7 +115,9 @@ pub struct Replay {
     pub recorded_score: f64,
     pub verdict: String,
     pub reason: String,
-    pub frames: Vec<Value>,
+    /// The game for the page ([`problem::Views::page_data`]): its frames, or a compact
+    /// record the problem's script expands into frames.
+    pub data: Value,
     /// The problem's drawing code for the page ([`problem::Views::page_script`]).
     #[serde(skip)]
     pub script: &'static str,
@@ -135,7 +139,7 @@ pub fn build(
             problem.id()
         ));
     };
-    let frames = views.frames(&key, env, &answers)?;
+    let data = views.page_data(&key, env, &answers)?;
     let mut game = game;
     let judged = game.play(&mut transcript::Replayed::new(answers));
     Ok(Replay {
@@ -146,7 +150,7 @@ pub fn build(
         recorded_score: row.score,
         verdict: row.verdict.clone(),
         reason: row.reason.clone(),
-        frames,
+        data,
         script: views.page_script(),
     })
 }
@@ -156,18 +160,67 @@ pub fn replay_file(row: &Row) -> PathBuf {
     Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))
 }
 
+/// Which tests of a run kept their transcript (`transcripts` in its `run.toml`; a run from
+/// before the setting kept all).
+pub fn kept(run: &Path) -> transcript::Keep {
+    let text = fs::read_to_string(run.join("run.toml")).unwrap_or_default();
+    text.parse::<toml::Table>()
+        .ok()
+        .and_then(|t| {
+            t.get("transcripts")?
+                .as_str()
+                .and_then(transcript::Keep::parse)
+        })
+        .unwrap_or_default()
+}
+
+/// The transcript of one test of a run, as kept on disk (compact or whole). A test the run
+/// did not keep says so and how to keep it.
+pub fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
+    let path = transcript_path(run, &row.problem, &row.player, &row.seed);
+    fs::read_to_string(&path).map_err(|e| {
+        let keep = kept(run);
+        let verdict =
+            crate::verdict::Verdict::from_code(&row.verdict).unwrap_or(crate::verdict::Verdict::Ok);
+        if e.kind() == std::io::ErrorKind::NotFound && !keep.keeps(verdict) {
+            format!(
+                "the transcript of {} {} seed {} was not kept (the run kept transcripts: {}); \
+                 run it again with --transcripts all",
+                row.problem,
+                row.player,
+                row.seed,
+                keep.name()
+            )
+        } else {
+            format!(
+                "no transcript for {} {} seed {}: {}: {e}",
+                row.problem,
+                row.player,
+                row.seed,
+                path.display()
+            )
+        }
+    })
+}
+
+/// The whole conversation of one test of a run: its transcript, with the judge's lines
+/// rebuilt when it was kept compact ([`transcript::rebuild`]).
+pub fn full_transcript(
+    run: &Path,
+    problem: &dyn Problem,
+    env: &Env,
+    row: &Row,
+) -> Result<String, String> {
+    let text = read_transcript(run, row)?;
+    let mut game = problem
+        .case(&CaseKey::parse(&row.seed), env)
+        .map_err(|e| e.to_string())?;
+    Ok(transcript::rebuild(game.as_mut(), &text))
+}
+
 /// Writes the replay page of one test of a run; returns its path.
 pub fn write(run: &Path, problem: &dyn Problem, env: &Env, row: &Row) -> Result<PathBuf, String> {
-    let path = transcript_path(run, &row.problem, &row.player, &row.seed);
-    let text = fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "no transcript for {} {} seed {}: {}: {e}",
-            row.problem,
-            row.player,
-            row.seed,
-            path.display()
-        )
-    })?;
+    let text = read_transcript(run, row)?;
     let replay = build(problem, env, row, &text)?;
     let out = run.join(replay_file(row));
     let dir = out.parent().expect("replays/ folder");
@@ -176,14 +229,26 @@ pub fn write(run: &Path, problem: &dyn Problem, env: &Env, row: &Row) -> Result<
     Ok(out)
 }
 
-/// After a run: the replay of the worst test of every player of an interactive problem, then
-/// `report.html`. Failures are notes on stderr, never the run's failure.
+/// After a run: the replay of the worst test of every player of an interactive problem
+/// among those whose transcript was kept, then `report.html`. Failures are notes on stderr,
+/// never the run's failure.
 pub fn after_run(run: &Path, envs: &[(String, Env)]) {
     let rows = match read_scores(run) {
         Ok(rows) => rows,
         Err(e) => return eprintln!("note: no report: {e}"),
     };
-    for row in worst(&rows, 1) {
+    let keep = kept(run);
+    let replayable: Vec<Row> = rows
+        .iter()
+        .filter(|r| {
+            keep.keeps(
+                crate::verdict::Verdict::from_code(&r.verdict)
+                    .unwrap_or(crate::verdict::Verdict::Ok),
+            )
+        })
+        .cloned()
+        .collect();
+    for row in worst(&replayable, 1) {
         let (Some(problem), Some((_, env))) = (
             problem::by_id(&row.problem),
             envs.iter().find(|(p, _)| *p == row.problem),
@@ -293,6 +358,33 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
         }
     };
     let testcases = crate::app::testcases_dir(&args.common, &root);
+    if args.transcript {
+        let [row] = selected[..] else {
+            return Err(UsageError(format!(
+                "--transcript prints one test: seed {} has {} tests in run {}; choose one \
+                 with --player",
+                args.seed.as_deref().unwrap_or_default(),
+                selected.len(),
+                run.display()
+            )));
+        };
+        let problem = crate::app::find_problem(&row.problem)?;
+        let env = Env {
+            testcases,
+            config: scoring.problem(problem.id()),
+            secret: args.secret.secret.clone(),
+        };
+        return match full_transcript(&run, problem.as_ref(), &env, row) {
+            Ok(text) => {
+                print!("{text}");
+                Ok(crate::exit::OK)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(crate::exit::HARNESS_ERROR)
+            }
+        };
+    }
     let mut failed = false;
     for row in selected {
         let problem = crate::app::find_problem(&row.problem)?;

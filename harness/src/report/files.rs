@@ -1,7 +1,8 @@
 //! The files of a run under `results/<run-id>/`: `scores.csv` (a row per test, appended and
 //! flushed as each test finishes, sorted once the run ends), `leaderboard.csv` (written to a
 //! temporary file and renamed, so it is never half-written), `logs/` (each test's stderr
-//! tail, when it wrote any), `transcripts/` (each test's messages, see [`crate::transcript`]),
+//! tail, when it wrote any), `transcripts/` (each test's messages, see [`crate::transcript`];
+//! the tests the run's `--transcripts` keeps),
 //! `report.html` (see [`super::html`]), `run.toml` (what was run) and the `results/latest` link.
 //!
 //! Cells that can hold a player's text (`reason`, `warning`) go through [`text_cell`], so a
@@ -61,6 +62,8 @@ pub struct RunFiles {
     /// problem the index of each of its parameters among them.
     param_columns: Vec<String>,
     param_index: Vec<(String, Vec<usize>)>,
+    /// Which tests' transcripts are written (`--transcripts`); all unless set.
+    pub transcripts: crate::transcript::Keep,
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, from the system clock.
@@ -280,6 +283,7 @@ impl RunFiles {
                 scores: csv::Writer::from_writer(file),
                 param_columns,
                 param_index,
+                transcripts: Default::default(),
             },
             kept,
         ))
@@ -339,6 +343,7 @@ impl RunFiles {
             scores,
             param_columns,
             param_index,
+            transcripts: Default::default(),
         })
     }
 
@@ -388,7 +393,7 @@ impl RunFiles {
             }
             f.write_all(&r.stderr.bytes)?;
         }
-        if !r.transcript.is_empty() {
+        if !r.transcript.is_empty() && self.transcripts.keeps(r.outcome.verdict) {
             let path = transcript_path(&self.dir, r.problem, &r.player, &r.case.to_string());
             let dir = path.parent().expect("a transcript path has a folder");
             fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
