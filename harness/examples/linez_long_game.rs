@@ -9,7 +9,8 @@
 //! nearly made, one open region). Every move it writes is a move of the real game; the tests
 //! play the file back through the judge, which checks each one.
 //!
-//! `BEAM=4 cargo run --release -p harness --example linez_long_game -- SEED MOVES OUT`
+//! `BEAM=4 cargo run --release -p harness --example linez_long_game -- SEED MOVES OUT [PREFIX]`
+//! (PREFIX: a file of first moves to play before searching, one a line).
 
 use std::rc::Rc;
 
@@ -139,9 +140,13 @@ struct Path {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, seed, moves, out] = &args[..] else {
-        eprintln!("usage: linez_long_game SEED MOVES OUT");
-        std::process::exit(2);
+    let (seed, moves, out, prefix) = match &args[..] {
+        [_, seed, moves, out] => (seed, moves, out, None),
+        [_, seed, moves, out, prefix] => (seed, moves, out, Some(prefix)),
+        _ => {
+            eprintln!("usage: linez_long_game SEED MOVES OUT [PREFIX]");
+            std::process::exit(2);
+        }
     };
     let seed: u64 = seed.parse().expect("SEED is a number");
     let wanted: u64 = moves.parse().expect("MOVES is a number");
@@ -150,7 +155,23 @@ fn main() {
         config: ProblemConfig::default(),
         secret: None,
     };
-    let game = Linez::game(&CaseKey::Seed(seed), &env).expect("a generated game");
+    let mut game = Linez::game(&CaseKey::Seed(seed), &env).expect("a generated game");
+    // The first moves from a file (an earlier search's, cut before its beam collapsed).
+    let mut root: Option<Rc<Path>> = None;
+    let mut start = 0u64;
+    if let Some(prefix) = prefix {
+        for line in std::fs::read_to_string(prefix)
+            .expect("read PREFIX")
+            .lines()
+        {
+            start += game.try_turn(line).expect("a legal move");
+            root = Some(Rc::new(Path {
+                line: line.to_string(),
+                before: root,
+            }));
+        }
+    }
+    let game = game;
     let windows = windows();
     let width: usize = std::env::var("BEAM")
         .ok()
@@ -159,8 +180,16 @@ fn main() {
     // A beam search over the exact future: each state has its score and its moves so far,
     // and is ranked by 30 x score + the evaluation of its board.
     type State = (f64, u64, Option<Rc<Path>>, LinezGame);
-    let mut beam: Vec<State> = vec![(0.0, 0, None, game)];
-    let mut depth = 0u64;
+    let mut depth = root.as_ref().map_or(0, |_| {
+        let mut n = 0;
+        let mut p = root.clone();
+        while let Some(q) = p {
+            n += 1;
+            p = q.before.clone();
+        }
+        n
+    });
+    let mut beam: Vec<State> = vec![(0.0, start, root, game)];
     while depth < wanted {
         let mut next: Vec<State> = Vec::new();
         let mut seen = std::collections::HashSet::new();

@@ -162,7 +162,7 @@ pub fn main(args: &PlayArgs) -> Result<u8, UsageError> {
         terminal.view.help()
     ));
     let start = Instant::now();
-    let mut recorder = Recorder::new(&mut terminal);
+    let mut recorder = Recorder::for_problem(problem.as_ref(), &mut terminal);
     let mut outcome: Outcome = game.play(&mut recorder);
     let transcript = recorder.text;
     if terminal.quit && outcome.fault == Some(Fault::Eof) {
