@@ -574,10 +574,11 @@ fn run_toml(
     for suite in suites {
         let c = &suite.env.config;
         s.push_str(&format!(
-            "\n[problem.{}]\ntime-limit = {}\nmemory-limit = {}\ncases = {}\n",
+            "\n[problem.{}]\ntime-limit = {}\nmemory-limit = {}\nmove-cap = {}\ncases = {}\n",
             suite.problem.id(),
             c.time_limit,
             c.memory_limit,
+            c.move_cap,
             suite.cases.len()
         ));
         for p in &suite.players {

@@ -247,3 +247,35 @@ fn transcripts_none_failed_all_keep_what_they_say_and_replays_say_what_is_missin
     let kept_moves: Vec<&str> = compact.lines().skip(1).collect();
     assert_eq!(moves, kept_moves);
 }
+
+#[test]
+fn a_transcript_is_rebuilt_with_the_move_cap_of_its_run() {
+    // A run with `move-cap = 5` (its own scoring.toml); the rebuild reads the cap from the
+    // run, not from today's scoring.toml (no cap): 5 turns, and no sixth board.
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("scoring.toml");
+    std::fs::write(&config, "[problem.linez]\nmove-cap = 5\n").unwrap();
+    let results = tmp.path().join("results");
+    let out = harness()
+        .args(["--problem", "linez", "--seeds", "3", "--players"])
+        .arg("players/linez-python")
+        .arg("--config")
+        .arg(&config)
+        .arg("--testcases")
+        .arg(root().join("testcases"))
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::fs::canonicalize(results.join("latest")).unwrap();
+    let (code, out, err) = replay(&run, "linez-python", "3", &["--transcript"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.iter().filter(|l| l.starts_with("< ")).count(), 5);
+    assert_eq!(lines.len(), 5 * 11, "{out}");
+}

@@ -174,6 +174,16 @@ pub fn kept(run: &Path) -> transcript::Keep {
         .unwrap_or_default()
 }
 
+/// The move cap a run played a problem's games with (`move-cap` under `[problem.<id>]` in its
+/// `run.toml`): a rule of the game, so replays and rebuilt transcripts use the run's, not
+/// today's scoring.toml. `None` for a run from before it was recorded.
+pub fn run_move_cap(run: &Path, problem: &str) -> Option<u64> {
+    let text = fs::read_to_string(run.join("run.toml")).ok()?;
+    let table = text.parse::<toml::Table>().ok()?;
+    let cap = table.get("problem")?.get(problem)?.get("move-cap")?;
+    cap.as_integer().and_then(|c| u64::try_from(c).ok())
+}
+
 /// The transcript of one test of a run, as kept on disk (compact or whole). A test the run
 /// did not keep says so and how to keep it.
 pub fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
@@ -369,11 +379,14 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
             )));
         };
         let problem = crate::app::find_problem(&row.problem)?;
-        let env = Env {
+        let mut env = Env {
             testcases,
             config: scoring.problem(problem.id()),
             secret: args.secret.secret.clone(),
         };
+        if let Some(cap) = run_move_cap(&run, problem.id()) {
+            env.config.move_cap = cap;
+        }
         return match full_transcript(&run, problem.as_ref(), &env, row) {
             Ok(text) => {
                 print!("{text}");
@@ -388,11 +401,14 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
     let mut failed = false;
     for row in selected {
         let problem = crate::app::find_problem(&row.problem)?;
-        let env = Env {
+        let mut env = Env {
             testcases: testcases.clone(),
             config: scoring.problem(problem.id()),
             secret: args.secret.secret.clone(),
         };
+        if let Some(cap) = run_move_cap(&run, problem.id()) {
+            env.config.move_cap = cap;
+        }
         match write(&run, problem.as_ref(), &env, row) {
             Ok(path) => println!("{}", path.display()),
             Err(e) => {
