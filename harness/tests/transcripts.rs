@@ -205,19 +205,34 @@ fn transcripts_none_failed_all_keep_what_they_say_and_replays_say_what_is_missin
         .unwrap()
         .contains("transcripts = \"none\""));
 
-    // A test whose transcript was kept replays; one that was not says so (exit 3).
+    // A test whose transcript was kept replays; asking for one that was not is a usage
+    // error that says so (exit 2); --worst picks among the kept ones.
     let (code, out, err) = replay(&failed, "garbage", "1", &[]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, _, err) = replay(&failed, "linez-python", "1", &[]);
-    assert_ne!(code, 0);
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("was not kept (the run kept transcripts: failed)")
             && err.contains("--transcripts all"),
         "{err}"
     );
-    let (code, _, err) = replay(&none, "garbage", "2", &[]);
-    assert_ne!(code, 0);
+    let (code, _, err) = replay(&none, "garbage", "2", &["--transcript"]);
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("the run kept transcripts: none"), "{err}");
+    let out = harness()
+        .arg("replay")
+        .arg(&failed)
+        .args(["--worst", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let pages: Vec<&str> = std::str::from_utf8(&out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.ends_with(".html") && l.contains("/replays/"))
+        .collect();
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    assert!(pages[0].contains("linez-garbage-"), "{pages:?}");
     // The report links what exists and says what was not kept.
     let report = std::fs::read_to_string(none.join("report.html")).unwrap();
     assert!(report.contains("transcript not kept (--transcripts none)"));

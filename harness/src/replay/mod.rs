@@ -184,6 +184,11 @@ pub fn run_move_cap(run: &Path, problem: &str) -> Option<u64> {
     cap.as_integer().and_then(|c| u64::try_from(c).ok())
 }
 
+/// Whether the run kept a test's transcript.
+fn has_transcript(run: &Path, row: &Row) -> bool {
+    transcript_path(run, &row.problem, &row.player, &row.seed).is_file()
+}
+
 /// The transcript of one test of a run, as kept on disk (compact or whole). A test the run
 /// did not keep says so and how to keep it.
 pub fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
@@ -347,10 +352,21 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, UsageError> {
                         .map_or(String::new(), |p| format!(" for player {p:?}"))
                 )));
             }
+            // Asking for a test whose transcript the run did not keep is the user's mistake.
+            if let Some(row) = hits.iter().find(|r| !has_transcript(&run, r)) {
+                if let Err(e) = read_transcript(&run, row) {
+                    return Err(UsageError(e));
+                }
+            }
             hits
         }
         (None, Some(n)) => {
-            let owned: Vec<Row> = chosen.iter().map(|r| (*r).clone()).collect();
+            // The worst among the tests whose transcript was kept (`--transcripts failed`).
+            let owned: Vec<Row> = chosen
+                .iter()
+                .filter(|r| has_transcript(&run, r))
+                .map(|r| (*r).clone())
+                .collect();
             let keys: Vec<(String, String, String)> = worst(&owned, n)
                 .into_iter()
                 .map(|r| (r.problem.clone(), r.player.clone(), r.seed.clone()))
