@@ -1,7 +1,9 @@
 //! `harness bench`: what the harness costs per move, measured against a raw pipe ping-pong
 //! between two Rust processes in the same run, and how a 100-seed suite scales from one
 //! thread to two. Reports ratios, never absolute pass/fail times. Also the disk a run's
-//! transcripts take, per move and per test.
+//! transcripts take, per move and per test, and the harness's own time per move in a short
+//! and a long recorded game side by side ([`crate::problem::Problem::long_game`]): judging
+//! and recording cost the same per move whatever the game's length.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -385,6 +387,14 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     }
 
     for problem in problem::all() {
+        match long_game_cost(problem.as_ref(), &testcases) {
+            None => {}
+            Some(Err(e)) => println!("  long games of {}: {e}", problem.id()),
+            Some(Ok(lines)) => lines.iter().for_each(|l| println!("{l}")),
+        }
+    }
+
+    for problem in problem::all() {
         if let Some((cases, per_pass)) = solver_cost(problem.as_ref(), &testcases) {
             println!(
                 "  reference solver of {:<16} {:8.3} ms per pass over its {cases} fixed tests",
@@ -498,6 +508,146 @@ fn solver_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<(usiz
     Some((inputs.len(), best))
 }
 
+/// The harness's own time per move (the judge and the run's transcript recorder, the player
+/// in memory) over the first 1,000 moves of a problem's recorded long game and over all of
+/// it, side by side, with the disk its transcript takes and the size of its replay page.
+fn long_game_cost(
+    problem: &dyn problem::Problem,
+    testcases: &Path,
+) -> Option<Result<Vec<String>, String>> {
+    let mut env = Env {
+        testcases: testcases.to_path_buf(),
+        config: Default::default(),
+        secret: None,
+    };
+    let (key, moves) = match problem.long_game(&env)? {
+        Ok(game) => game,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let mut lines = vec![format!(
+        "\nlong games of {} (recorded: {} moves of {}; judge + transcript, player in memory):",
+        problem.id(),
+        moves.len(),
+        key.label()
+    )];
+    // Each game is played 9 times; every window of 1,000 moves keeps its best time, so that
+    // a pause of the machine (a long game is more often interrupted) is not taken for the
+    // harness's cost.
+    const WINDOW: usize = 1_000;
+    let mut windows: Vec<Vec<f64>> = Vec::new();
+    for length in [WINDOW, moves.len()] {
+        if length > moves.len() {
+            continue;
+        }
+        // The game ends at its last recorded move, as a run with this move cap would.
+        env.config.move_cap = length as u64;
+        let mut best = vec![f64::MAX; length / WINDOW];
+        let mut stored = 0;
+        for _ in 0..9 {
+            let mut game = match problem.case(&key, &env) {
+                Ok(game) => game,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            let mut player = crate::transcript::Replayed::new(moves[..length].to_vec());
+            let mut recorder = crate::transcript::Recorder::for_problem(problem, &mut player);
+            let mut clocked = Clocked {
+                inner: &mut recorder,
+                answers: 0,
+                every: WINDOW,
+                times: Vec::with_capacity(length / WINDOW + 1),
+            };
+            clocked.times.push(Instant::now());
+            let outcome = game.play(&mut clocked);
+            clocked.times.push(Instant::now());
+            if outcome.moves != length as u64 {
+                return Some(Err(format!(
+                    "the recorded game ended after {} of {length} moves: {}",
+                    outcome.moves, outcome.reason
+                )));
+            }
+            // The first window runs from the start to the first move of the second window.
+            let marks = &clocked.times;
+            for (w, slot) in best.iter_mut().enumerate() {
+                let end = marks.get(w + 1).copied().unwrap_or(marks[marks.len() - 1]);
+                *slot = slot.min(per_move(end - marks[w], WINDOW as u64));
+            }
+            drop(clocked);
+            stored = recorder.text.len();
+        }
+        let mean = best.iter().sum::<f64>() / best.len() as f64;
+        lines.push(format!(
+            "  {length:>6}-move game   {mean:8.3} us/move   transcript {:.1} bytes/move",
+            stored as f64 / length as f64
+        ));
+        windows.push(best);
+    }
+    if let [short, long] = &windows[..] {
+        let last = long[long.len() - 1];
+        lines.push(format!(
+            "  moves {}..{} of the long game {last:8.3} us/move; / the {WINDOW}-move game: {:.2}x   (target ~1.00x: no growth with length)",
+            moves.len() - WINDOW + 1,
+            moves.len(),
+            last / short[0]
+        ));
+    }
+    if let Some(views) = problem.views() {
+        let start = Instant::now();
+        match views.page_data(&key, &env, &moves) {
+            Ok(data) => {
+                let page = crate::replay::page::render(&crate::replay::Replay {
+                    problem: problem.id().to_string(),
+                    player: "recorded".into(),
+                    seed: key.to_string(),
+                    score: 0.0,
+                    recorded_score: 0.0,
+                    verdict: "OK".into(),
+                    reason: String::new(),
+                    data,
+                    script: views.page_script(),
+                });
+                lines.push(format!(
+                    "  replay page of the {}-move game: {:.2} MB, built in {:.0} ms",
+                    moves.len(),
+                    page.len() as f64 / 1e6,
+                    start.elapsed().as_secs_f64() * 1e3
+                ));
+            }
+            Err(e) => lines.push(format!("  replay page: {e}")),
+        }
+    }
+    Some(Ok(lines))
+}
+
+/// A channel that notes the time at every `every`-th answer it passes on (after the first).
+struct Clocked<'a> {
+    inner: &'a mut dyn Channel,
+    answers: usize,
+    every: usize,
+    times: Vec<Instant>,
+}
+
+impl Channel for Clocked<'_> {
+    fn send(&mut self, text: &str) -> Result<(), crate::verdict::Fault> {
+        self.inner.send(text)
+    }
+
+    fn recv(&mut self) -> Result<&str, crate::verdict::Fault> {
+        if self.answers > 0 && self.answers.is_multiple_of(self.every) {
+            self.times.push(Instant::now());
+        }
+        self.answers += 1;
+        self.inner.recv()
+    }
+
+    fn recv_to_end(&mut self) -> Result<&str, crate::verdict::Fault> {
+        self.inner.recv_to_end()
+    }
+
+    fn understood(&mut self, canonical: &str) {
+        self.inner.understood(canonical);
+    }
+}
+
 /// What the judge of an interactive problem costs over some games of its bench player.
 struct Judged {
     us_per_move: f64,
@@ -523,7 +673,7 @@ fn judge_cost(problem: &dyn problem::Problem, testcases: &Path) -> Option<Judged
     for seed in 1..=GAMES {
         let key = CaseKey::Seed(seed);
         let mut player = problem.bench_player(&key, &env)?;
-        let mut recorder = crate::transcript::Recorder::new(player.as_mut());
+        let mut recorder = crate::transcript::Recorder::for_problem(problem, player.as_mut());
         problem.case(&key, &env).ok()?.play(&mut recorder);
         transcript_bytes += recorder.text.len() as u64;
         let answers = crate::transcript::answers(&recorder.text);

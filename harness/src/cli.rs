@@ -162,6 +162,10 @@ pub struct RunArgs {
     /// error (run a bundle of `harness build --out DIR` instead).
     #[arg(long)]
     pub no_build: bool,
+    /// Which tests keep their transcript (and can be replayed): all, failed (verdict not
+    /// OK), none [default: scoring.toml [harness] transcripts, else all].
+    #[arg(long, value_name = "WHICH")]
+    pub transcripts: Option<crate::transcript::Keep>,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]
@@ -342,6 +346,10 @@ pub struct ReplayArgs {
     /// Where runs are written [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
+    /// Print the whole conversation of the chosen test (the judge's lines rebuilt from the
+    /// test) instead of writing its page.
+    #[arg(long, requires = "seed")]
+    pub transcript: bool,
     #[command(flatten)]
     pub secret: SecretArg,
     #[command(flatten)]

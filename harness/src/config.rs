@@ -49,6 +49,8 @@ pub struct HarnessSettings {
     pub sandbox_bind: Vec<std::path::PathBuf>,
     /// Seconds a player's build (`cargo build`) may take before it is killed (exit 2).
     pub build_timeout: f64,
+    /// Which tests keep their transcript: `all`, `failed` (verdict not OK) or `none`.
+    pub transcripts: crate::transcript::Keep,
 }
 
 impl Default for HarnessSettings {
@@ -62,6 +64,7 @@ impl Default for HarnessSettings {
             pass_env: Vec::new(),
             sandbox_bind: Vec::new(),
             build_timeout: 600.0,
+            transcripts: crate::transcript::Keep::All,
         }
     }
 }
@@ -89,7 +92,7 @@ pub struct ProblemConfig {
     pub max_disk: u64,
     /// Processes and threads of one test at once.
     pub max_procs: u64,
-    /// The most moves a game may last (problems with unbounded games); 0 = the problem's own.
+    /// The most moves a game may last (problems with unbounded games); 0 = no cap.
     pub move_cap: u64,
     /// Whether higher (`"max"`) or lower (`"min"`) raw scores are better. The problem's
     /// judge is the source of truth (it computes the score); this key states it where users

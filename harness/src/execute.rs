@@ -42,7 +42,8 @@ pub fn run(
     plan.notes
         .extend(containment.isolation.notes.iter().cloned());
     fit_to_machine(&mut plan);
-    let (files, prior, resumed) = open_files(&mut plan, &containment, scoring)?;
+    let (mut files, prior, resumed) = open_files(&mut plan, &containment, scoring)?;
+    files.transcripts = plan.transcripts;
     if let Err(e) = builds.write_log(&files.dir) {
         eprintln!("warning: cannot keep the build log: {e}");
     }
@@ -114,7 +115,10 @@ fn reporters(
     if sharding.is_shard() {
         reporters.push(Box::new(sharding.clone()));
     } else {
-        reporters.push(Box::new(Replays { envs: plan.envs() }));
+        reporters.push(Box::new(Replays {
+            envs: plan.envs(),
+            keep: plan.transcripts,
+        }));
     }
     reporters.push(Box::new(Table {
         wide: args.wide,
@@ -330,21 +334,23 @@ fn finish(
 /// What was run, kept beside the results so a run can be understood, compared and resumed.
 fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::Scoring) -> String {
     let mut s = format!(
-        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\npass-env = {:?}\n",
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\npass-env = {:?}\ntranscripts = {:?}\n",
         env!("CARGO_PKG_VERSION"),
         crate::secret::redact_args(std::env::args()).join(" "),
         plan.threads,
         containment.isolation.describe(),
         scoring.harness.pass_env,
+        plan.transcripts.name(),
     );
     s.push_str("\n[args]\n");
     s.push_str(&toml::to_string(&RecordedArgs::of(&plan.request.args)).unwrap_or_default());
     for suite in &plan.suites {
         let (id, c) = (suite.problem.id(), &suite.env.config);
         s.push_str(&format!(
-            "\n[problem.{id}]\ntime-limit = {}\nmemory-limit = {}\ncases = {}\n",
+            "\n[problem.{id}]\ntime-limit = {}\nmemory-limit = {}\nmove-cap = {}\ncases = {}\n",
             c.time_limit,
             c.memory_limit,
+            c.move_cap,
             suite.cases.len()
         ));
         for p in &suite.players {

@@ -421,7 +421,10 @@ pub fn main(args: &MergeArgs) -> Result<u8, Error> {
     let mut reporters: Vec<Box<dyn Reporter>> = vec![
         Box::new(history),
         Box::new(files),
-        Box::new(Replays { envs }),
+        Box::new(Replays {
+            envs,
+            keep: crate::replay::kept(&shards[0].dir),
+        }),
         Box::new(Table {
             wide: false,
             to_stderr: false,

@@ -102,6 +102,8 @@ pub(crate) struct RecordedArgs {
     /// The fingerprint of the secret key, never the key (`crate::secret`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret_fingerprint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcripts: Option<crate::transcript::Keep>,
 }
 
 impl RecordedArgs {
@@ -125,6 +127,7 @@ impl RecordedArgs {
                 .secret
                 .as_ref()
                 .map(|s| s.fingerprint().to_string()),
+            transcripts: args.transcripts,
         }
     }
 }
@@ -165,6 +168,7 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs> {
     merged.memory_limit = merged.memory_limit.or(r.memory_limit);
     merged.sandbox = merged.sandbox.or(r.sandbox);
     merged.cgroup = merged.cgroup.or(r.cgroup);
+    merged.transcripts = merged.transcripts.or(r.transcripts);
     Ok(merged)
 }
 
@@ -177,6 +181,8 @@ pub struct RunPlan {
     pub pin_cpus: bool,
     pub sandbox: Want,
     pub cgroup: Want,
+    /// Which tests keep their transcript (`--transcripts`).
+    pub transcripts: crate::transcript::Keep,
     /// Lines to show before the first test (players skipped, and why).
     pub notes: Vec<String>,
 }
@@ -238,6 +244,7 @@ impl RunPlan {
             pin_cpus: scoring.harness.pin_cpus && !args.no_pin,
             sandbox: args.sandbox.unwrap_or(scoring.harness.sandbox),
             cgroup: args.cgroup.unwrap_or(scoring.harness.cgroup),
+            transcripts: args.transcripts.unwrap_or(scoring.harness.transcripts),
             request,
             suites,
             notes,

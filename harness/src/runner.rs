@@ -258,7 +258,8 @@ fn attempt(
     };
     let workdir = session.1;
     let mut session = session.0;
-    let mut recorder = crate::transcript::Recorder::new(&mut session);
+    let mut recorder =
+        crate::transcript::Recorder::for_problem(suite.problem.as_ref(), &mut session);
     let outcome = if crate::debug::watching() {
         game.play(&mut crate::debug::Tee::new(&mut recorder))
     } else {

@@ -7,6 +7,18 @@
 //! lines, which is all a deterministic judge needs to play the same game again, and
 //! [`Replayed`] plays them to the judge (replays, `harness bench`).
 //!
+//! # Compact transcripts
+//!
+//! The judges are deterministic for a test, so the judge's lines of an interactive problem
+//! (one with replays: [`compact_for`]) are not kept: a run records such a test with
+//! [`Recorder::compact`], which keeps [`COMPACT_HEADER`] and the player's lines only (a
+//! 20,000-move Linez game: 7 bytes a move instead of about 120). [`rebuild`] plays the
+//! player's lines to the test again and gives back the whole conversation, equal to what
+//! [`Recorder::new`] would have kept. Exact-answer problems keep both sides (one input, one
+//! answer, which may be cut: see below).
+//!
+//! Which tests keep a transcript on disk at all is the run's [`Keep`] (`--transcripts`).
+//!
 //! What a player sends is kept as the judge understood it ([`Channel::understood`]: `7 3`
 //! for `007 3`), and one message of a player is kept up to [`KEEP_BYTES`] (an exact answer;
 //! a `# ` line then says how much was left out), so a transcript's size is bounded by the
@@ -15,8 +27,8 @@
 //! This module neither reads nor writes files: `report::files` writes transcripts and
 //! `replay` reads them.
 
-use crate::problem::Channel;
-use crate::verdict::Fault;
+use crate::problem::{Channel, Game, Problem};
+use crate::verdict::{Fault, Verdict};
 
 /// Marks a line the judge sent to the player.
 pub const TO_PLAYER: &str = "> ";
@@ -27,6 +39,85 @@ pub(crate) const NOTE: &str = "# ";
 /// Most bytes of one player message a transcript keeps.
 pub(crate) const KEEP_BYTES: usize = 64 << 10;
 
+/// The first line of a compact transcript: the player's lines only.
+pub const COMPACT_HEADER: &str =
+    "# the player's lines only; `harness replay RUN --seed S --transcript` rebuilds the judge's\n";
+
+/// Which tests of a run keep their transcript on disk: `--transcripts`, or `transcripts` in
+/// scoring.toml's `[harness]`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keep {
+    /// No test (no replays either): the disk a million-seed run needs for its scores only.
+    None,
+    /// The tests whose verdict is not OK.
+    Failed,
+    /// Every test.
+    #[default]
+    All,
+}
+
+impl Keep {
+    /// Whether a test that ended with `verdict` keeps its transcript.
+    pub fn keeps(self, verdict: Verdict) -> bool {
+        match self {
+            Keep::None => false,
+            Keep::Failed => verdict != Verdict::Ok,
+            Keep::All => true,
+        }
+    }
+
+    /// The setting's spelling (`failed`), for messages and `run.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Keep::None => "none",
+            Keep::Failed => "failed",
+            Keep::All => "all",
+        }
+    }
+
+    /// Reads the setting back from its spelling.
+    pub fn parse(text: &str) -> Option<Keep> {
+        [Keep::None, Keep::Failed, Keep::All]
+            .into_iter()
+            .find(|k| k.name() == text)
+    }
+}
+
+/// Whether a problem's transcripts are kept compact: those of the problems with replays,
+/// whose judge plays the same game again from the player's lines alone.
+pub fn compact_for(problem: &dyn Problem) -> bool {
+    problem.views().is_some()
+}
+
+/// Whether a transcript keeps the player's lines only ([`Recorder::compact`]).
+pub fn is_compact(transcript: &str) -> bool {
+    transcript.starts_with(COMPACT_HEADER)
+}
+
+/// The whole conversation of a test from its transcript: a compact one is played again to a
+/// fresh copy of the test (`game`), with the judge's lines recorded as a run records them;
+/// a whole one is returned as it is.
+pub fn rebuild(game: &mut dyn Game, transcript: &str) -> String {
+    if !is_compact(transcript) {
+        return transcript.to_string();
+    }
+    let mut player = Replayed::new(answers(transcript));
+    let mut recorder = Recorder::new(&mut player);
+    game.play(&mut recorder);
+    recorder.text
+}
+
 /// A channel that records everything passing through another one.
 pub struct Recorder<'a> {
     inner: &'a mut dyn Channel,
@@ -34,14 +125,38 @@ pub struct Recorder<'a> {
     pub text: String,
     /// Where the player's last message starts in `text`.
     last_answer: usize,
+    /// Whether the judge's lines are kept (not in a compact transcript).
+    judge: bool,
 }
 
 impl<'a> Recorder<'a> {
+    /// Keeps both sides.
     pub fn new(inner: &'a mut dyn Channel) -> Self {
         Recorder {
             inner,
             text: String::new(),
             last_answer: 0,
+            judge: true,
+        }
+    }
+
+    /// Keeps the player's lines only, after [`COMPACT_HEADER`]: for a test whose judge can
+    /// play them again ([`rebuild`]).
+    pub fn compact(inner: &'a mut dyn Channel) -> Self {
+        Recorder {
+            inner,
+            text: COMPACT_HEADER.to_string(),
+            last_answer: 0,
+            judge: false,
+        }
+    }
+
+    /// The recorder a run uses for a test of `problem`: compact when [`compact_for`] it.
+    pub fn for_problem(problem: &dyn Problem, inner: &'a mut dyn Channel) -> Self {
+        if compact_for(problem) {
+            Recorder::compact(inner)
+        } else {
+            Recorder::new(inner)
         }
     }
 
@@ -72,7 +187,9 @@ impl<'a> Recorder<'a> {
 
 impl Channel for Recorder<'_> {
     fn send(&mut self, text: &str) -> Result<(), Fault> {
-        Self::push_lines(&mut self.text, TO_PLAYER, text);
+        if self.judge {
+            Self::push_lines(&mut self.text, TO_PLAYER, text);
+        }
         self.inner.send(text)
     }
 
@@ -166,5 +283,30 @@ mod tests {
         assert!(rec.recv().is_err());
         assert_eq!(rec.text, "> 3 3 1\n> abc\n< 0 1\n> x\n< \n< 2 3\n");
         assert_eq!(answers(&rec.text), ["0 1", "", "2 3"]);
+    }
+
+    #[test]
+    fn a_compact_recorder_keeps_the_header_and_the_player_lines() {
+        let mut player = scripted(&["0 1", "", "2 3"]);
+        let mut rec = Recorder::compact(&mut player);
+        rec.send("3 3 1\nabc\n").unwrap();
+        assert_eq!(rec.recv().unwrap(), "0 1");
+        rec.send("x\n").unwrap();
+        assert_eq!(rec.recv().unwrap(), "");
+        assert_eq!(rec.recv().unwrap(), "2 3");
+        assert_eq!(rec.text, format!("{COMPACT_HEADER}< 0 1\n< \n< 2 3\n"));
+        assert!(is_compact(&rec.text));
+        assert_eq!(answers(&rec.text), ["0 1", "", "2 3"]);
+    }
+
+    #[test]
+    fn keep_says_which_verdicts_keep_a_transcript() {
+        for keep in [Keep::None, Keep::Failed, Keep::All] {
+            assert_eq!(Keep::parse(keep.name()), Some(keep));
+        }
+        assert!(!Keep::None.keeps(Verdict::WrongAnswer));
+        assert!(!Keep::Failed.keeps(Verdict::Ok));
+        assert!(Keep::Failed.keeps(Verdict::TimeLimit));
+        assert!(Keep::All.keeps(Verdict::Ok));
     }
 }

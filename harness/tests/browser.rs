@@ -218,3 +218,101 @@ fn chromium_shows_the_cells_that_were_allowed_at_a_refused_click() {
     assert!(after_first > 0, "the first click allows some cells");
     assert_eq!(green("last"), after_first);
 }
+
+/// The `data-cells` of the board drawn in a dumped DOM (Linez: 81 digits).
+fn cells_of(dom: &str) -> String {
+    let start = dom.find("data-cells=\"").expect("a Linez board") + "data-cells=\"".len();
+    dom[start..start + 81].to_string()
+}
+
+#[test]
+fn chromium_steps_through_a_20000_move_linez_game_computed_in_the_page() {
+    use harness::problem::linez::{Linez, LONG_GAME_FILE};
+    use harness::problem::{CaseKey, Env, Problem};
+    let Some(browser) = browser() else {
+        return;
+    };
+    // The recorded long game, played again through a real run by a player that replays its
+    // moves (the judge checks every one), to the move cap set at its length.
+    let tmp = tempfile::tempdir().unwrap();
+    let player = tmp.path().join("long");
+    std::fs::create_dir(&player).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"linez\"\ncommand = [\"python3\", \"main.py\"]\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("harness/tests/fixtures/linez-replay/main.py"),
+        player.join("main.py"),
+    )
+    .unwrap();
+    let recorded = root().join("testcases/linez").join(LONG_GAME_FILE);
+    std::fs::copy(&recorded, player.join("moves.txt")).unwrap();
+    let config = tmp.path().join("scoring.toml");
+    std::fs::write(&config, "[problem.linez]\nmove-cap = 20000\n").unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args(["--problem", "linez", "--seeds", "1", "--players"])
+        .arg(&player)
+        .arg("--config")
+        .arg(&config)
+        .arg("--testcases")
+        .arg(root().join("testcases"))
+        .arg("--results")
+        .arg(tmp.path().join("results"))
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = std::fs::canonicalize(tmp.path().join("results/latest")).unwrap();
+    let mut reader = csv::Reader::from_path(run.join("scores.csv")).unwrap();
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!((&row[4], &row[5]), ("OK", "20000"), "{row:?}");
+    let page = run.join("replays/linez-long-1.html");
+    let size = std::fs::metadata(&page).unwrap().len();
+    assert!(size < 5_000_000, "the page is {size} bytes");
+
+    // The frames the page computes from the moves and the judge's landings are the judge's
+    // own boards and scores (frames.rs plays the judge one move at a time).
+    let env = Env {
+        testcases: root().join("testcases"),
+        config: Default::default(),
+        secret: None,
+    };
+    let (key, moves) = Linez.long_game(&env).unwrap().unwrap();
+    assert_eq!(key, CaseKey::Seed(1));
+    let reference = Linez.views().unwrap().frames(&key, &env, &moves).unwrap();
+    assert_eq!(reference.len(), 20_001);
+    let mut ready = Vec::new();
+    for step in [0, 1, 2, 777, 5_000, 12_345, 19_999, 20_000] {
+        let dom = dump_dom(&browser, &format!("file://{}#step={step}", page.display()));
+        let frame = &reference[step];
+        assert_eq!(text_of(&dom, "move"), step.to_string());
+        let shown: f64 = text_of(&dom, "score").parse().expect("a number");
+        assert_eq!(shown, frame["score"].as_f64().unwrap(), "step {step}");
+        let cells: String = frame["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(cells_of(&dom), cells, "step {step}");
+        assert_eq!(text_of(&dom, "resources"), "0");
+        ready.push(text_of(&dom, "ready-ms").parse::<u64>().unwrap());
+    }
+    // The last frame shows the judge's score of the run.
+    let dom = dump_dom(&browser, &format!("file://{}#step=last", page.display()));
+    assert_eq!(
+        text_of(&dom, "score").parse::<f64>().unwrap(),
+        row[3].parse::<f64>().unwrap()
+    );
+    // Opening it (computing 20,000 frames and drawing one) is quick; a loaded machine is
+    // given room.
+    let slowest = *ready.iter().max().unwrap();
+    let _ = writeln!(
+        std::io::stderr(),
+        "20,000-move replay page: {size} bytes, opened in {ready:?} ms"
+    );
+    assert!(slowest < 5_000, "opened in {slowest} ms");
+}

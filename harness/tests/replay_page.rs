@@ -160,7 +160,11 @@ fn hostile_chesspuzzle_moves_leave_the_page_its_own_two_scripts() {
             &transcript,
         )
         .unwrap();
-        assert_eq!(replay.frames.len(), 22, "start, 20 clicks, the refused one");
+        assert_eq!(
+            replay.data.as_array().unwrap().len(),
+            22,
+            "start, 20 clicks, the refused one"
+        );
         assert!(replay.reason.contains(hostile));
         assert_page_holds(&page::render(&replay), &replay, hostile);
     }

@@ -249,7 +249,9 @@ fn env_dumping_player() -> (tempfile::TempDir, PathBuf) {
     let path = dir.path().join("dump.sh");
     std::fs::write(
         &path,
-        "#!/bin/sh\nenv >&2\nread header\necho '0 0'\nwhile read line; do echo '0 0'; done\n",
+        // What it reads goes to stderr too, as `> line`: what the judge showed it.
+        "#!/bin/sh\nenv >&2\nread header\necho \"> $header\" >&2\necho '0 0'\n\
+         while read line; do echo \"> $line\" >&2; echo '0 0'; done\n",
     )
     .expect("write");
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -339,12 +341,13 @@ fn a_keyed_run_keeps_only_the_fingerprint_and_no_player_or_file_sees_the_key() {
         if how == "--secret" {
             assert!(run_toml.contains("--secret ***"), "{run_toml}");
         }
-        // The run played the keyed boards: its transcript starts with the keyed top layer.
+        // The run played the keyed boards: what the player read (its stderr log; the
+        // transcript keeps the player's lines only) starts with the keyed top layer.
         let transcript = files
             .iter()
-            .find(|(p, _)| p.ends_with("transcripts/chesspuzzle/dump/1.txt"))
+            .find(|(p, _)| p.ends_with("logs/chesspuzzle/dump/1.stderr"))
             .map(|(_, b)| String::from_utf8_lossy(b).to_string())
-            .expect("transcript of seed 1");
+            .expect("stderr log of seed 1");
         let board = gen_keyed("chesspuzzle", "1", KEY);
         let height: usize = board.split(' ').next().unwrap().parse().unwrap();
         let sent: Vec<&str> = transcript

@@ -24,6 +24,24 @@ fn run(mut cmd: Command) -> (i32, String, String) {
     )
 }
 
+/// The whole conversation of a test of the latest run under `results` (transcripts keep only
+/// the player's lines; `harness replay --transcript` rebuilds the judge's).
+fn full_transcript(results: &Path, player: &str, seed: &str) -> String {
+    let mut cmd = harness(&[
+        "replay",
+        "latest",
+        "--player",
+        player,
+        "--seed",
+        seed,
+        "--transcript",
+    ]);
+    cmd.arg("--results").arg(results);
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
 fn read_csv(path: &Path) -> Vec<Vec<String>> {
     let mut r = csv::Reader::from_path(path).expect("csv");
     let mut rows = vec![r.headers().unwrap().iter().map(String::from).collect()];
@@ -297,19 +315,17 @@ fn verbose_shows_the_messages_and_the_stderr_of_one_test_as_they_pass() {
     cmd.arg("--results").arg(results.path());
     let (code, _, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
-    // Every line of the saved transcript was shown, in order.
-    let transcript = std::fs::read_to_string(
-        results
-            .path()
-            .join("latest/transcripts/chesspuzzle/chesspuzzle-python/2.txt"),
-    )
-    .unwrap();
-    let shown: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("> ") || l.starts_with("< "))
-        .collect();
-    let saved: Vec<&str> = transcript.lines().collect();
-    assert_eq!(shown, saved);
+    // Every message of the test was shown, in order: the whole conversation (the judge's
+    // lines rebuilt from the compact transcript).
+    let transcript = full_transcript(results.path(), "chesspuzzle-python", "2");
+    let messages = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("> ") || l.starts_with("< "))
+            .map(String::from)
+            .collect()
+    };
+    assert!(!messages(&transcript).is_empty());
+    assert_eq!(messages(&err), messages(&transcript));
 
     // A player's stderr is shown as it writes it, marked.
     let (_dir, echo) = echo_player();
@@ -370,8 +386,8 @@ fn a_failure_line_names_the_stderr_log_the_transcript_and_the_replay() {
     assert!(out.contains("replays/"), "{out}");
 }
 
-/// The frames embedded in a replay page.
-fn frames_of(page: &Path) -> Vec<serde_json::Value> {
+/// The game data embedded in a replay page.
+fn data_of(page: &Path) -> serde_json::Value {
     let html = std::fs::read_to_string(page).unwrap();
     let start = html
         .find("<script id=\"data\" type=\"application/json\">")
@@ -379,7 +395,7 @@ fn frames_of(page: &Path) -> Vec<serde_json::Value> {
     let json = &html[start..];
     let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
     let data: serde_json::Value = serde_json::from_str(json).unwrap();
-    data["frames"].as_array().unwrap().clone()
+    data["data"].clone()
 }
 
 #[test]
@@ -404,9 +420,10 @@ fn the_replay_of_a_refused_linez_move_shows_the_cells_that_were_allowed() {
     let (code, _, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
     let run_dir = results.path().join("latest");
-    let frames = frames_of(&run_dir.join("replays/linez-self-4.html"));
-    let last = frames.last().unwrap();
-    assert!(last["error"].is_string(), "{last}");
+    // The page holds the game compactly; the refused move is its `error`.
+    let data = data_of(&run_dir.join("replays/linez-self-4.html"));
+    let last = &data["error"];
+    assert!(last["reason"].is_string(), "{last}");
     let allowed: Vec<u64> = last["allowed"]
         .as_array()
         .expect("the allowed cells")
@@ -415,7 +432,7 @@ fn the_replay_of_a_refused_linez_move_shows_the_cells_that_were_allowed() {
         .collect();
     // The empty cells joined to the first number by empty neighbours, counted here from the
     // board the player was sent (the transcript), by a search of this test's own.
-    let transcript = std::fs::read_to_string(run_dir.join("transcripts/linez/self/4.txt")).unwrap();
+    let transcript = full_transcript(results.path(), "self", "4");
     let board: Vec<Vec<u8>> = transcript
         .lines()
         .take(9)

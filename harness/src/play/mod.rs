@@ -144,7 +144,7 @@ pub fn main(args: &PlayArgs) -> Result<u8, Error> {
             args.name
         )));
     }
-    let mut result = play_in_terminal(args, problem.title(), view, game.as_mut());
+    let mut result = play_in_terminal(args, problem.as_ref(), view, game.as_mut());
     result.problem = problem.id();
     result.params = game.params();
     if result.outcome.moves == 0 {
@@ -176,7 +176,7 @@ pub fn main(args: &PlayArgs) -> Result<u8, Error> {
 /// problem and parameters are the caller's to set).
 fn play_in_terminal(
     args: &PlayArgs,
-    title: &str,
+    problem: &dyn crate::problem::Problem,
     view: Box<dyn TerminalView>,
     game: &mut dyn crate::problem::Game,
 ) -> TestResult {
@@ -193,12 +193,13 @@ fn play_in_terminal(
         quit: false,
     };
     terminal.say(&format!(
-        "{title} seed {}: {}\n",
+        "{} seed {}: {}\n",
+        problem.title(),
         args.seed,
         terminal.view.help()
     ));
     let start = Instant::now();
-    let mut recorder = Recorder::new(&mut terminal);
+    let mut recorder = Recorder::for_problem(problem, &mut terminal);
     let mut outcome: Outcome = game.play(&mut recorder);
     let transcript = recorder.text;
     if terminal.quit && outcome.fault == Some(Fault::Eof) {
@@ -260,7 +261,13 @@ fn save(
     state.add(row);
     state.complete = true;
     let envs = vec![(problem.id().to_string(), env)];
-    let mut reporters: [Box<dyn Reporter>; 2] = [Box::new(files), Box::new(Replays { envs })];
+    let mut reporters: [Box<dyn Reporter>; 2] = [
+        Box::new(files),
+        Box::new(Replays {
+            envs,
+            keep: Default::default(),
+        }),
+    ];
     for event in [Event::TestFinished(result), Event::RunFinished] {
         for reporter in reporters.iter_mut() {
             reporter.on_event(&event, &mut state)?;

@@ -192,6 +192,11 @@ pub trait Problem: Send + Sync {
     fn bench_player(&self, _key: &CaseKey, _env: &Env) -> Option<Box<dyn Channel>> {
         None
     }
+    /// A long game recorded under `testcases/<id>/` (the test and the player's lines), for
+    /// `harness bench` and the tests of long games; `None` for problems without one.
+    fn long_game(&self, _env: &Env) -> Option<Result<(CaseKey, Vec<String>), CaseError>> {
+        None
+    }
     /// The reference answer to an input in the problem's own format, for `harness solve`.
     /// Interactive problems have none.
     fn solve(&self, _input: &str) -> Option<Result<String, String>> {

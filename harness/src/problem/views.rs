@@ -18,9 +18,18 @@ pub trait Views: Sync {
     /// per state of the game, drawn by [`Views::page_script`]. A frame that has an `error`
     /// holds no board (the page then draws the last frame that has one).
     fn frames(&self, key: &CaseKey, env: &Env, answers: &[String]) -> Result<Vec<Value>, String>;
+    /// The game as the replay page holds it: by default its [`Views::frames`]. A problem
+    /// whose games can be long gives a compact record instead (the moves and what the judge
+    /// drew), and its page script then defines `expand(data)`, which computes the frames in
+    /// the page: a page grows by a few bytes a move, not by a whole frame.
+    fn page_data(&self, key: &CaseKey, env: &Env, answers: &[String]) -> Result<Value, String> {
+        self.frames(key, env, answers).map(Value::Array)
+    }
     /// The replay page's drawing code, JavaScript that defines two functions of a frame `f`
     /// and the last frame with a board `g`: `board(f, g)` returns the board as SVG markup,
-    /// `extra(f, g)` a short text shown after the score. It may use the page's `esc(text)`.
+    /// `extra(f, g)` a short text shown after the score, and, with a compact
+    /// [`Views::page_data`], `expand(data)` returning the frames. It may use the page's
+    /// `esc(text)`.
     fn page_script(&self) -> &'static str;
 }
 
@@ -53,7 +62,8 @@ pub fn paint(colour: bool, style: &str, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     /// Every problem with views keeps the page's contract: its script defines `board` and
-    /// `extra`, and nothing in it can end the page's inline `<script>` element.
+    /// `extra` (and `expand` when its page data is not frames), and nothing in it can end the
+    /// page's inline `<script>` element.
     #[test]
     fn every_page_script_defines_board_and_extra() {
         let interactive: Vec<_> = crate::problem::all()
@@ -65,6 +75,19 @@ mod tests {
             let script = problem.views().expect("filtered").page_script();
             for needed in ["function board(f, g)", "function extra("] {
                 assert!(script.contains(needed), "{}: no {needed}", problem.id());
+            }
+            // A compact page record needs the script that expands it.
+            let env = super::Env {
+                testcases: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testcases"),
+                config: Default::default(),
+                secret: None,
+            };
+            let views = problem.views().expect("filtered");
+            let data = views
+                .page_data(&super::CaseKey::Seed(1), &env, &[])
+                .unwrap();
+            if !data.is_array() {
+                assert!(script.contains("function expand(d)"), "{}", problem.id());
             }
             assert!(
                 !script.to_ascii_lowercase().contains("</script"),

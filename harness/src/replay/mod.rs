@@ -2,8 +2,10 @@
 //!
 //! A transcript keeps the player's answers; the judges are deterministic for a case, so
 //! playing the answers again gives every state of the game (each interactive problem turns
-//! them into frames with its [`crate::problem::Views`]) and the judge's own final score
-//! (checked against `scores.csv` by the tests). Pages go to `results/<run-id>/replays/`;
+//! them into frames, or a compact record its page expands into frames, with its
+//! [`crate::problem::Views`]) and the judge's own final score (checked against `scores.csv`
+//! by the tests). A run may have kept no transcript of a test (`--transcripts`): then it
+//! has no replay, and the messages say so. Pages go to `results/<run-id>/replays/`;
 //! `page` draws them with the problem's own script. This module reads a run's files and
 //! writes replays and `report.html`; it never runs a player and names no problem.
 
@@ -76,7 +78,9 @@ pub struct Replay {
     pub recorded_score: f64,
     pub verdict: String,
     pub reason: String,
-    pub frames: Vec<Value>,
+    /// The game for the page ([`problem::Views::page_data`]): its frames, or a compact
+    /// record the problem's script expands into frames.
+    pub data: Value,
     /// The problem's drawing code for the page ([`problem::Views::page_script`]).
     #[serde(skip)]
     pub script: &'static str,
@@ -98,7 +102,7 @@ pub fn build(
             problem.id()
         ));
     };
-    let frames = views.frames(&key, env, &answers)?;
+    let data = views.page_data(&key, env, &answers)?;
     let mut game = game;
     let judged = game.play(&mut transcript::Replayed::new(answers));
     Ok(Replay {
@@ -109,23 +113,85 @@ pub fn build(
         recorded_score: row.score,
         verdict: row.verdict.code().to_string(),
         reason: row.reason.clone(),
-        frames,
+        data,
         script: views.page_script(),
     })
 }
 
+/// Which tests of a run kept their transcript (`transcripts` in its `run.toml`; a run from
+/// before the setting kept all).
+pub fn kept(run: &Path) -> transcript::Keep {
+    let text = fs::read_to_string(run.join("run.toml")).unwrap_or_default();
+    text.parse::<toml::Table>()
+        .ok()
+        .and_then(|t| {
+            t.get("transcripts")?
+                .as_str()
+                .and_then(transcript::Keep::parse)
+        })
+        .unwrap_or_default()
+}
+
+/// The move cap a run played a problem's games with (`move-cap` under `[problem.<id>]` in its
+/// `run.toml`): a rule of the game, so replays and rebuilt transcripts use the run's, not
+/// today's scoring.toml. `None` for a run from before it was recorded.
+pub fn run_move_cap(run: &Path, problem: &str) -> Option<u64> {
+    let text = fs::read_to_string(run.join("run.toml")).ok()?;
+    let table = text.parse::<toml::Table>().ok()?;
+    let cap = table.get("problem")?.get(problem)?.get("move-cap")?;
+    cap.as_integer().and_then(|c| u64::try_from(c).ok())
+}
+
+/// Whether the run kept a test's transcript.
+fn has_transcript(run: &Path, row: &Row) -> bool {
+    transcript_path(run, &row.problem, &row.player, &row.seed).is_file()
+}
+
+/// The transcript of one test of a run, as kept on disk (compact or whole). A test the run
+/// did not keep says so and how to keep it.
+pub fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
+    let path = transcript_path(run, &row.problem, &row.player, &row.seed);
+    fs::read_to_string(&path).map_err(|e| {
+        let keep = kept(run);
+        if e.kind() == std::io::ErrorKind::NotFound && !keep.keeps(row.verdict) {
+            format!(
+                "the transcript of {} {} seed {} was not kept (the run kept transcripts: {}); \
+                 run it again with --transcripts all",
+                row.problem,
+                row.player,
+                row.seed,
+                keep.name()
+            )
+        } else {
+            format!(
+                "no transcript for {} {} seed {}: {}: {e}",
+                row.problem,
+                row.player,
+                row.seed,
+                path.display()
+            )
+        }
+    })
+}
+
+/// The whole conversation of one test of a run: its transcript, with the judge's lines
+/// rebuilt when it was kept compact ([`transcript::rebuild`]).
+pub fn full_transcript(
+    run: &Path,
+    problem: &dyn Problem,
+    env: &Env,
+    row: &Row,
+) -> Result<String, String> {
+    let text = read_transcript(run, row)?;
+    let mut game = problem
+        .case(&CaseKey::parse(&row.seed), env)
+        .map_err(|e| e.to_string())?;
+    Ok(transcript::rebuild(game.as_mut(), &text))
+}
+
 /// Writes the replay page of one test of a run; returns its path.
 pub fn write(run: &Path, problem: &dyn Problem, env: &Env, row: &Row) -> Result<PathBuf, String> {
-    let path = transcript_path(run, &row.problem, &row.player, &row.seed);
-    let text = fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "no transcript for {} {} seed {}: {}: {e}",
-            row.problem,
-            row.player,
-            row.seed,
-            path.display()
-        )
-    })?;
+    let text = read_transcript(run, row)?;
     let replay = build(problem, env, row, &text)?;
     let out = run.join(replay_file(row));
     let dir = out.parent().expect("replays/ folder");
@@ -140,21 +206,28 @@ pub fn write(run: &Path, problem: &dyn Problem, env: &Env, row: &Row) -> Result<
 pub struct Replays {
     /// Each problem of the run with what its tests are made from.
     pub envs: Vec<(String, Env)>,
+    /// Which tests kept their transcript (`--transcripts`): only those have replays.
+    pub keep: transcript::Keep,
 }
 
 impl Reporter for Replays {
     fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
         if let Event::RunFinished = event {
-            write_after_run(&state.dir, &self.envs, &state.rows);
+            write_after_run(&state.dir, &self.envs, &state.rows, self.keep);
         }
         Ok(())
     }
 }
 
-/// The replay of the worst test of every player of an interactive problem, then
-/// `report.html`; failures are notes on stderr.
-pub fn write_after_run(run: &Path, envs: &[(String, Env)], rows: &[Row]) {
-    for row in worst(rows, 1) {
+/// The replay of the worst test of every player of an interactive problem among those whose
+/// transcript was kept, then `report.html`; failures are notes on stderr.
+pub fn write_after_run(run: &Path, envs: &[(String, Env)], rows: &[Row], keep: transcript::Keep) {
+    let replayable: Vec<Row> = rows
+        .iter()
+        .filter(|r| keep.keeps(r.verdict))
+        .cloned()
+        .collect();
+    for row in worst(&replayable, 1) {
         let (Some(problem), Some((_, env))) = (
             problem::by_id(&row.problem),
             envs.iter().find(|(p, _)| *p == row.problem),
@@ -239,10 +312,19 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
                         .map_or(String::new(), |p| format!(" for player {p:?}"))
                 )));
             }
+            // Asking for a test whose transcript the run did not keep is the user's mistake.
+            if let Some(row) = hits.iter().find(|r| !has_transcript(&run, r)) {
+                read_transcript(&run, row).map_err(Error::Usage)?;
+            }
             hits
         }
         (None, Some(n)) => {
-            let owned: Vec<Row> = chosen.iter().map(|r| (*r).clone()).collect();
+            // The worst among the tests whose transcript was kept (`--transcripts failed`).
+            let owned: Vec<Row> = chosen
+                .iter()
+                .filter(|r| has_transcript(&run, r))
+                .map(|r| (*r).clone())
+                .collect();
             let keys: Vec<(String, String, String)> = worst(&owned, n)
                 .into_iter()
                 .map(|r| (r.problem.clone(), r.player.clone(), r.seed.clone()))
@@ -259,10 +341,13 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
             ))
         }
     };
+    if args.transcript {
+        return print_transcript(args, &context, &run, &selected);
+    }
     let mut failed = false;
     for row in selected {
         let problem = find_problem(&row.problem)?;
-        let env = context.env(problem.id(), args.secret.secret.as_ref());
+        let env = run_env(&context, &run, problem.id(), args);
         match write(&run, problem.as_ref(), &env, row) {
             Ok(path) => println!("{}", path.display()),
             Err(e) => {
@@ -279,4 +364,44 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
     } else {
         crate::exit::OK
     })
+}
+
+/// What a run's tests of a problem were made from: today's settings with the run's move cap
+/// (a rule of the game) and the key given now.
+fn run_env(context: &Context, run: &Path, problem: &str, args: &crate::cli::ReplayArgs) -> Env {
+    let mut env = context.env(problem, args.secret.secret.as_ref());
+    if let Some(cap) = run_move_cap(run, problem) {
+        env.config.move_cap = cap;
+    }
+    env
+}
+
+/// `harness replay --transcript`: prints the whole conversation of one test.
+fn print_transcript(
+    args: &crate::cli::ReplayArgs,
+    context: &Context,
+    run: &Path,
+    selected: &[&Row],
+) -> Result<u8, Error> {
+    let [row] = selected[..] else {
+        return Err(Error::Usage(format!(
+            "--transcript prints one test: seed {} has {} tests in run {}; choose one with \
+             --player",
+            args.seed.as_deref().unwrap_or_default(),
+            selected.len(),
+            run.display()
+        )));
+    };
+    let problem = find_problem(&row.problem)?;
+    let env = run_env(context, run, problem.id(), args);
+    match full_transcript(run, problem.as_ref(), &env, row) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(crate::exit::OK)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(crate::exit::HARNESS_ERROR)
+        }
+    }
 }

@@ -1,17 +1,18 @@
-//! The replay page: one self-contained HTML file (the frames as JSON, a small inline script
-//! and style; no network, no external fonts or scripts, enforced by a Content-Security-Policy
-//! that allows nothing but inline code and `data:` images).
+//! The replay page: one self-contained HTML file (the game as JSON: its frames, or a compact
+//! record that the problem's script expands into frames; a small inline script and style;
+//! no network, no external fonts or scripts, enforced by a Content-Security-Policy that
+//! allows nothing but inline code and `data:` images).
 //!
-//! The frames are embedded with [`embed_json`], so no text in them (a player's move, a
-//! reason) can end or open an element.
+//! The game is embedded with [`embed_json`], so no text in it (a player's move, a reason)
+//! can end or open an element.
 //!
 //! The page's frame-independent part lives here (controls, keys, the score line); how a
 //! board is drawn is the problem's own script ([`crate::problem::Views::page_script`]),
 //! placed inline where the template says `__VIEW__`.
 //!
 //! The page reads `#step=N` or `#step=last` from its address to start at a given frame, and
-//! keeps the shown score in `#score` and the move number in `#move` (the browser test reads
-//! them).
+//! keeps the shown score in `#score` and the move number in `#move`, and the milliseconds it
+//! took from its data to the first board drawn in `#ready-ms` (the browser test reads them).
 
 use super::Replay;
 use crate::report::html::escape;
@@ -94,19 +95,22 @@ svg text { font-family: "DejaVu Sans", system-ui, sans-serif; }
 <div id="status">move <b id="move">0</b> / <span id="moves">0</span> &nbsp; score <b id="score">0</b> <span id="extra"></span></div>
 <div id="note"></div><div id="error"></div>
 <div id="board"></div>
-<span id="resources" hidden></span>
+<span id="resources" hidden></span><span id="ready-ms" hidden></span>
 <p class="help">Keys: &#x2190; &#x2192; step, Home / End, space play/pause. Address <code>#step=N</code> or <code>#step=last</code> opens a given move.</p>
 <script id="data" type="application/json">__DATA__</script>
 <script>
 "use strict";
 const R = JSON.parse(document.getElementById("data").textContent);
-const F = R.frames;
 const $ = (id) => document.getElementById(id);
 let at = 0, timer = null;
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
 // The problem's own drawing code: `board(f, g)` and `extra(f, g)`.
 __VIEW__
+
+// The frames: embedded, or computed here from the problem's compact record (long games).
+const opened = performance.now();
+const F = typeof expand === "function" ? expand(R.data) : R.data;
 
 $("final").textContent = "recorded: score " + R.recorded_score + ", verdict " + R.verdict +
   (R.reason ? " (" + R.reason + ")" : "") + "; judged again from the transcript: score " + R.score;
@@ -157,6 +161,8 @@ function fromHash() {
 }
 window.addEventListener("hashchange", fromHash);
 fromHash();
+// Milliseconds from the data to the first board drawn (the browser test reads it).
+$("ready-ms").textContent = String(Math.round(performance.now() - opened));
 // What the page fetched besides itself (the browser test expects none).
 $("resources").textContent = String(performance.getEntriesByType("resource").length);
 </script>

@@ -2,8 +2,8 @@
 //! flushed as each test finishes, rewritten sorted from memory once the run ends),
 //! `leaderboard.csv` (written to a temporary file and renamed, so it is never half-written),
 //! `logs/` (each test's stderr tail, when it wrote any), `transcripts/` (each test's
-//! messages, see [`crate::transcript`]), `run.toml` (what was run) and the `results/latest`
-//! link. The layout of the folder and the row type are [`crate::rundir`]'s.
+//! messages, see [`crate::transcript`]; the tests the run's `--transcripts` keeps),
+//! `run.toml` (what was run) and the `results/latest` link. The layout of the folder and the row type are [`crate::rundir`]'s.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -23,6 +23,8 @@ pub struct RunFiles {
     scores: csv::Writer<File>,
     /// Whether `finish` points `results/latest` at this run (not for a shard: `crate::shard`).
     pub links_latest: bool,
+    /// Which tests' transcripts are written (`--transcripts`); all unless set.
+    pub transcripts: crate::transcript::Keep,
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, from the system clock.
@@ -92,6 +94,7 @@ impl RunFiles {
             layout,
             scores: csv::Writer::from_writer(file),
             links_latest: true,
+            transcripts: Default::default(),
         };
         Ok(Reopened {
             files,
@@ -165,6 +168,7 @@ impl RunFiles {
             layout,
             scores,
             links_latest: true,
+            transcripts: Default::default(),
         })
     }
 
@@ -187,7 +191,7 @@ impl RunFiles {
             }
             f.write_all(&r.stderr.bytes)?;
         }
-        if !r.transcript.is_empty() {
+        if !r.transcript.is_empty() && self.transcripts.keeps(r.outcome.verdict) {
             let path =
                 rundir::transcript_path(&self.dir, r.problem, &r.player, &r.case.to_string());
             let dir = path.parent().expect("a transcript path has a folder");

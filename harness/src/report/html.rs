@@ -375,8 +375,14 @@ fn histogram(p: &Problem) -> Result<String, String> {
 
 fn link_or_command(run: &Path, row: &Row, run_id: &str) -> String {
     let file = replay_file(row);
+    let transcript = crate::rundir::transcript_path(run, &row.problem, &row.player, &row.seed);
     if run.join(&file).is_file() {
         format!("<a href=\"{}\">replay</a>", escape(&file.to_string_lossy()))
+    } else if !transcript.is_file() {
+        format!(
+            "transcript not kept (--transcripts {})",
+            crate::replay::kept(run).name()
+        )
     } else {
         format!(
             "<code>harness replay {} --player {} --seed {}</code>",

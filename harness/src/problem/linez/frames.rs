@@ -1,13 +1,67 @@
-//! Linez frames: the judge itself is played one move at a time
-//! ([`super::LinezGame::try_turn`]), so every
-//! landing and every point is the judge's own; this module only compares boards before and
-//! after a move to say what moved, what was removed and what landed.
+//! Linez replays. The judge itself is played one move at a time
+//! ([`super::LinezGame::try_turn`]), so every landing and every point is the judge's own.
+//!
+//! [`page_data`] is what a replay page holds: the starting position and, per move, the move
+//! and where the judge landed numbers after it, a few bytes a move whatever the game's
+//! length; the page's script (`expand` in `view.js`) applies them with the rules to draw
+//! every frame. [`frames`] computes the same frames here, from the judge's boards (comparing
+//! boards before and after a move to say what moved, what was removed and what landed): the
+//! reference the tests hold the page's frames to.
 
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
 use super::{parse_move, Board, Cell, LinezGame, CELLS, SIDE};
+
+/// A board as 81 digits, row by row (0 for an empty cell).
+fn digits(board: &Board) -> String {
+    (0..CELLS)
+        .map(|i| char::from(b'0' + board.get(Cell::from_index(i))))
+        .collect()
+}
+
+/// The record of a game for the replay page: `cells` (81 digits) and `next` (3 digits) of
+/// the start, then `moves`, one string per accepted move in the judge's notation: `I8F6`,
+/// followed by one ` CELLS=NEXT` per landing after it (`I8F6 A1B2C3=254`: the numbers of
+/// `nextThree` landed on A1, B2, C3 in order, then 254 was drawn; fewer cells when the board
+/// filled; a second landing when a removal emptied the board). A refused move ends the
+/// record with `error` (`move`: the moves accepted before it, `reason`: the judge's,
+/// `allowed`: the cells it could have used).
+pub(super) fn page_data(mut game: LinezGame, answers: &[String]) -> Value {
+    let start = json!({"cells": digits(&game.board), "next": next_digits(game.next_three)});
+    let mut moves = Vec::with_capacity(answers.len());
+    let mut error = Value::Null;
+    for (i, answer) in answers.iter().enumerate() {
+        let before = game.board;
+        match game.try_turn_landings(answer) {
+            Ok((_, landings)) => {
+                let (from, to) = parse_move(answer).expect("the judge accepted it");
+                let mut record = format!("{from}{to}");
+                for (landing, next) in landings {
+                    record.push(' ');
+                    for cell in landing.cells() {
+                        let _ = write!(record, "{cell}");
+                    }
+                    record.push('=');
+                    record.push_str(&next_digits(next));
+                }
+                moves.push(record);
+            }
+            Err(reason) => {
+                let allowed = allowed(&before, answer);
+                error = json!({"move": i, "reason": reason, "allowed": allowed});
+                break;
+            }
+        }
+    }
+    json!({"cells": start["cells"], "next": start["next"], "moves": moves, "error": error})
+}
+
+fn next_digits(next: [u8; 3]) -> String {
+    next.iter().map(|&n| char::from(b'0' + n)).collect()
+}
 
 fn cells(board: &Board) -> Vec<u8> {
     (0..CELLS).map(|i| board.get(Cell::from_index(i))).collect()

@@ -1,6 +1,7 @@
 //! Linez (TopCoder Marathon Match 5): the generator and the judge here, the rules in
 //! `rules.rs` (re-exported), the views in `terminal.rs` (`harness play`), `frames.rs` and
-//! `view.js` (replays).
+//! `view.js` (replays: the page gets the moves and the judge's landings, a few bytes a move,
+//! and computes its frames itself).
 //!
 //! A 9x9 board of numbers 1..7. A move takes one number to an empty cell joined to it by a
 //! path of horizontally or vertically adjacent empty cells. Every line (row, column or
@@ -23,8 +24,9 @@
 //! Decisions where the statement is silent:
 //! - An invalid or malformed move ends the game with WA and the points made so far; so does
 //!   any fault on the wire (TLE, crash, ...): the score is always kept, as on TopCoder.
-//! - The game also ends after `move-cap` accepted moves (`[problem.linez]` in scoring.toml;
-//!   0 means [`DEFAULT_MOVE_CAP`]), with verdict OK.
+//! - The statement has no move cap: a game lasts until the board is full, however long a
+//!   strong player makes it. `move-cap` (`[problem.linez]` in scoring.toml; 0, the default,
+//!   means none) ends a game after that many accepted moves, with verdict OK.
 //! - A removal that leaves the board without any number (after a move or after a landing)
 //!   makes the `nextThree` land at once, as after a move that removed nothing, so the player
 //!   always has a number to move. Three numbers cannot form a line, so this happens once.
@@ -56,10 +58,17 @@ use std::fmt::Write as _;
 
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde_json::Value;
 
 use super::views::{TerminalView, Views};
 use super::{CaseError, CaseKey, Channel, Env, Game, Problem};
 use crate::verdict::{Fault, Outcome};
+
+/// A long game under `testcases/linez/`: the moves of one game of seed [`LONG_GAME_SEED`], one
+/// a line (`#` lines are comments), played by a strong player (see the folder's README).
+pub const LONG_GAME_FILE: &str = "long-game-1.txt";
+/// The seed of [`LONG_GAME_FILE`].
+pub const LONG_GAME_SEED: u64 = 1;
 
 /// A fixed starting position from `testcases/linez/examples.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,6 +150,20 @@ impl Problem for Linez {
         Some(MAX_MOVE_LINE)
     }
 
+    /// [`LONG_GAME_FILE`]: 20,000 moves of seed 1.
+    fn long_game(&self, env: &Env) -> Option<Result<(CaseKey, Vec<String>), CaseError>> {
+        let path = env.problem_dir("linez").join(LONG_GAME_FILE);
+        Some(CaseError::read(&path).map(|text| {
+            let moves = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(String::from)
+                .collect();
+            (CaseKey::Seed(LONG_GAME_SEED), moves)
+        }))
+    }
+
     /// Nothing is generated but the position; tests are told apart by their length (`moves`).
     fn param_names(&self) -> &'static [&'static str] {
         &[]
@@ -166,14 +189,15 @@ impl Views for Linez {
         Ok(Box::new(terminal::LinezView::new(game)))
     }
 
-    fn frames(
-        &self,
-        key: &CaseKey,
-        env: &Env,
-        answers: &[String],
-    ) -> Result<Vec<serde_json::Value>, String> {
+    fn frames(&self, key: &CaseKey, env: &Env, answers: &[String]) -> Result<Vec<Value>, String> {
         let game = Linez::game(key, env).map_err(|e| e.to_string())?;
         Ok(frames::frames(game, answers))
+    }
+
+    /// The moves and the judge's landings; `expand` in `view.js` computes the frames.
+    fn page_data(&self, key: &CaseKey, env: &Env, answers: &[String]) -> Result<Value, String> {
+        let game = Linez::game(key, env).map_err(|e| e.to_string())?;
+        Ok(frames::page_data(game, answers))
     }
 
     fn page_script(&self) -> &'static str {
@@ -238,8 +262,9 @@ impl Linez {
             }
             Err(e) => return Err(e),
         };
+        // 0: no cap, as in the statement.
         let move_cap = match env.config.move_cap {
-            0 => DEFAULT_MOVE_CAP,
+            0 => u64::MAX,
             cap => cap,
         };
         let game = match examples.into_iter().find(|e| e.seed == seed) {
@@ -250,6 +275,9 @@ impl Linez {
         Ok(game)
     }
 }
+
+/// A landing after a move, with the fresh `nextThree` drawn after it.
+pub type Landed = (Landing, [u8; 3]);
 
 /// One Linez test: a starting position and the random stream the rest of the game draws from.
 #[derive(Clone, Debug)]
@@ -297,14 +325,28 @@ impl LinezGame {
     /// points it scored, landings included; a refused one leaves the game as it was and gives
     /// the judge's reason (`move 1 ...: why`: the judge counts from this move).
     pub fn try_turn(&mut self, line: &str) -> Result<u64, String> {
+        self.try_turn_landings(line).map(|(points, _)| points)
+    }
+
+    /// [`LinezGame::try_turn`], also saying where the judge landed numbers after the move:
+    /// each landing with the fresh `nextThree` drawn after it (replay pages).
+    pub fn try_turn_landings(&mut self, line: &str) -> Result<(u64, Vec<Landed>), String> {
         let mut step = self.clone();
-        let outcome = step.play(&mut OneMove(Some(line)));
+        let mut landings = Vec::new();
+        let outcome = play(
+            &mut step.board,
+            &mut step.next_three,
+            &mut step.rng,
+            step.move_cap,
+            &mut OneMove(Some(line)),
+            &mut |landing, next| landings.push((landing, next)),
+        );
         if outcome.moves == 0 {
             return Err(outcome.reason);
         }
         *self = step;
         // Points are whole numbers: the judge's f64 score holds them exactly.
-        Ok(outcome.score as u64)
+        Ok((outcome.score as u64, landings))
     }
 }
 
@@ -343,17 +385,20 @@ impl Game for LinezGame {
             &mut self.rng,
             self.move_cap,
             player,
+            &mut |_, _| {},
         )
     }
 }
 
-/// Judges one game from `board` (played out in place) and returns how it ended.
+/// Judges one game from `board` (played out in place) and returns how it ended. Each landing
+/// is shown to `landed`, with the fresh `nextThree` drawn after it.
 pub fn play(
     board: &mut Board,
     next_three: &mut [u8; 3],
     rng: &mut Xoshiro256PlusPlus,
     move_cap: u64,
     player: &mut dyn Channel,
+    landed: &mut dyn FnMut(Landing, [u8; 3]),
 ) -> Outcome {
     let mut score: u64 = 0;
     let mut moves: u64 = 0;
@@ -363,8 +408,10 @@ pub fn play(
             return Outcome::ok(score as f64, moves);
         }
         if !board.has_numbers() {
-            score += board.land(*next_three, rng);
+            let landing = board.land(*next_three, rng);
+            score += landing.points;
             *next_three = draw_next_three(rng);
+            landed(landing, *next_three);
             continue;
         }
         if !board.has_legal_move() {
@@ -410,8 +457,10 @@ pub fn play(
         moves += 1;
         score += removal.points;
         if removal.removed == 0 {
-            score += board.land(*next_three, rng);
+            let landing = board.land(*next_three, rng);
+            score += landing.points;
             *next_three = draw_next_three(rng);
+            landed(landing, *next_three);
         }
     }
 }

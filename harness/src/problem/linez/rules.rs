@@ -18,9 +18,6 @@ pub const CELLS: usize = SIDE * SIDE;
 pub const COLORS: u8 = 7;
 /// Shortest line that is removed.
 pub const MIN_LINE: usize = 5;
-/// Moves a game may last when scoring.toml sets `move-cap = 0`. A strong player may never
-/// fill the board; 10000 moves keeps one game to seconds of judging.
-pub const DEFAULT_MOVE_CAP: u64 = 10_000;
 /// The file of fixed starting positions under `testcases/linez/`.
 pub const EXAMPLES_FILE: &str = "examples.txt";
 /// The seeds of the statement's examples, whose positions [`EXAMPLES_FILE`] holds: only these
@@ -186,6 +183,32 @@ impl Lines {
     fn push(&mut self, cell: Cell) {
         self.cells[self.len] = cell;
         self.len += 1;
+    }
+}
+
+/// Where the numbers of one landing went, in the order they landed, and the points the
+/// lines they completed made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Landing {
+    cells: [Cell; 3],
+    len: usize,
+    pub points: u64,
+}
+
+impl Default for Landing {
+    fn default() -> Self {
+        Landing {
+            cells: [Cell(0); 3],
+            len: 0,
+            points: 0,
+        }
+    }
+}
+
+impl Landing {
+    /// The cells, in order: one per number of `nextThree` that found an empty cell.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells[..self.len]
     }
 }
 
@@ -361,9 +384,10 @@ impl Board {
     }
 
     /// Lands the numbers of `next_three`, in order, each on a uniformly random empty cell
-    /// (dropping those that find none), and returns the points their lines made.
-    pub fn land(&mut self, next_three: [u8; 3], rng: &mut Xoshiro256PlusPlus) -> u64 {
-        let mut score = 0;
+    /// (dropping those that find none), and says where they went and the points their lines
+    /// made.
+    pub fn land(&mut self, next_three: [u8; 3], rng: &mut Xoshiro256PlusPlus) -> Landing {
+        let mut landing = Landing::default();
         for number in next_three {
             let empty = self.empty_count();
             if empty == 0 {
@@ -372,9 +396,11 @@ impl Board {
             let cell = self
                 .nth_empty(rng.random_range(0..empty))
                 .expect("fewer than empty_count");
-            score += self.place(cell, number).points;
+            landing.points += self.place(cell, number).points;
+            landing.cells[landing.len] = cell;
+            landing.len += 1;
         }
-        score
+        landing
     }
 
     /// Appends what the player is shown: the 9 rows, then `nextThree`, each line ended.
