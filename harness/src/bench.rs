@@ -284,10 +284,23 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
             "unpinned"
         }
     );
-    // Alternate the three in rounds and keep each one's best round, so that load from
-    // elsewhere on the machine hits all three alike and the ratios stay meaningful.
     let open = containment(Want::Off, Want::Off)?;
     let sandboxed = containment(Want::Auto, Want::Auto)?;
+    ping_pongs(n, &open, &sandboxed)?;
+    spawns(&open, &sandboxed)?;
+    // The suites below spread over every CPU again (the runner pins its own workers).
+    os::set_affinity(&all_cpus);
+    crate::tune::bench_line();
+    let context = Context::load(&args.common)?;
+    judges(&context.testcases);
+    suite_throughput(args, &context, &open, &sandboxed)?;
+    Ok(exit::OK)
+}
+
+/// The per-move cost: raw pipes, a reader thread, the session, with the transcript recorder,
+/// and all that in the sandbox. Alternates them in rounds and keeps each one's best round, so
+/// that load from elsewhere on the machine hits all alike and the ratios stay meaningful.
+fn ping_pongs(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(), Error> {
     const ROUNDS: u64 = 5;
     let per_round = (n / ROUNDS).max(1);
     let (mut base, mut threaded, mut session, mut recorded, mut boxed) =
@@ -296,15 +309,15 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
         base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
         threaded = threaded.min(per_move(thread_channel_ping_pong(per_round)?, per_round));
         session = session.min(per_move(
-            session_ping_pong(per_round, false, &open)?,
+            session_ping_pong(per_round, false, open)?,
             per_round,
         ));
         recorded = recorded.min(per_move(
-            session_ping_pong(per_round, true, &open)?,
+            session_ping_pong(per_round, true, open)?,
             per_round,
         ));
         boxed = boxed.min(per_move(
-            session_ping_pong(per_round, true, &sandboxed)?,
+            session_ping_pong(per_round, true, sandboxed)?,
             per_round,
         ));
     }
@@ -329,16 +342,20 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
         boxed / base
     );
 
-    // Starting and ending a test: plain spawn, supervisor alone, sandbox, sandbox + cgroup.
+    Ok(())
+}
+
+/// Starting and ending a test: plain spawn, supervisor alone, sandbox, sandbox + cgroup.
+fn spawns(open: &Containment, sandboxed: &Containment) -> Result<(), Error> {
     let no_cgroup = containment(Want::Auto, Want::Off)?;
     const SPAWNS: usize = 41;
     let mut spawn = [Duration::MAX; 4];
     for _ in 0..3 {
         for (slot, t) in [
             plain_spawn_cost(SPAWNS)?,
-            spawn_cost(&open, SPAWNS)?,
+            spawn_cost(open, SPAWNS)?,
             spawn_cost(&no_cgroup, SPAWNS)?,
-            spawn_cost(&sandboxed, SPAWNS)?,
+            spawn_cost(sandboxed, SPAWNS)?,
         ]
         .into_iter()
         .enumerate()
@@ -369,13 +386,13 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
         ms(spawn[3]) - ms(spawn[2])
     );
 
-    // The suites below spread over every CPU again (the runner pins its own workers).
-    os::set_affinity(&all_cpus);
-    crate::tune::bench_line();
-    let context = Context::load(&args.common)?;
-    let (scoring, testcases) = (&context.scoring, context.testcases.clone());
+    Ok(())
+}
+
+/// The judges' own cost per move and transcript bytes, long games, reference solvers.
+fn judges(testcases: &Path) {
     for problem in problem::all() {
-        if let Some(judged) = judge_cost(problem.as_ref(), &testcases) {
+        if let Some(judged) = judge_cost(problem.as_ref(), testcases) {
             println!(
                 "  judge of {:<20} {:8.3} us/move (in-process, no player); transcript {:.1} bytes/move, {:.0} bytes/test",
                 problem.id(),
@@ -387,7 +404,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     }
 
     for problem in problem::all() {
-        match long_game_cost(problem.as_ref(), &testcases) {
+        match long_game_cost(problem.as_ref(), testcases) {
             None => {}
             Some(Err(e)) => println!("  long games of {}: {e}", problem.id()),
             Some(Ok(lines)) => lines.iter().for_each(|l| println!("{l}")),
@@ -395,7 +412,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     }
 
     for problem in problem::all() {
-        if let Some((cases, per_pass)) = solver_cost(problem.as_ref(), &testcases) {
+        if let Some((cases, per_pass)) = solver_cost(problem.as_ref(), testcases) {
             println!(
                 "  reference solver of {:<16} {:8.3} ms per pass over its {cases} fixed tests",
                 problem.id(),
@@ -403,6 +420,18 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
             );
         }
     }
+}
+
+/// The moves per second of a suite at 1 and 2 threads in process mode, and at 2 in the
+/// sandbox with a cgroup; alternated, best of 3 each (a suite takes a fraction of a second,
+/// so a burst of load elsewhere would otherwise decide the ratio).
+fn suite_throughput(
+    args: &BenchArgs,
+    context: &Context,
+    open: &Containment,
+    sandboxed: &Containment,
+) -> Result<(), Error> {
+    let scoring = &context.scoring;
     let spec = SeedSpec::parse(&args.seeds).map_err(Error::Usage)?;
     let ids = problem::ids();
     let mut builds = crate::build::Builds::new(std::time::Duration::from_secs_f64(
@@ -424,7 +453,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
         .collect();
     let suite = Suite {
         env: Env {
-            testcases,
+            testcases: context.testcases.clone(),
             config,
             secret: None,
         },
@@ -440,7 +469,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     // Alternate the two, best of 3 each: a suite takes a fraction of a second, so a burst of
     // load elsewhere would otherwise decide the ratio.
     let mut best = [(0u64, Duration::MAX); 3];
-    let setups = [(1, &open), (2, &open), (2, &sandboxed)];
+    let setups = [(1, open), (2, open), (2, sandboxed)];
     let mut disk = None;
     for _ in 0..3 {
         for (slot, (threads, c)) in setups.iter().enumerate() {
@@ -478,7 +507,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
             bytes as f64 / tests.max(1) as f64
         );
     }
-    Ok(exit::OK)
+    Ok(())
 }
 
 /// The reference solver's time for one pass over a problem's fixed tests (best of 10 passes),
@@ -541,39 +570,10 @@ fn long_game_cost(
         }
         // The game ends at its last recorded move, as a run with this move cap would.
         env.config.move_cap = length as u64;
-        let mut best = vec![f64::MAX; length / WINDOW];
-        let mut stored = 0;
-        for _ in 0..9 {
-            let mut game = match problem.case(&key, &env) {
-                Ok(game) => game,
-                Err(e) => return Some(Err(e.to_string())),
-            };
-            let mut player = crate::transcript::Replayed::new(moves[..length].to_vec());
-            let mut recorder = crate::transcript::Recorder::for_problem(problem, &mut player);
-            let mut clocked = Clocked {
-                inner: &mut recorder,
-                answers: 0,
-                every: WINDOW,
-                times: Vec::with_capacity(length / WINDOW + 1),
-            };
-            clocked.times.push(Instant::now());
-            let outcome = game.play(&mut clocked);
-            clocked.times.push(Instant::now());
-            if outcome.moves != length as u64 {
-                return Some(Err(format!(
-                    "the recorded game ended after {} of {length} moves: {}",
-                    outcome.moves, outcome.reason
-                )));
-            }
-            // The first window runs from the start to the first move of the second window.
-            let marks = &clocked.times;
-            for (w, slot) in best.iter_mut().enumerate() {
-                let end = marks.get(w + 1).copied().unwrap_or(marks[marks.len() - 1]);
-                *slot = slot.min(per_move(end - marks[w], WINDOW as u64));
-            }
-            drop(clocked);
-            stored = recorder.text.len();
-        }
+        let (best, stored) = match best_windows(problem, &key, &env, &moves[..length], WINDOW) {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
         let mean = best.iter().sum::<f64>() / best.len() as f64;
         lines.push(format!(
             "  {length:>6}-move game   {mean:8.3} us/move   transcript {:.1} bytes/move",
@@ -590,32 +590,89 @@ fn long_game_cost(
             last / short[0]
         ));
     }
-    if let Some(views) = problem.views() {
-        let start = Instant::now();
-        match views.page_data(&key, &env, &moves) {
-            Ok(data) => {
-                let page = crate::replay::page::render(&crate::replay::Replay {
-                    problem: problem.id().to_string(),
-                    player: "recorded".into(),
-                    seed: key.to_string(),
-                    score: 0.0,
-                    recorded_score: 0.0,
-                    verdict: "OK".into(),
-                    reason: String::new(),
-                    data,
-                    script: views.page_script(),
-                });
-                lines.push(format!(
-                    "  replay page of the {}-move game: {:.2} MB, built in {:.0} ms",
-                    moves.len(),
-                    page.len() as f64 / 1e6,
-                    start.elapsed().as_secs_f64() * 1e3
-                ));
-            }
-            Err(e) => lines.push(format!("  replay page: {e}")),
-        }
+    if let Some(line) = long_page(problem, &key, &env, &moves) {
+        lines.push(line);
     }
     Some(Ok(lines))
+}
+
+/// Plays the recorded game (`moves`) 9 times; each window of `window` moves keeps its best
+/// time per move. Returns those, and the bytes of the transcript stored.
+fn best_windows(
+    problem: &dyn problem::Problem,
+    key: &CaseKey,
+    env: &Env,
+    moves: &[String],
+    window: usize,
+) -> Result<(Vec<f64>, usize), String> {
+    let length = moves.len();
+    let mut best = vec![f64::MAX; length / window];
+    let mut stored = 0;
+    for _ in 0..9 {
+        let mut game = match problem.case(key, env) {
+            Ok(game) => game,
+            Err(e) => return Err(e.to_string()),
+        };
+        let mut player = crate::transcript::Replayed::new(moves.to_vec());
+        let mut recorder = crate::transcript::Recorder::for_problem(problem, &mut player);
+        let mut clocked = Clocked {
+            inner: &mut recorder,
+            answers: 0,
+            every: window,
+            times: Vec::with_capacity(length / window + 1),
+        };
+        clocked.times.push(Instant::now());
+        let outcome = game.play(&mut clocked);
+        clocked.times.push(Instant::now());
+        if outcome.moves != length as u64 {
+            return Err(format!(
+                "the recorded game ended after {} of {length} moves: {}",
+                outcome.moves, outcome.reason
+            ));
+        }
+        // The first window runs from the start to the first move of the second window.
+        let marks = &clocked.times;
+        for (w, slot) in best.iter_mut().enumerate() {
+            let end = marks.get(w + 1).copied().unwrap_or(marks[marks.len() - 1]);
+            *slot = slot.min(per_move(end - marks[w], window as u64));
+        }
+        drop(clocked);
+        stored = recorder.text.len();
+    }
+    Ok((best, stored))
+}
+
+/// The size of the replay page of the recorded game, and the time to build it.
+fn long_page(
+    problem: &dyn problem::Problem,
+    key: &CaseKey,
+    env: &Env,
+    moves: &[String],
+) -> Option<String> {
+    let views = problem.views()?;
+    let start = Instant::now();
+    match views.page_data(key, env, moves) {
+        Ok(data) => {
+            let page = crate::replay::page::render(&crate::replay::Replay {
+                problem: problem.id().to_string(),
+                player: "recorded".into(),
+                seed: key.to_string(),
+                score: 0.0,
+                recorded_score: 0.0,
+                verdict: "OK".into(),
+                reason: String::new(),
+                data,
+                script: views.page_script(),
+            });
+            Some(format!(
+                "  replay page of the {}-move game: {:.2} MB, built in {:.0} ms",
+                moves.len(),
+                page.len() as f64 / 1e6,
+                start.elapsed().as_secs_f64() * 1e3
+            ))
+        }
+        Err(e) => Some(format!("  replay page: {e}")),
+    }
 }
 
 /// A channel that notes the time at every `every`-th answer it passes on (after the first).

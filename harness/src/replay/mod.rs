@@ -274,6 +274,39 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
         find_problem(id)?;
     }
     let rows = read_scores(&run).map_err(Error::Usage)?;
+    let selected = select(args, &run, &rows)?;
+    if args.transcript {
+        return print_transcript(args, &context, &run, &selected);
+    }
+    let mut failed = false;
+    for row in selected {
+        let problem = find_problem(&row.problem)?;
+        let env = run_env(&context, &run, problem.id(), args);
+        match write(&run, problem.as_ref(), &env, row) {
+            Ok(path) => println!("{}", path.display()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+    }
+    crate::report::html::write(&run, &rows)
+        .map_err(|e| Error::fault(format!("cannot write report.html: {e}")))?;
+    println!("{}", run.join("report.html").display());
+    Ok(if failed {
+        crate::exit::HARNESS_ERROR
+    } else {
+        crate::exit::OK
+    })
+}
+
+/// The tests `harness replay` is asked for: `--seed` (with `--player`), or the `--worst N`
+/// of each player among those with a kept transcript.
+fn select<'a>(
+    args: &crate::cli::ReplayArgs,
+    run: &Path,
+    rows: &'a [Row],
+) -> Result<Vec<&'a Row>, Error> {
     let chosen: Vec<&Row> = rows
         .iter()
         .filter(|r| has_replays(&r.problem))
@@ -313,8 +346,8 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
                 )));
             }
             // Asking for a test whose transcript the run did not keep is the user's mistake.
-            if let Some(row) = hits.iter().find(|r| !has_transcript(&run, r)) {
-                read_transcript(&run, row).map_err(Error::Usage)?;
+            if let Some(row) = hits.iter().find(|r| !has_transcript(run, r)) {
+                read_transcript(run, row).map_err(Error::Usage)?;
             }
             hits
         }
@@ -322,7 +355,7 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
             // The worst among the tests whose transcript was kept (`--transcripts failed`).
             let owned: Vec<Row> = chosen
                 .iter()
-                .filter(|r| has_transcript(&run, r))
+                .filter(|r| has_transcript(run, r))
                 .map(|r| (*r).clone())
                 .collect();
             let keys: Vec<(String, String, String)> = worst(&owned, n)
@@ -341,29 +374,7 @@ pub fn main(args: &crate::cli::ReplayArgs) -> Result<u8, Error> {
             ))
         }
     };
-    if args.transcript {
-        return print_transcript(args, &context, &run, &selected);
-    }
-    let mut failed = false;
-    for row in selected {
-        let problem = find_problem(&row.problem)?;
-        let env = run_env(&context, &run, problem.id(), args);
-        match write(&run, problem.as_ref(), &env, row) {
-            Ok(path) => println!("{}", path.display()),
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed = true;
-            }
-        }
-    }
-    crate::report::html::write(&run, &rows)
-        .map_err(|e| Error::fault(format!("cannot write report.html: {e}")))?;
-    println!("{}", run.join("report.html").display());
-    Ok(if failed {
-        crate::exit::HARNESS_ERROR
-    } else {
-        crate::exit::OK
-    })
+    Ok(selected)
 }
 
 /// What a run's tests of a problem were made from: today's settings with the run's move cap
