@@ -191,3 +191,39 @@ pub(crate) fn evaluate(board: &Board, windows: &Windows, w: &Weights, bonus: &[f
     board.empty_count() as f32 * w.empty + windows.potential(board, w, bonus)
         - cut_off(board) as f32 * w.cut_off
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn the_potential_near_a_move_accounts_for_all_its_change() {
+        let windows = Windows::new();
+        let w = Weights::default();
+        let bonus = bonus_of(&[2, 2, 5], 0.5);
+        let mut rng = Rng::new(7);
+        for _ in 0..200 {
+            let mut board = Board::EMPTY;
+            for cell in 0..CELLS {
+                if rng.below(2) == 0 {
+                    board.put(cell, 1 + rng.below(3) as u8);
+                }
+            }
+            let mut moves = Vec::new();
+            board.for_each_move(|from, to| moves.push((from, to)));
+            let Some(&(from, to)) = moves.get(rng.below(moves.len().max(1) as u32) as usize) else {
+                continue;
+            };
+            let mut after = board;
+            if after.play(from, to) > 0 {
+                continue;
+            }
+            let delta = windows.potential_near(&after, from, to, &w, &bonus)
+                - windows.potential_near(&board, from, to, &w, &bonus);
+            let full =
+                windows.potential(&after, &w, &bonus) - windows.potential(&board, &w, &bonus);
+            assert!((delta - full).abs() < 1e-2, "{delta} vs {full}");
+        }
+    }
+}

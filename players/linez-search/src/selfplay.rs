@@ -32,6 +32,10 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
             next = draw_next(&mut rng);
             continue;
         }
+        if std::env::var("SHOW").is_ok() {
+            println!("sees (next {next:?}):");
+            print!("{}", board.rows());
+        }
         let Some((from, to)) = search.choose(&board, next, effort) else {
             break;
         };
