@@ -40,7 +40,7 @@ pub(crate) struct Budget {
 
 pub(crate) fn budget() -> Budget {
     Budget {
-        total: env_u64("CHESSPUZZLE_SEARCH_STEPS", 10_000_000),
+        total: env_u64("CHESSPUZZLE_SEARCH_STEPS", 16_000_000),
         horizon: env_u64("CHESSPUZZLE_SEARCH_HORIZON", 100_000) as u32,
     }
 }

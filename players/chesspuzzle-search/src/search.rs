@@ -71,25 +71,36 @@ impl Search {
         clicks
     }
 
-    /// The cell to click among `allowed`, spending about `budget` rollout steps.
+    /// The cell to click among `allowed`, spending about `budget` rollout steps: successive
+    /// halving (every round of rollouts goes to the cells still in the race, and after each
+    /// phase the worse half drops out).
     pub(crate) fn choose(&mut self, known: &Known, allowed: &[u16], budget: u64) -> usize {
         if allowed.len() == 1 {
             return allowed[0] as usize;
         }
-        let mut sums = vec![0u64; allowed.len()];
-        let start = self.steps;
-        let mut rounds = 0u64;
-        while rounds < 4 || (self.steps - start < budget && rounds < 100_000) {
-            let seed = self.rng.next_u64();
-            for (i, &cell) in allowed.iter().enumerate() {
-                sums[i] += u64::from(self.rollout(known, cell as usize, seed));
+        // (sum of rollout lengths, rollouts, cell)
+        let mut alive: Vec<(u64, u64, u16)> = allowed.iter().map(|&c| (0, 0, c)).collect();
+        let phases = (usize::BITS - (allowed.len() - 1).leading_zeros()) as u64;
+        let per_phase = budget / phases;
+        loop {
+            let start = self.steps;
+            let mut rounds = 0;
+            while rounds < 2 || (self.steps - start < per_phase && rounds < 10_000) {
+                let seed = self.rng.next_u64();
+                for entry in alive.iter_mut() {
+                    entry.0 += u64::from(self.rollout(known, entry.2 as usize, seed));
+                    entry.1 += 1;
+                }
+                rounds += 1;
             }
-            rounds += 1;
+            // Best mean first (sums over the same rollouts while in the race), the first of
+            // equals by position.
+            alive.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)).then(a.2.cmp(&b.2)));
+            if alive.len() <= 2 {
+                return alive[0].2 as usize;
+            }
+            alive.truncate(alive.len().div_ceil(2));
         }
-        let best = (0..allowed.len())
-            .max_by_key(|&i| (sums[i], std::cmp::Reverse(i)))
-            .expect("two or more cells");
-        allowed[best] as usize
     }
 }
 

@@ -40,9 +40,10 @@ pub(crate) struct Search {
     /// Evaluations done so far (the work counter budgets are kept in).
     pub(crate) nodes: u64,
     moves: Vec<Candidate>,
-    finishing: Vec<(u8, u8)>,
 }
 
+/// Lines looked for one after the other in a position the player moves in.
+const CHAIN: u32 = 2;
 /// The value of a lost game (the board filled).
 const LOST: f32 = -100_000.0;
 
@@ -54,7 +55,6 @@ impl Search {
             rng: Rng::new(seed),
             nodes: 0,
             moves: Vec::with_capacity(4096),
-            finishing: Vec::with_capacity(64),
         }
     }
 
@@ -88,43 +88,36 @@ impl Search {
     }
 
     fn evaluate(&mut self, board: &Board, bonus: &[f32; 8]) -> f32 {
-        self.nodes += 1;
+        // A full evaluation costs about as much as 4 moves of the quick one.
+        self.nodes += 4;
         evaluate(board, &self.windows, &self.weights, bonus)
     }
 
     /// The value of a position the player moves in: the best line it can make at once
     /// (points and the position left), else its static evaluation.
     fn player_to_move(&mut self, board: &Board, bonus: &[f32; 8]) -> f32 {
-        let mut best = self.evaluate(board, bonus);
-        let mut finishing = std::mem::take(&mut self.finishing);
+        self.chain(board, bonus, CHAIN)
+    }
+
+    /// [`Self::player_to_move`] with up to `depth` lines made one after the other (a line
+    /// gives the move back).
+    /// The player always makes a line when it can, so a position with one is worth its best
+    /// line, whatever potential the line uses up.
+    fn chain(&mut self, board: &Board, bonus: &[f32; 8], depth: u32) -> f32 {
+        if depth == 0 {
+            return self.evaluate(board, bonus);
+        }
+        let mut finishing = Vec::new();
         self.windows.finishing_moves(board, &mut finishing);
+        let mut best: Option<f32> = None;
         for &(from, to) in &finishing {
             let mut after = *board;
             let removed = after.play(from as usize, to as usize);
-            let value = points(removed) as f32 * self.weights.point + self.evaluate(&after, bonus);
-            best = best.max(value);
+            let value =
+                points(removed) as f32 * self.weights.point + self.chain(&after, bonus, depth - 1);
+            best = Some(best.map_or(value, |b| b.max(value)));
         }
-        self.finishing = finishing;
-        best
-    }
-
-    /// The value of a position the player moves in, searched one move deep: the best line
-    /// it can make at once, else the best quick value of a move (less its cut-off cells).
-    fn player_to_move_searched(&mut self, board: &Board, bonus: &[f32; 8]) -> f32 {
-        self.quick(board, bonus);
-        let mut best: Option<Candidate> = None;
-        let lines = self.moves.iter().any(|c| c.removed > 0);
-        for c in &self.moves {
-            if (!lines || c.removed > 0) && best.is_none_or(|b| c.value > b.value) {
-                best = Some(*c);
-            }
-        }
-        let Some(best) = best else {
-            return self.evaluate(board, bonus);
-        };
-        let mut after = *board;
-        after.play(best.from as usize, best.to as usize);
-        best.value - cut_off(&after) as f32 * self.weights.cut_off
+        best.unwrap_or_else(|| self.evaluate(board, bonus))
     }
 
     /// The move to make, or `None` when nothing can move.
@@ -181,7 +174,6 @@ impl Search {
             .map(|_| std::array::from_fn(|_| self.rng.below(u32::MAX)))
             .collect();
         let unknown = [1.0; 8];
-        let deep = std::env::var("DEEP").is_ok();
         let mut best: Option<(f32, Candidate)> = None;
         for c in short {
             let mut after = *board;
@@ -193,12 +185,7 @@ impl Search {
                 sum += if landed.empty_count() == 0 {
                     LOST
                 } else {
-                    scored as f32 * self.weights.point
-                        + if deep {
-                            self.player_to_move_searched(&landed, &unknown)
-                        } else {
-                            self.player_to_move(&landed, &unknown)
-                        }
+                    scored as f32 * self.weights.point + self.player_to_move(&landed, &unknown)
                 };
             }
             let value = sum / draws.len() as f32;
@@ -208,6 +195,23 @@ impl Search {
         }
         best.map(|(_, c)| (c.from as usize, c.to as usize))
     }
+}
+
+/// The first move that makes a line, else the first legal move (reading order): the
+/// player's move when it has no time left to think.
+pub(crate) fn first_move(board: &Board) -> Option<(usize, usize)> {
+    let mut first = None;
+    let mut line = None;
+    board.for_each_move(|from, to| {
+        first.get_or_insert((from, to));
+        if line.is_none() && board.get(from) != 0 {
+            let mut after = *board;
+            if after.play(from, to) > 0 {
+                line = Some((from, to));
+            }
+        }
+    });
+    line.or(first)
 }
 
 /// Lands `next` as the judge does, each on the empty cell `draw * empty / 2^32` in reading
@@ -223,4 +227,75 @@ fn land_with(board: &mut Board, next: [u8; 3], draw: &[u32; 3]) -> u64 {
         score += board.place(nth_cell(board.empty(), n), number);
     }
     score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::SIDE;
+
+    fn board(rows: &str) -> Board {
+        let rows: Vec<&str> = rows.split_whitespace().collect();
+        Board::parse(&rows)
+    }
+
+    fn cell(name: &str) -> usize {
+        let b = name.as_bytes();
+        (b[0] - b'A') as usize * SIDE + (b[1] - b'1') as usize
+    }
+
+    const FULL: Effort = Effort {
+        candidates: 8,
+        samples: 8,
+    };
+
+    #[test]
+    fn makes_a_line_when_it_can() {
+        let b = board(
+            "3........ ......... ......... ......... 3333..... ......... ......... ......... ........7",
+        );
+        let mut search = Search::new(1, Weights::default());
+        assert_eq!(
+            search.choose(&b, [1, 2, 4], FULL),
+            Some((cell("A1"), cell("E5")))
+        );
+        assert_eq!(first_move(&b), Some((cell("A1"), cell("E5"))));
+    }
+
+    #[test]
+    fn prefers_the_bigger_line() {
+        // I1 to E4 makes 6 in row E (13 points); I8 to E9 makes 5 in column 9 (10 points).
+        let b = board(
+            "........6 ........6 ........6 ........6 555.55... ......... ......... ......... 5......67",
+        );
+        let mut search = Search::new(1, Weights::default());
+        let (from, to) = search.choose(&b, [1, 2, 3], FULL).unwrap();
+        assert_eq!((from, to), (cell("I1"), cell("E4")));
+    }
+
+    #[test]
+    fn builds_a_four_it_can_finish_rather_than_scattering() {
+        // Three 2s in row E and two more 2s elsewhere: the move should put a 2 next to the
+        // three (making a 4 the other 2 can finish).
+        let b = board(
+            "......... ......... ......... ......... 222...... ......... ......... 2........ ........2",
+        );
+        let mut search = Search::new(1, Weights::default());
+        let (from, to) = search.choose(&b, [5, 6, 7], FULL).unwrap();
+        assert_eq!(b.get(from), 2);
+        assert!(
+            [cell("E4"), cell("E5")].contains(&to),
+            "moved to {}",
+            crate::rules::name(to)
+        );
+    }
+
+    #[test]
+    fn the_same_seed_plays_the_same_game() {
+        let w = Weights::default();
+        let a = crate::selfplay::game(5, 9, w.clone(), 60);
+        let b = crate::selfplay::game(5, 9, w, 60);
+        assert_eq!(a, b);
+        assert_eq!(a.1, 60, "the game lasts the 60 moves asked");
+    }
 }

@@ -24,7 +24,7 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
     }
     let mut next = draw_next(&mut rng);
     let mut search = Search::new(player_seed, weights);
-    let effort = crate::effort();
+    let budget = crate::Budget::from_env();
     let (mut score, mut moves) = (0u64, 0u64);
     while board.empty_count() > 0 && moves < move_cap {
         if board.empty_count() == 81 {
@@ -36,7 +36,7 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
             println!("sees (next {next:?}):");
             print!("{}", board.rows());
         }
-        let Some((from, to)) = search.choose(&board, next, effort) else {
+        let Some((from, to)) = search.choose(&board, next, budget.effort(search.nodes)) else {
             break;
         };
         assert!(board.get(from) != 0 && board.reachable_from(from) & (1 << to) != 0);
