@@ -61,6 +61,8 @@ pub(crate) struct Geometry {
     pub(crate) height: usize,
     pub(crate) width: usize,
     reach: Vec<Cells>,
+    /// `into[cell * 8 + tile]`: the cells from which `tile` reaches `cell`.
+    into: Vec<Vec<u16>>,
 }
 
 impl Geometry {
@@ -71,11 +73,25 @@ impl Geometry {
                 reach.push(reach_from(height, width, cell, tile));
             }
         }
+        let mut into = vec![Vec::new(); height * width * 8];
+        for from in 0..height * width {
+            for tile in 0..8 {
+                for &to in reach[from * 8 + tile].as_slice() {
+                    into[to as usize * 8 + tile].push(from as u16);
+                }
+            }
+        }
         Geometry {
             height,
             width,
             reach,
+            into,
         }
+    }
+
+    /// The cells from which `tile` reaches `cell`.
+    pub(crate) fn into(&self, cell: usize, tile: u8) -> &[u16] {
+        &self.into[cell * 8 + tile as usize]
     }
 
     pub(crate) fn cells(&self) -> usize {

@@ -7,7 +7,7 @@
 //! Pure apart from its own random stream: no input, no output, no clock.
 
 use crate::rng::Rng;
-use crate::rules::{Cells, Geometry, EMPTY};
+use crate::rules::{Geometry, EMPTY};
 
 /// What the player knows: the top tile of every cell and how many tiles each has left.
 #[derive(Clone)]
@@ -20,6 +20,10 @@ pub(crate) struct Search {
     pub(crate) geometry: Geometry,
     rng: Rng,
     scratch: Known,
+    /// For every cell, how many cells its top tile allows (0 when it is empty): the rollout
+    /// policy's measure, kept up to date click by click instead of recounted.
+    options: Vec<u8>,
+    scratch_options: Vec<u8>,
     /// Rollout steps done so far (the work counter budgets are kept in).
     pub(crate) steps: u64,
     /// Longest rollout, in clicks.
@@ -36,6 +40,8 @@ impl Search {
                 top: vec![EMPTY; n],
                 left: vec![0; n],
             },
+            options: vec![0; n],
+            scratch_options: vec![0; n],
             steps: 0,
             horizon,
         }
@@ -49,23 +55,63 @@ impl Search {
         let s = &mut self.scratch;
         s.top.copy_from_slice(&known.top);
         s.left.copy_from_slice(&known.left);
+        let options = &mut self.scratch_options;
+        options.copy_from_slice(&self.options);
         let g = &self.geometry;
         let mut cell = first;
         let mut clicks = 0;
         loop {
             let tile = s.top[cell];
             s.left[cell] -= 1;
-            s.top[cell] = if s.left[cell] > 0 {
-                rng.below(8) as u8
+            if s.left[cell] > 0 {
+                s.top[cell] = rng.below(8) as u8;
+                options[cell] = g.allowed_count(&s.left, cell, s.top[cell]) as u8;
             } else {
-                EMPTY
-            };
+                s.top[cell] = EMPTY;
+                options[cell] = 0;
+                // Every cell whose top tile reached this one has one option fewer.
+                for t in 0..8u8 {
+                    for &from in g.into(cell, t) {
+                        if s.top[from as usize] == t {
+                            options[from as usize] -= 1;
+                        }
+                    }
+                }
+            }
             clicks += 1;
-            let allowed = g.allowed(&s.left, cell, tile);
-            if allowed.len() == 0 || clicks >= self.horizon {
+            if clicks >= self.horizon {
                 break;
             }
-            cell = pick(g, s, &allowed, &mut rng);
+            // The policy in one pass over the cells the tile reaches: the one whose top tile
+            // allows the most cells, ties broken at random.
+            let mut best = usize::MAX;
+            let mut best_n = 0;
+            let mut ties = 0;
+            for &next in g.reach(cell, tile) {
+                let next = next as usize;
+                if s.left[next] == 0 {
+                    continue;
+                }
+                debug_assert_eq!(
+                    options[next] as usize,
+                    g.allowed_count(&s.left, next, s.top[next])
+                );
+                let n = options[next];
+                if best == usize::MAX || n > best_n {
+                    best = next;
+                    best_n = n;
+                    ties = 1;
+                } else if n == best_n {
+                    ties += 1;
+                    if rng.below(ties) == 0 {
+                        best = next;
+                    }
+                }
+            }
+            if best == usize::MAX {
+                break;
+            }
+            cell = best;
         }
         self.steps += u64::from(clicks);
         clicks
@@ -78,6 +124,14 @@ impl Search {
         if allowed.len() == 1 {
             return allowed[0] as usize;
         }
+        for cell in 0..self.geometry.cells() {
+            self.options[cell] = if known.left[cell] > 0 {
+                self.geometry
+                    .allowed_count(&known.left, cell, known.top[cell]) as u8
+            } else {
+                0
+            };
+        }
         // (sum of rollout lengths, rollouts, cell)
         let mut alive: Vec<(u64, u64, u16)> = allowed.iter().map(|&c| (0, 0, c)).collect();
         let phases = (usize::BITS - (allowed.len() - 1).leading_zeros()) as u64;
@@ -85,7 +139,7 @@ impl Search {
         loop {
             let start = self.steps;
             let mut rounds = 0;
-            while rounds < 2 || (self.steps - start < per_phase && rounds < 10_000) {
+            while rounds < 1 || (self.steps - start < per_phase && rounds < 10_000) {
                 let seed = self.rng.next_u64();
                 for entry in alive.iter_mut() {
                     entry.0 += u64::from(self.rollout(known, entry.2 as usize, seed));
@@ -104,23 +158,43 @@ impl Search {
     }
 }
 
-fn pick(g: &Geometry, s: &Known, allowed: &Cells, rng: &mut Rng) -> usize {
-    let cells = allowed.as_slice();
-    let mut best = cells[0];
-    let mut best_n = 0;
-    let mut ties = 0;
-    for &c in cells {
-        let n = g.allowed_count(&s.left, c as usize, s.top[c as usize]);
-        if n > best_n {
-            best = c;
-            best_n = n;
-            ties = 1;
-        } else if n == best_n {
-            ties += 1;
-            if rng.below(ties) == 0 {
-                best = c;
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_option_counts_kept_click_by_click_match_a_recount() {
+        // Debug builds check every count the policy reads against a recount.
+        for seed in 1..=3 {
+            let (score, clicks, tiles) = crate::selfplay::game_with(seed, 3, 10_000);
+            assert!(clicks >= 1 && clicks <= tiles && score > 0.0);
         }
     }
-    best as usize
+
+    #[test]
+    fn the_same_seed_plays_the_same_game() {
+        assert_eq!(
+            crate::selfplay::game_with(4, 7, 50_000),
+            crate::selfplay::game_with(4, 7, 50_000)
+        );
+    }
+
+    #[test]
+    fn a_click_that_leads_on_beats_one_that_ends_the_game() {
+        // A 6x6 board of single knights, all cells empty but (0, 3), (2, 2) and (5, 5).
+        // Clicking (0, 3) leads on to (2, 2), a knight's jump away; clicking (5, 5) ends the
+        // game, its jumps (3, 4) and (4, 3) being empty.
+        let geometry = Geometry::new(6, 6);
+        let knight = crate::rules::tile_of(b'K').unwrap();
+        let mut known = Known {
+            top: vec![EMPTY; 36],
+            left: vec![0; 36],
+        };
+        for cell in [3, 14, 35] {
+            known.top[cell] = knight;
+            known.left[cell] = 1;
+        }
+        let mut search = Search::new(geometry, 1, 1000);
+        assert_eq!(search.choose(&known, &[3, 35], 1000), 3);
+    }
 }

@@ -11,6 +11,11 @@ use crate::search::{Known, Search};
 
 /// Plays one game; returns (score, clicks, tiles).
 pub(crate) fn game(seed: u64, player_seed: u64) -> (f64, u64, u64) {
+    game_with(seed, player_seed, crate::budget().total)
+}
+
+/// [`game`] with `steps` rollout steps for the game.
+pub(crate) fn game_with(seed: u64, player_seed: u64, steps: u64) -> (f64, u64, u64) {
     let mut rng = Rng::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x1234);
     let height = 6 + rng.below(10) as usize;
     let width = 6 + rng.below(10) as usize;
@@ -22,7 +27,10 @@ pub(crate) fn game(seed: u64, player_seed: u64) -> (f64, u64, u64) {
         top: stacks.iter().map(|s| s[0]).collect(),
         left: vec![k as u8; height * width],
     };
-    let budget = crate::budget();
+    let budget = crate::Budget {
+        total: steps,
+        ..crate::budget()
+    };
     let mut search = Search::new(Geometry::new(height, width), player_seed, budget.horizon);
     let total = (height * width * k) as u64;
     let mut tiles_left = total;
