@@ -3,9 +3,9 @@
 //! Every top tile is visible; the tiles under them are unknown, and each is uniform over the
 //! 8 types. Each allowed click is scored by rollouts (`search.rs`) that draw the hidden
 //! tiles as they are revealed; the work is counted in rollout steps, not in time, so a game
-//! is the same on a busy machine: `CHESSPUZZLE_SEARCH_STEPS` (default 15,000,000, about
-//! 0.6 s of CPU) for the game, spread over the tiles left. `selfplay.rs` plays whole games without the
-//! harness.
+//! is the same on a busy machine: `CHESSPUZZLE_SEARCH_STEPS` (default 20,000,000, about
+//! 0.85 s of CPU) for the game, spread over the tiles left. `selfplay.rs` plays whole games
+//! without the harness (`chesspuzzle-search --selfplay FIRST LAST`).
 //!
 //! Deterministic for a given `PLAYER_SEED` (a u64, default 1). Standalone (its own rule code).
 //!
@@ -42,7 +42,7 @@ pub(crate) struct Budget {
 
 pub(crate) fn budget() -> Budget {
     Budget {
-        total: env_u64("CHESSPUZZLE_SEARCH_STEPS", 15_000_000),
+        total: env_u64("CHESSPUZZLE_SEARCH_STEPS", 20_000_000),
         horizon: env_u64("CHESSPUZZLE_SEARCH_HORIZON", 100_000) as u32,
     }
 }
