@@ -48,8 +48,8 @@ impl Search {
     }
 
     /// Clicks from `first` on (it included) until no cell is allowed or the horizon, with
-    /// the light policy: the allowed cell whose visible tile allows the most cells next,
-    /// ties broken at random.
+    /// the light policy: the allowed cell whose visible tile allows the most cells next, then
+    /// one that keeps a tile, ties broken at random.
     fn rollout(&mut self, known: &Known, first: usize, seed: u64) -> u32 {
         let mut rng = Rng::new(seed);
         let s = &mut self.scratch;
@@ -83,7 +83,7 @@ impl Search {
                 break;
             }
             // The policy in one pass over the cells the tile reaches: the one whose top tile
-            // allows the most cells, ties broken at random.
+            // allows the most cells, then one that keeps a tile, ties broken at random.
             let mut best = usize::MAX;
             let mut best_n = 0;
             let mut ties = 0;
@@ -96,7 +96,8 @@ impl Search {
                     options[next] as usize,
                     g.allowed_count(&s.left, next, s.top[next])
                 );
-                let n = options[next];
+                // Ties go to a cell that keeps a tile (an emptied cell is lost for good).
+                let n = 2 * u16::from(options[next]) + u16::from(s.left[next] > 1);
                 if best == usize::MAX || n > best_n {
                     best = next;
                     best_n = n;
