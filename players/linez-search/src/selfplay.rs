@@ -1,7 +1,9 @@
 //! Self-play without the harness, to tune the player quickly: `linez-search --selfplay
 //! FIRST LAST` plays seeds FIRST..=LAST with the judge's rules (as `rules.rs` has them) and
 //! its own random stream per seed (not the harness's, so scores differ from a harness run
-//! seed by seed but not in distribution), and prints each game and the mean.
+//! seed by seed but not in distribution), and prints each game and the mean. For tuning,
+//! `W_EMPTY`, `W_CUT`, `W_POINT`, `W_NEXT` and `W_WIN0`..`W_WIN4` override the evaluation's
+//! weights, and `SHOW=1` prints every position the player sees and the move it makes.
 
 use std::time::Instant;
 
@@ -26,13 +28,14 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
     let mut search = Search::new(player_seed, weights);
     let budget = crate::Budget::from_env();
     let (mut score, mut moves) = (0u64, 0u64);
+    let show = std::env::var("SHOW").is_ok();
     while board.empty_count() > 0 && moves < move_cap {
         if board.empty_count() == 81 {
             score += board.land(next, &mut rng);
             next = draw_next(&mut rng);
             continue;
         }
-        if std::env::var("SHOW").is_ok() {
+        if show {
             println!("sees (next {next:?}):");
             print!("{}", board.rows());
         }
@@ -42,15 +45,11 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
         assert!(board.get(from) != 0 && board.reachable_from(from) & (1 << to) != 0);
         let removed = board.play(from, to);
         moves += 1;
-        if std::env::var("SHOW").is_ok() {
-            println!(
-                "move {moves} {}{} removed {removed} score {score}",
-                crate::rules::name(from),
-                crate::rules::name(to)
-            );
-            print!("{}", board.rows());
-        }
         score += crate::rules::points(removed);
+        if show {
+            let (from, to) = (crate::rules::name(from), crate::rules::name(to));
+            println!("move {moves} {from}{to}: {removed} removed, score {score}");
+        }
         if removed == 0 {
             score += board.land(next, &mut rng);
             next = draw_next(&mut rng);
