@@ -1,0 +1,229 @@
+//! The static evaluation of a position: free space, line potential and connectivity.
+//!
+//! - Free space: every empty cell is worth [`Weights::empty`].
+//! - Line potential: every stretch of 5 cells in a row, column or diagonal (a *window*) that
+//!   holds one number and empty cells is worth [`Weights::window`] of how many it holds; a
+//!   window mixing numbers is worth nothing.
+//! - Connectivity: empty cells outside the largest region of empty cells cost
+//!   [`Weights::cut_off`] each (numbers there are stuck, and cells there are hard to use).
+//!
+//! Pure: reads boards, touches nothing else.
+
+use crate::rules::{cells_of, flood, neighbours, step, Board, CELLS, DIRECTIONS, MIN_LINE};
+
+/// The knobs of the evaluation.
+#[derive(Clone, Debug)]
+pub(crate) struct Weights {
+    /// Per empty cell.
+    pub(crate) empty: f32,
+    /// A window holding `m` of one number and nothing else, by `m` (0..=4).
+    pub(crate) window: [f32; MIN_LINE],
+    /// Per empty cell cut off from the largest region.
+    pub(crate) cut_off: f32,
+    /// Per point scored.
+    pub(crate) point: f32,
+    /// How much a number in `nextThree` adds to its windows' worth (a factor 1 + this).
+    pub(crate) next: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            empty: 10.0,
+            window: [0.0, 0.1, 2.0, 10.0, 25.0],
+            cut_off: 6.0,
+            point: 10.0,
+            next: 0.1,
+        }
+    }
+}
+
+/// The windows of the board and which windows each cell is in.
+pub(crate) struct Windows {
+    cells: Vec<[u8; MIN_LINE]>,
+    masks: Vec<u128>,
+    of_cell: Vec<Vec<u16>>,
+}
+
+impl Windows {
+    pub(crate) fn new() -> Windows {
+        let mut cells = Vec::new();
+        let mut masks = Vec::new();
+        let mut of_cell = vec![Vec::new(); CELLS];
+        for start in 0..CELLS {
+            for dir in DIRECTIONS {
+                if step(start, dir, MIN_LINE as isize - 1).is_none() {
+                    continue;
+                }
+                let window: [u8; MIN_LINE] = std::array::from_fn(|k| {
+                    step(start, dir, k as isize).expect("end is on the board") as u8
+                });
+                for &c in &window {
+                    of_cell[c as usize].push(cells.len() as u16);
+                }
+                masks.push(window.iter().fold(0u128, |m, &c| m | 1 << c));
+                cells.push(window);
+            }
+        }
+        Windows {
+            cells,
+            masks,
+            of_cell,
+        }
+    }
+
+    /// The number a window holds and how many of it, or `None` when it mixes numbers.
+    #[inline]
+    fn content(&self, board: &Board, window: usize) -> Option<(u8, usize)> {
+        let mut number = 0;
+        let mut held = 0;
+        for &c in &self.cells[window] {
+            let n = board.get(c as usize);
+            if n != 0 {
+                if number != 0 && n != number {
+                    return None;
+                }
+                number = n;
+                held += 1;
+            }
+        }
+        Some((number, held))
+    }
+
+    #[inline]
+    fn value(&self, board: &Board, window: usize, w: &Weights, bonus: &[f32; 8]) -> f32 {
+        match self.content(board, window) {
+            Some((number, held)) if held < MIN_LINE => w.window[held] * bonus[number as usize],
+            _ => 0.0,
+        }
+    }
+
+    /// The line potential of the whole board.
+    pub(crate) fn potential(&self, board: &Board, w: &Weights, bonus: &[f32; 8]) -> f32 {
+        (0..self.cells.len())
+            .map(|i| self.value(board, i, w, bonus))
+            .sum()
+    }
+
+    /// The line potential of the windows through `a` or `b`.
+    pub(crate) fn potential_near(
+        &self,
+        board: &Board,
+        a: usize,
+        b: usize,
+        w: &Weights,
+        bonus: &[f32; 8],
+    ) -> f32 {
+        let mut sum = 0.0;
+        for &i in &self.of_cell[a] {
+            sum += self.value(board, i as usize, w, bonus);
+        }
+        for &i in &self.of_cell[b] {
+            if self.masks[i as usize] & (1 << a) == 0 {
+                sum += self.value(board, i as usize, w, bonus);
+            }
+        }
+        sum
+    }
+
+    /// The moves that complete a line in a window of 4: a number of the window's kind, from
+    /// outside it, next to the region of its empty cell. At most `out`'s capacity are kept.
+    pub(crate) fn finishing_moves(&self, board: &Board, out: &mut Vec<(u8, u8)>) {
+        out.clear();
+        let mut kinds: Option<[u128; 8]> = None;
+        for i in 0..self.cells.len() {
+            let Some((number, held)) = self.content(board, i) else {
+                continue;
+            };
+            if held != MIN_LINE - 1 {
+                continue;
+            }
+            let kinds = kinds.get_or_insert_with(|| kinds_of(board));
+            let hole = self.masks[i] & board.empty();
+            let region = flood(hole, board.empty());
+            let movers = neighbours(region) & kinds[number as usize] & !self.masks[i];
+            let to = hole.trailing_zeros() as u8;
+            for from in cells_of(movers) {
+                if !out.contains(&(from as u8, to)) {
+                    out.push((from as u8, to));
+                }
+            }
+        }
+    }
+}
+
+/// Empty cells outside the largest region of empty cells.
+pub(crate) fn cut_off(board: &Board) -> u32 {
+    let mut left = board.empty();
+    let total = left.count_ones();
+    let mut largest = 0;
+    while left != 0 {
+        let region = flood(left & left.wrapping_neg(), left);
+        largest = largest.max(region.count_ones());
+        left &= !region;
+        if largest * 2 >= total {
+            break;
+        }
+    }
+    total - largest
+}
+
+/// A multiplier per number: numbers in `next` help their windows a bit more.
+pub(crate) fn bonus_of(next: &[u8], per: f32) -> [f32; 8] {
+    let mut bonus = [1.0; 8];
+    for &n in next {
+        bonus[n as usize] += per;
+    }
+    bonus
+}
+
+/// The cells of each number, as masks indexed by the number.
+fn kinds_of(board: &Board) -> [u128; 8] {
+    let mut kinds = [0u128; 8];
+    for cell in 0..CELLS {
+        kinds[board.get(cell) as usize] |= 1 << cell;
+    }
+    kinds
+}
+
+/// The static evaluation: free space, line potential and connectivity.
+pub(crate) fn evaluate(board: &Board, windows: &Windows, w: &Weights, bonus: &[f32; 8]) -> f32 {
+    board.empty_count() as f32 * w.empty + windows.potential(board, w, bonus)
+        - cut_off(board) as f32 * w.cut_off
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn the_potential_near_a_move_accounts_for_all_its_change() {
+        let windows = Windows::new();
+        let w = Weights::default();
+        let bonus = bonus_of(&[2, 2, 5], 0.5);
+        let mut rng = Rng::new(7);
+        for _ in 0..200 {
+            let mut board = Board::EMPTY;
+            for cell in 0..CELLS {
+                if rng.below(2) == 0 {
+                    board.put(cell, 1 + rng.below(3) as u8);
+                }
+            }
+            let mut moves = Vec::new();
+            board.for_each_move(|from, to| moves.push((from, to)));
+            let Some(&(from, to)) = moves.get(rng.below(moves.len().max(1) as u32) as usize) else {
+                continue;
+            };
+            let mut after = board;
+            if after.play(from, to) > 0 {
+                continue;
+            }
+            let delta = windows.potential_near(&after, from, to, &w, &bonus)
+                - windows.potential_near(&board, from, to, &w, &bonus);
+            let full =
+                windows.potential(&after, &w, &bonus) - windows.potential(&board, &w, &bonus);
+            assert!((delta - full).abs() < 1e-2, "{delta} vs {full}");
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Choosing a move.
+//!
+//! - A move that makes a line is always taken when there is one (it scores, frees cells and
+//!   no number lands after it): the one whose points and resulting position are best.
+//! - Otherwise every legal move gets a quick value (free space and line potential after it);
+//!   the best few, after a connectivity check, are scored by the expectation over sampled
+//!   landings of `nextThree` of the value of the position the player then moves in: its
+//!   static evaluation, or better, the line it can make at once.
+//!
+//! The samples are shared by all candidates (the same random draws land the numbers on the
+//! same n-th empty cells), so candidates are compared on the same luck.
+//!
+//! Pure apart from its own random stream: no input, no output, no clock.
+
+use crate::eval::{bonus_of, cut_off, evaluate, Weights, Windows};
+use crate::rng::Rng;
+use crate::rules::{nth_cell, points, Board};
+
+/// How much searching a move may do.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Effort {
+    /// Candidates searched past the quick evaluation.
+    pub(crate) candidates: usize,
+    /// Sampled landings per candidate.
+    pub(crate) samples: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    value: f32,
+    from: u8,
+    to: u8,
+    removed: u8,
+}
+
+pub(crate) struct Search {
+    windows: Windows,
+    pub(crate) weights: Weights,
+    rng: Rng,
+    /// Evaluations done so far (the work counter budgets are kept in).
+    pub(crate) nodes: u64,
+    moves: Vec<Candidate>,
+}
+
+/// Lines looked for one after the other in a position the player moves in.
+const CHAIN: u32 = 2;
+/// The value of a lost game (the board filled).
+const LOST: f32 = -100_000.0;
+
+impl Search {
+    pub(crate) fn new(seed: u64, weights: Weights) -> Search {
+        Search {
+            windows: Windows::new(),
+            weights,
+            rng: Rng::new(seed),
+            nodes: 0,
+            moves: Vec::with_capacity(4096),
+        }
+    }
+
+    /// Every legal move with its quick value: points, free space and line potential after
+    /// it (no landing, no connectivity).
+    fn quick(&mut self, board: &Board, bonus: &[f32; 8]) {
+        let w = &self.weights;
+        let windows = &self.windows;
+        let base = board.empty_count() as f32 * w.empty + windows.potential(board, w, bonus);
+        let out = &mut self.moves;
+        out.clear();
+        board.for_each_move(|from, to| {
+            let mut after = *board;
+            let removed = after.play(from, to);
+            let value = if removed > 0 {
+                points(removed) as f32 * w.point
+                    + after.empty_count() as f32 * w.empty
+                    + windows.potential(&after, w, bonus)
+            } else {
+                base - windows.potential_near(board, from, to, w, bonus)
+                    + windows.potential_near(&after, from, to, w, bonus)
+            };
+            out.push(Candidate {
+                value,
+                from: from as u8,
+                to: to as u8,
+                removed: removed as u8,
+            });
+        });
+        self.nodes += out.len() as u64;
+    }
+
+    fn evaluate(&mut self, board: &Board, bonus: &[f32; 8]) -> f32 {
+        // A full evaluation costs about as much as 4 moves of the quick one.
+        self.nodes += 4;
+        evaluate(board, &self.windows, &self.weights, bonus)
+    }
+
+    /// The value of a position the player moves in: the best line it can make at once
+    /// (points and the position left), else its static evaluation.
+    fn player_to_move(&mut self, board: &Board, bonus: &[f32; 8]) -> f32 {
+        self.chain(board, bonus, CHAIN)
+    }
+
+    /// [`Self::player_to_move`] with up to `depth` lines made one after the other (a line
+    /// gives the move back).
+    /// The player always makes a line when it can, so a position with one is worth its best
+    /// line, whatever potential the line uses up.
+    fn chain(&mut self, board: &Board, bonus: &[f32; 8], depth: u32) -> f32 {
+        if depth == 0 {
+            return self.evaluate(board, bonus);
+        }
+        let mut finishing = Vec::new();
+        self.windows.finishing_moves(board, &mut finishing);
+        let mut best: Option<f32> = None;
+        for &(from, to) in &finishing {
+            let mut after = *board;
+            let removed = after.play(from as usize, to as usize);
+            let value =
+                points(removed) as f32 * self.weights.point + self.chain(&after, bonus, depth - 1);
+            best = Some(best.map_or(value, |b| b.max(value)));
+        }
+        best.unwrap_or_else(|| self.evaluate(board, bonus))
+    }
+
+    /// The move to make, or `None` when nothing can move.
+    pub(crate) fn choose(
+        &mut self,
+        board: &Board,
+        next: [u8; 3],
+        effort: Effort,
+    ) -> Option<(usize, usize)> {
+        let bonus = bonus_of(&next, self.weights.next);
+        self.quick(board, &bonus);
+        if self.moves.is_empty() {
+            return None;
+        }
+        let order = |a: &Candidate, b: &Candidate| {
+            b.value
+                .total_cmp(&a.value)
+                .then((a.from, a.to).cmp(&(b.from, b.to)))
+        };
+        let lines: Vec<Candidate> = self
+            .moves
+            .iter()
+            .filter(|c| c.removed > 0)
+            .copied()
+            .collect();
+        if !lines.is_empty() {
+            let mut best: Option<(f32, Candidate)> = None;
+            for c in lines {
+                let mut after = *board;
+                after.play(c.from as usize, c.to as usize);
+                let value = points(c.removed as usize) as f32 * self.weights.point
+                    + self.player_to_move(&after, &bonus);
+                if best.is_none_or(|(v, _)| value > v) {
+                    best = Some((value, c));
+                }
+            }
+            return best.map(|(_, c)| (c.from as usize, c.to as usize));
+        }
+        self.moves.sort_unstable_by(order);
+        let shortlist = (effort.candidates * 3).max(1).min(self.moves.len());
+        let mut short: Vec<Candidate> = self.moves[..shortlist].to_vec();
+        for c in &mut short {
+            let mut after = *board;
+            after.play(c.from as usize, c.to as usize);
+            c.value -= cut_off(&after) as f32 * self.weights.cut_off;
+        }
+        short.sort_by(order);
+        short.truncate(effort.candidates.max(1));
+        if effort.samples == 0 || short.len() == 1 {
+            return Some((short[0].from as usize, short[0].to as usize));
+        }
+        // The shared landings: 3 fractions of the empty cells per sample.
+        let draws: Vec<[u32; 3]> = (0..effort.samples)
+            .map(|_| std::array::from_fn(|_| self.rng.below(u32::MAX)))
+            .collect();
+        let unknown = [1.0; 8];
+        let mut best: Option<(f32, Candidate)> = None;
+        for c in short {
+            let mut after = *board;
+            after.play(c.from as usize, c.to as usize);
+            let mut sum = 0.0;
+            for draw in &draws {
+                let mut landed = after;
+                let scored = land_with(&mut landed, next, draw);
+                sum += if landed.empty_count() == 0 {
+                    LOST
+                } else {
+                    scored as f32 * self.weights.point + self.player_to_move(&landed, &unknown)
+                };
+            }
+            let value = sum / draws.len() as f32;
+            if best.is_none_or(|(v, _)| value > v) {
+                best = Some((value, c));
+            }
+        }
+        best.map(|(_, c)| (c.from as usize, c.to as usize))
+    }
+}
+
+/// The first move that makes a line, else the first legal move (reading order): the
+/// player's move when it has no time left to think.
+pub(crate) fn first_move(board: &Board) -> Option<(usize, usize)> {
+    let mut first = None;
+    let mut line = None;
+    board.for_each_move(|from, to| {
+        first.get_or_insert((from, to));
+        if line.is_none() && board.get(from) != 0 {
+            let mut after = *board;
+            if after.play(from, to) > 0 {
+                line = Some((from, to));
+            }
+        }
+    });
+    line.or(first)
+}
+
+/// Lands `next` as the judge does, each on the empty cell `draw * empty / 2^32` in reading
+/// order; returns the points of the lines they complete.
+fn land_with(board: &mut Board, next: [u8; 3], draw: &[u32; 3]) -> u64 {
+    let mut score = 0;
+    for (number, &d) in next.into_iter().zip(draw) {
+        let empty = board.empty_count();
+        if empty == 0 {
+            break;
+        }
+        let n = ((u64::from(d) * u64::from(empty)) >> 32) as u32;
+        score += board.place(nth_cell(board.empty(), n), number);
+    }
+    score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::SIDE;
+
+    fn board(rows: &str) -> Board {
+        let rows: Vec<&str> = rows.split_whitespace().collect();
+        Board::parse(&rows)
+    }
+
+    fn cell(name: &str) -> usize {
+        let b = name.as_bytes();
+        (b[0] - b'A') as usize * SIDE + (b[1] - b'1') as usize
+    }
+
+    const FULL: Effort = Effort {
+        candidates: 8,
+        samples: 8,
+    };
+
+    #[test]
+    fn makes_a_line_when_it_can() {
+        let b = board(
+            "3........ ......... ......... ......... 3333..... ......... ......... ......... ........7",
+        );
+        let mut search = Search::new(1, Weights::default());
+        assert_eq!(
+            search.choose(&b, [1, 2, 4], FULL),
+            Some((cell("A1"), cell("E5")))
+        );
+        assert_eq!(first_move(&b), Some((cell("A1"), cell("E5"))));
+    }
+
+    #[test]
+    fn prefers_the_bigger_line() {
+        // I1 to E4 makes 6 in row E (13 points); I8 to E9 makes 5 in column 9 (10 points).
+        let b = board(
+            "........6 ........6 ........6 ........6 555.55... ......... ......... ......... 5......67",
+        );
+        let mut search = Search::new(1, Weights::default());
+        let (from, to) = search.choose(&b, [1, 2, 3], FULL).unwrap();
+        assert_eq!((from, to), (cell("I1"), cell("E4")));
+    }
+
+    #[test]
+    fn builds_a_four_it_can_finish_rather_than_scattering() {
+        // Three 2s in row E and two more 2s elsewhere: the move should put a 2 next to the
+        // three (making a 4 the other 2 can finish).
+        let b = board(
+            "......... ......... ......... ......... 222...... ......... ......... 2........ ........2",
+        );
+        let mut search = Search::new(1, Weights::default());
+        let (from, to) = search.choose(&b, [5, 6, 7], FULL).unwrap();
+        assert_eq!(b.get(from), 2);
+        assert!(
+            [cell("E4"), cell("E5")].contains(&to),
+            "moved to {}",
+            crate::rules::name(to)
+        );
+    }
+
+    #[test]
+    fn the_same_seed_plays_the_same_game() {
+        let w = Weights::default();
+        let a = crate::selfplay::game(5, 9, w.clone(), 60);
+        let b = crate::selfplay::game(5, 9, w, 60);
+        assert_eq!(a, b);
+        assert_eq!(a.1, 60, "the game lasts the 60 moves asked");
+    }
+}
