@@ -210,6 +210,73 @@ fn an_interrupted_tuning_resumes_without_playing_any_test_twice_then_validates_o
 }
 
 #[test]
+fn a_tuning_interrupted_during_validation_finishes_it_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    // Only `cut-off`, declared with a bad default (0): the best of these trials is another.
+    let player = dir.path().join("cut-off-only");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        format!(
+            "problem = \"linez\"\ncommand = [{:?}]\n\n[params]\n\
+             cut-off = {{ kind = \"int\", range = [0, 200], default = 0 }}\n",
+            greedy().display().to_string()
+        ),
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let child = harness()
+        .arg("tune")
+        .arg(&player)
+        .args(["--seeds", "1..6", "--holdout", "101..180", "--trials", "4"])
+        .args(["--prune-after", "0", "--threads", "2", "--results"])
+        .arg(&results)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let validated = || {
+        std::fs::read_dir(&results)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .and_then(|e| std::fs::read_to_string(e.path().join("validation.csv")).ok())
+            .map_or(0, |t| t.lines().count().saturating_sub(1))
+    };
+    let until = Instant::now() + Duration::from_secs(120);
+    while validated() < 10 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(validated() >= 10, "the validation began");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    expect_exit(&out, 130);
+    let tuning = only_tuning(&results);
+    let before = csv_rows(&tuning.join("validation.csv"));
+    assert!(
+        before.len() < 160,
+        "interrupted before the end of the validation"
+    );
+    let id = tuning.file_name().unwrap().to_string_lossy().to_string();
+    let out = harness()
+        .args(["tune", "--resume", &id, "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = csv_rows(&tuning.join("validation.csv"));
+    assert_eq!(&rows[..before.len()], &before[..], "kept rows stay");
+    let pairs: BTreeSet<(String, String)> = rows
+        .iter()
+        .map(|r| (r["arm"].clone(), r["seed"].clone()))
+        .collect();
+    assert_eq!(pairs.len(), 160, "each held-out seed once per arm");
+    assert_eq!(rows.len(), 160);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("held-out seeds: 80;"), "{stdout}");
+}
+
+#[test]
 fn held_out_seeds_that_are_tuning_seeds_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let player = tunable(dir.path());
