@@ -166,6 +166,14 @@ pub(crate) fn render(page: &Page) -> String {
             page.holdout
         );
     }
+    charts(&mut h, page);
+    best_trials(&mut h, page);
+    h
+}
+
+/// The charts: mean score by trial (with the best so far), and by each parameter.
+fn charts(h: &mut String, page: &Page) {
+    let t = page.trials;
     let point = |trial: &Trial, x: f64| -> Option<Point> {
         trial.mean().map(|m| {
             (
@@ -229,6 +237,11 @@ pub(crate) fn render(page: &Page) -> String {
             &[],
         ));
     }
+}
+
+/// The table of the best complete trials (at most 20), best first.
+fn best_trials(h: &mut String, page: &Page) {
+    let t = page.trials;
     h.push_str("<h2>The best complete trials</h2><table><tr><th>trial</th><th>mean</th>");
     for p in page.params {
         let _ = write!(h, "<th>{}</th>", esc(&p.name));
@@ -253,7 +266,6 @@ pub(crate) fn render(page: &Page) -> String {
         h.push_str("</tr>");
     }
     h.push_str("</table><p>Every trial and every seed: trials.csv and trial-scores.csv beside this page.</p></body></html>\n");
-    h
 }
 
 #[cfg(test)]

@@ -217,68 +217,9 @@ fn parse_one(name: &str, spec: &toml::Value) -> Result<Param, String> {
         ));
     }
     let (kind, value) = match kind_word {
-        "int" => {
-            let pair = spec
-                .get("range")
-                .and_then(|r| r.as_array())
-                .filter(|a| a.len() == 2 && a.iter().all(|v| v.is_integer()))
-                .ok_or("`range` must be [low, high] of two integers")?;
-            let (low, high) = (
-                pair[0].as_integer().unwrap_or(0),
-                pair[1].as_integer().unwrap_or(0),
-            );
-            if low >= high {
-                return Err(format!("`range` [{low}, {high}]: low must be below high"));
-            }
-            let v = default.as_integer().ok_or("`default` must be an integer")?;
-            (Kind::Int { low, high }, Value::Int(v))
-        }
-        "float" | "log-float" => {
-            let (low, high) = range()?;
-            if kind_word == "log-float" && low <= 0.0 {
-                return Err(format!(
-                    "`range` [{low}, {high}]: a log-float range must be above 0"
-                ));
-            }
-            let v = number(default).ok_or("`default` must be a number")?;
-            let kind = if kind_word == "float" {
-                Kind::Float { low, high }
-            } else {
-                Kind::LogFloat { low, high }
-            };
-            (kind, Value::Float(v))
-        }
-        "choice" => {
-            if spec.contains_key("range") {
-                return Err("a choice has `choices`, not `range`".into());
-            }
-            let words: Vec<String> = spec
-                .get("choices")
-                .ok_or("`choices` is missing: give a list of words")?
-                .as_array()
-                .ok_or("`choices` must be a list of words")?
-                .iter()
-                .map(|v| v.as_str().map(str::to_string))
-                .collect::<Option<_>>()
-                .ok_or("`choices` must be a list of words")?;
-            if words.len() < 2 {
-                return Err("`choices` needs at least two words".into());
-            }
-            if let Some(w) = words
-                .iter()
-                .find(|w| words.iter().filter(|o| o == w).count() > 1)
-            {
-                return Err(format!("`choices` lists {w:?} twice"));
-            }
-            let word = default
-                .as_str()
-                .ok_or("`default` must be one of the choices")?;
-            let i = words
-                .iter()
-                .position(|w| w == word)
-                .ok_or_else(|| format!("`default` {word:?} is not one of the choices"))?;
-            (Kind::Choice(words), Value::Choice(i))
-        }
+        "int" => int_param(spec, default)?,
+        "float" | "log-float" => float_param(kind_word, range()?, default)?,
+        "choice" => choice_param(spec, default)?,
         other => {
             return Err(format!(
                 "unknown kind {other:?} (expected int, float, log-float or choice)"
@@ -297,6 +238,78 @@ fn parse_one(name: &str, spec: &toml::Value) -> Result<Param, String> {
         ));
     }
     Ok(param)
+}
+
+/// An `int` parameter: `range` of two integers, an integer `default`.
+fn int_param(spec: &toml::Table, default: &toml::Value) -> Result<(Kind, Value), String> {
+    let pair = spec
+        .get("range")
+        .and_then(|r| r.as_array())
+        .filter(|a| a.len() == 2 && a.iter().all(|v| v.is_integer()))
+        .ok_or("`range` must be [low, high] of two integers")?;
+    let (low, high) = (
+        pair[0].as_integer().unwrap_or(0),
+        pair[1].as_integer().unwrap_or(0),
+    );
+    if low >= high {
+        return Err(format!("`range` [{low}, {high}]: low must be below high"));
+    }
+    let v = default.as_integer().ok_or("`default` must be an integer")?;
+    Ok((Kind::Int { low, high }, Value::Int(v)))
+}
+
+/// A `float` or `log-float` parameter over `(low, high)`, with a numeric `default`.
+fn float_param(
+    kind_word: &str,
+    (low, high): (f64, f64),
+    default: &toml::Value,
+) -> Result<(Kind, Value), String> {
+    let number = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+    if kind_word == "log-float" && low <= 0.0 {
+        return Err(format!(
+            "`range` [{low}, {high}]: a log-float range must be above 0"
+        ));
+    }
+    let v = number(default).ok_or("`default` must be a number")?;
+    let kind = if kind_word == "float" {
+        Kind::Float { low, high }
+    } else {
+        Kind::LogFloat { low, high }
+    };
+    Ok((kind, Value::Float(v)))
+}
+
+/// A `choice` parameter: two or more distinct words, the `default` one of them.
+fn choice_param(spec: &toml::Table, default: &toml::Value) -> Result<(Kind, Value), String> {
+    if spec.contains_key("range") {
+        return Err("a choice has `choices`, not `range`".into());
+    }
+    let words: Vec<String> = spec
+        .get("choices")
+        .ok_or("`choices` is missing: give a list of words")?
+        .as_array()
+        .ok_or("`choices` must be a list of words")?
+        .iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect::<Option<_>>()
+        .ok_or("`choices` must be a list of words")?;
+    if words.len() < 2 {
+        return Err("`choices` needs at least two words".into());
+    }
+    if let Some(w) = words
+        .iter()
+        .find(|w| words.iter().filter(|o| o == w).count() > 1)
+    {
+        return Err(format!("`choices` lists {w:?} twice"));
+    }
+    let word = default
+        .as_str()
+        .ok_or("`default` must be one of the choices")?;
+    let i = words
+        .iter()
+        .position(|w| w == word)
+        .ok_or_else(|| format!("`default` {word:?} is not one of the choices"))?;
+    Ok((Kind::Choice(words), Value::Choice(i)))
 }
 
 /// The variables of a set of values, in declaration order.
