@@ -19,7 +19,7 @@ use crate::os;
 use crate::players;
 use crate::problem::{self, CaseKey, Channel, Env};
 use crate::runner::{self, Containment, RunOptions, Suite};
-use crate::sandbox::{Isolation, Want};
+use crate::sandbox::Want;
 use crate::seeds::SeedSpec;
 use crate::session::{Limits, Session};
 
@@ -142,12 +142,8 @@ fn session_ping_pong(n: u64, record: bool, containment: &Containment) -> Result<
 
 /// A containment for the bench's own players: the user's PATH and locale, no extra variables.
 fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, Error> {
-    Ok(Containment {
-        isolation: Isolation::prepare(sandbox, cgroup, &[])
-            .map_err(|e| Error::Usage(e.to_string()))?,
-        base_env: runner::base_env(&[]),
-        core_dumps: false,
-    })
+    let own = crate::config::HarnessSettings::default();
+    Containment::prepare(sandbox, cgroup, &own, false).map_err(Error::Usage)
 }
 
 fn per_move(t: Duration, n: u64) -> f64 {

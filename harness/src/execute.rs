@@ -23,7 +23,6 @@ use crate::report::table::Table;
 use crate::report::{Event, Reporter, RunState, Summary};
 use crate::rundir::{Layout, ScoreRow};
 use crate::runner::{self, Containment, RunOptions, TestResult};
-use crate::sandbox::{probe, Isolation};
 
 /// Runs the plan to its end (or to an interrupt); `history` compares it with earlier runs,
 /// `builds` are the players' builds (their log is kept in the run's folder).
@@ -33,12 +32,9 @@ pub fn run(
     builds: &Builds,
     scoring: &crate::config::Scoring,
 ) -> Result<u8> {
-    let containment = Containment {
-        isolation: Isolation::prepare(plan.sandbox, plan.cgroup, &scoring.harness.sandbox_bind)
-            .map_err(|e| Error::usage(e.to_string()))?,
-        base_env: runner::base_env(&scoring.harness.pass_env),
-        core_dumps: plan.request.args.core_dumps,
-    };
+    let core_dumps = plan.request.args.core_dumps;
+    let containment = Containment::prepare(plan.sandbox, plan.cgroup, &scoring.harness, core_dumps)
+        .map_err(Error::Usage)?;
     plan.notes
         .extend(containment.isolation.notes.iter().cloned());
     fit_to_machine(&mut plan);
@@ -137,13 +133,8 @@ fn reporters(
 fn fit_to_machine(plan: &mut RunPlan) {
     let threads = plan.threads;
     for suite in &mut plan.suites {
-        let id = suite.problem.id();
-        let c = &mut suite.env.config;
-        let (cap, note) = probe::process_cap(threads, c.max_procs);
-        c.max_procs = cap;
-        plan.notes.extend(note.map(|n| format!("{id}: {n}")));
-        let note = probe::capacity_note(threads, c.memory_limit << 20, c.max_disk << 20);
-        plan.notes.extend(note.map(|n| format!("{id}: {n}")));
+        let notes = suite.fit_to_machine(threads);
+        plan.notes.extend(notes);
     }
 }
 

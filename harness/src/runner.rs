@@ -29,6 +29,21 @@ pub struct Suite {
 }
 
 impl Suite {
+    /// Caps the suite's process slots to what the machine can give `threads` tests at once;
+    /// returns notes on limits the machine cannot honour for all of them together.
+    pub fn fit_to_machine(&mut self, threads: usize) -> Vec<String> {
+        let id = self.problem.id();
+        let c = &mut self.env.config;
+        let (cap, note) = crate::sandbox::probe::process_cap(threads, c.max_procs);
+        c.max_procs = cap;
+        let memory =
+            crate::sandbox::probe::capacity_note(threads, c.memory_limit << 20, c.max_disk << 20);
+        note.into_iter()
+            .chain(memory)
+            .map(|n| format!("{id}: {n}"))
+            .collect()
+    }
+
     /// The limits a session enforces for this problem.
     pub fn limits(&self) -> Limits {
         let c = &self.env.config;
@@ -58,6 +73,23 @@ pub struct Containment {
 }
 
 impl Containment {
+    /// The containment of a run (or a tuning) on this machine: the isolation `sandbox` and
+    /// `cgroup` ask for (with the extra read-only `binds`), the `pass_env` variables of the
+    /// user's environment. A requirement the machine cannot meet is the error.
+    pub fn prepare(
+        sandbox: crate::sandbox::Want,
+        cgroup: crate::sandbox::Want,
+        harness: &crate::config::HarnessSettings,
+        core_dumps: bool,
+    ) -> Result<Containment, String> {
+        Ok(Containment {
+            isolation: Isolation::prepare(sandbox, cgroup, &harness.sandbox_bind)
+                .map_err(|e| e.to_string())?,
+            base_env: base_env(&harness.pass_env),
+            core_dumps,
+        })
+    }
+
     /// The environment of a player: the base, the player's folder, then its own variables.
     fn env(&self, player: &Player) -> Vec<(String, String)> {
         let mut env = self.base_env.clone();

@@ -233,16 +233,13 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         secret: None,
     };
     problem.case(&CaseKey::Seed(seeds[0]), &env).usage()?;
-    let containment = Containment {
-        isolation: crate::sandbox::Isolation::prepare(
-            settings.sandbox.unwrap_or(scoring.harness.sandbox),
-            settings.cgroup.unwrap_or(scoring.harness.cgroup),
-            &scoring.harness.sandbox_bind,
-        )
-        .usage()?,
-        base_env: runner::base_env(&scoring.harness.pass_env),
-        core_dumps: false,
-    };
+    let containment = Containment::prepare(
+        settings.sandbox.unwrap_or(scoring.harness.sandbox),
+        settings.cgroup.unwrap_or(scoring.harness.cgroup),
+        &scoring.harness,
+        false,
+    )
+    .map_err(Error::Usage)?;
     let mut notes: Vec<String> = containment.isolation.notes.clone();
     let mut suite = Suite {
         problem,
@@ -252,15 +249,7 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         done: Default::default(),
     };
     // The same caps as a run's, for the same number of tests at once.
-    let c = &mut suite.env.config;
-    let (cap, note) = crate::sandbox::probe::process_cap(threads, c.max_procs);
-    c.max_procs = cap;
-    notes.extend(note);
-    notes.extend(crate::sandbox::probe::capacity_note(
-        threads,
-        c.memory_limit << 20,
-        c.max_disk << 20,
-    ));
+    notes.extend(suite.fit_to_machine(threads));
     Ok(Some(Setup {
         pin: scoring.harness.pin_cpus && !args.no_pin,
         settings,
