@@ -209,7 +209,7 @@ impl Scoring {
 }
 
 /// The `scoring.toml` spelling of an objective.
-pub fn objective_name(o: Objective) -> &'static str {
+pub(crate) fn objective_name(o: Objective) -> &'static str {
     match o {
         Objective::Maximize => "max",
         Objective::Minimize => "min",

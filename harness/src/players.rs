@@ -172,7 +172,7 @@ pub fn discover(
 
 /// [`discover`], and the `--variant`s: each variant's program is found and built as for
 /// `--players`, then renamed and given its settings ([`crate::variant`]).
-pub fn discover_with(
+pub(crate) fn discover_with(
     paths: &[PathBuf],
     variants: &[crate::variant::Variant],
     only: Option<&str>,
@@ -887,7 +887,7 @@ pub(crate) fn hash_covers(player: &Player) -> String {
 }
 
 /// The reason every test of a player gets once its files changed during the run.
-pub const CHANGED: &str = "the player's files changed during the run";
+pub(crate) const CHANGED: &str = "the player's files changed during the run";
 
 impl Player {
     /// `Err` with the reason its test gets when the player is no longer what it was when the
@@ -895,7 +895,7 @@ impl Player {
     /// its command names changed, or the copy a Cargo or executable-file player runs from
     /// was altered. Cheap (file sizes and times, no contents); once a change is seen, every
     /// later call fails too, so the rest of the run is not a mix of two versions.
-    pub fn check_unchanged(&self) -> Result<(), String> {
+    pub(crate) fn check_unchanged(&self) -> Result<(), String> {
         let Some(snapshot) = &self.snapshot else {
             return Ok(());
         };
@@ -907,7 +907,7 @@ impl Player {
     }
 
     /// Whether [`Player::check_unchanged`] saw a change during the run.
-    pub fn changed_during_run(&self) -> bool {
+    pub(crate) fn changed_during_run(&self) -> bool {
         self.snapshot
             .as_ref()
             .is_some_and(|s| s.changed.load(Ordering::SeqCst))

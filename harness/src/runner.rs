@@ -31,7 +31,7 @@ pub struct Suite {
 impl Suite {
     /// Caps the suite's process slots to what the machine can give `threads` tests at once;
     /// returns notes on limits the machine cannot honour for all of them together.
-    pub fn fit_to_machine(&mut self, threads: usize) -> Vec<String> {
+    pub(crate) fn fit_to_machine(&mut self, threads: usize) -> Vec<String> {
         let id = self.problem.id();
         let c = &mut self.env.config;
         let (cap, note) = crate::sandbox::probe::process_cap(threads, c.max_procs);

@@ -31,9 +31,9 @@ use crate::problem::{Channel, Game, Problem};
 use crate::verdict::{Fault, Verdict};
 
 /// Marks a line the judge sent to the player.
-pub const TO_PLAYER: &str = "> ";
+pub(crate) const TO_PLAYER: &str = "> ";
 /// Marks a line the player sent to the judge.
-pub const FROM_PLAYER: &str = "< ";
+pub(crate) const FROM_PLAYER: &str = "< ";
 /// Marks a note of the harness (what was left out); readers of answers skip it.
 pub(crate) const NOTE: &str = "# ";
 /// Most bytes of one player message a transcript keeps.
@@ -96,7 +96,7 @@ impl Keep {
 
 /// Whether a problem's transcripts are kept compact: those of the problems with replays,
 /// whose judge plays the same game again from the player's lines alone.
-pub fn compact_for(problem: &dyn Problem) -> bool {
+pub(crate) fn compact_for(problem: &dyn Problem) -> bool {
     problem.views().is_some()
 }
 
@@ -235,7 +235,7 @@ pub fn answers(transcript: &str) -> Vec<String> {
 
 /// A player that gives recorded answers in order, then closes its output: a game played
 /// again from its transcript.
-pub struct Replayed {
+pub(crate) struct Replayed {
     answers: std::vec::IntoIter<String>,
     reply: String,
 }

@@ -51,7 +51,7 @@ pub trait TerminalView {
 }
 
 /// Wraps text in an ANSI style when colour is on.
-pub fn paint(colour: bool, style: &str, text: &str) -> String {
+pub(crate) fn paint(colour: bool, style: &str, text: &str) -> String {
     if colour {
         format!("\x1b[{style}m{text}\x1b[0m")
     } else {

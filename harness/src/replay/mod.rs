@@ -25,12 +25,12 @@ use crate::rundir::{self, replay_file, transcript_path, BadRows, ScoreRow as Row
 use crate::transcript;
 
 /// Whether a problem has replays (the interactive ones, which have [`problem::Views`]).
-pub fn has_replays(id: &str) -> bool {
+pub(crate) fn has_replays(id: &str) -> bool {
     problem::has_views(id)
 }
 
 /// Reads a run's `scores.csv`.
-pub fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
+pub(crate) fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
     Ok(rundir::read(run, BadRows::Fail)?.rows)
 }
 
@@ -135,7 +135,7 @@ pub fn kept(run: &Path) -> transcript::Keep {
 /// The move cap a run played a problem's games with (`move-cap` under `[problem.<id>]` in its
 /// `run.toml`): a rule of the game, so replays and rebuilt transcripts use the run's, not
 /// today's scoring.toml. `None` for a run from before it was recorded.
-pub fn run_move_cap(run: &Path, problem: &str) -> Option<u64> {
+pub(crate) fn run_move_cap(run: &Path, problem: &str) -> Option<u64> {
     let text = fs::read_to_string(run.join("run.toml")).ok()?;
     let table = text.parse::<toml::Table>().ok()?;
     let cap = table.get("problem")?.get(problem)?.get("move-cap")?;
@@ -149,7 +149,7 @@ fn has_transcript(run: &Path, row: &Row) -> bool {
 
 /// The transcript of one test of a run, as kept on disk (compact or whole). A test the run
 /// did not keep says so and how to keep it.
-pub fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
+pub(crate) fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
     let path = transcript_path(run, &row.problem, &row.player, &row.seed);
     fs::read_to_string(&path).map_err(|e| {
         let keep = kept(run);
@@ -221,7 +221,12 @@ impl Reporter for Replays {
 
 /// The replay of the worst test of every player of an interactive problem among those whose
 /// transcript was kept, then `report.html`; failures are notes on stderr.
-pub fn write_after_run(run: &Path, envs: &[(String, Env)], rows: &[Row], keep: transcript::Keep) {
+pub(crate) fn write_after_run(
+    run: &Path,
+    envs: &[(String, Env)],
+    rows: &[Row],
+    keep: transcript::Keep,
+) {
     let replayable: Vec<Row> = rows
         .iter()
         .filter(|r| keep.keeps(r.verdict))
@@ -244,7 +249,7 @@ pub fn write_after_run(run: &Path, envs: &[(String, Env)], rows: &[Row], keep: t
 }
 
 /// Finds a run folder: a path to it, or a run id (or `latest`) under the results folder.
-pub fn find_run(run: &str, results: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn find_run(run: &str, results: &Path) -> Result<PathBuf, Error> {
     let direct = Path::new(run);
     for dir in [direct.to_path_buf(), results.join(run)] {
         if dir.join("scores.csv").is_file() {

@@ -28,7 +28,7 @@ pub struct RunFiles {
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, from the system clock.
-pub fn timestamp() -> String {
+pub(crate) fn timestamp() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;
@@ -56,7 +56,7 @@ fn io_err(path: &Path, e: io::Error) -> io::Error {
 }
 
 /// A run resumed from its folder: the files, and the rows kept from its earlier part.
-pub struct Reopened {
+pub(crate) struct Reopened {
     pub files: RunFiles,
     pub kept: Vec<ScoreRow>,
     /// Lines of `scores.csv` that could not be read (their tests run again).
@@ -66,7 +66,7 @@ pub struct Reopened {
 impl RunFiles {
     /// Reopens the folder of an earlier run to finish it: keeps the rows of `scores.csv` that
     /// `keep` accepts (rewriting the file without the others) and appends from there.
-    pub fn reopen(
+    pub(crate) fn reopen(
         dir: &Path,
         layout: Layout,
         keep: impl Fn(&ScoreRow) -> bool,
@@ -140,7 +140,7 @@ impl RunFiles {
 
     /// Creates the run in this folder (made if missing; `crate::shard` and `crate::merge`
     /// name it), unless it already holds a run.
-    pub fn create_in(dir: &Path, layout: Layout, run_toml: &str) -> io::Result<RunFiles> {
+    pub(crate) fn create_in(dir: &Path, layout: Layout, run_toml: &str) -> io::Result<RunFiles> {
         fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
         if dir.join("scores.csv").exists() {
             return Err(io::Error::new(

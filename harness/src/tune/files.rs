@@ -127,7 +127,7 @@ impl TuneFiles {
 
     /// An existing tuning folder, with its trials (`seeds` in the order they are played).
     /// Rows that ended `ERR` are dropped, and their trials are unfinished again.
-    pub fn reopen(
+    pub(crate) fn reopen(
         dir: &Path,
         params: &[Param],
         seeds: &[u64],
@@ -155,7 +155,7 @@ impl TuneFiles {
     }
 
     /// Rewrites `trials.csv` (through a temporary file and a rename).
-    pub fn write_trials(&self, trials: &[Trial]) -> io::Result<()> {
+    pub(crate) fn write_trials(&self, trials: &[Trial]) -> io::Result<()> {
         let path = self.dir.join(TRIALS);
         let tmp = self.dir.join(format!("{TRIALS}.tmp"));
         let mut w = csv::Writer::from_path(&tmp).map_err(|e| io_err(&tmp, e))?;
@@ -181,7 +181,7 @@ impl TuneFiles {
     }
 
     /// Appends a validation row (flushed at once).
-    pub fn on_validation(&mut self, row: &ValidationRow) {
+    pub(crate) fn on_validation(&mut self, row: &ValidationRow) {
         let mut record = vec![
             row.arm.clone(),
             row.seed.to_string(),

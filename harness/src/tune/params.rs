@@ -87,7 +87,7 @@ impl Param {
 
     /// The value at `x` of the sampler's coordinate (see [`Param::coordinate`]), rounded as
     /// passed to the player and kept within the range.
-    pub fn at_coordinate(&self, x: f64) -> Value {
+    pub(crate) fn at_coordinate(&self, x: f64) -> Value {
         match &self.kind {
             Kind::Int { low, high } => Value::Int((x.round() as i64).clamp(*low, *high)),
             Kind::Float { low, high } => Value::Float(round_digits(x).clamp(*low, *high)),
@@ -98,7 +98,7 @@ impl Param {
 
     /// The sampler's coordinate of a value: the value itself, its logarithm for a
     /// log-scale parameter, the index of a choice.
-    pub fn coordinate(&self, value: Value) -> f64 {
+    pub(crate) fn coordinate(&self, value: Value) -> f64 {
         match (value, &self.kind) {
             (Value::Float(v), Kind::LogFloat { .. }) => v.ln(),
             (Value::Float(v), _) => v,
@@ -109,7 +109,7 @@ impl Param {
 
     /// The interval of the sampler's coordinate: an integer owns the half-unit around it, so
     /// the ends are as likely as the rest.
-    pub fn bounds(&self) -> (f64, f64) {
+    pub(crate) fn bounds(&self) -> (f64, f64) {
         match &self.kind {
             Kind::Int { low, high } => (*low as f64 - 0.5, *high as f64 + 0.5),
             Kind::Float { low, high } => (*low, *high),

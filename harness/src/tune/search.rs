@@ -72,7 +72,7 @@ pub(crate) struct Trial {
 impl Trial {
     /// Its objective on the seeds it played (larger is better: `sign` is -1 when the
     /// problem minimises), in seed order.
-    pub fn signed(&self, sign: f64) -> Vec<f64> {
+    pub(crate) fn signed(&self, sign: f64) -> Vec<f64> {
         self.scores
             .iter()
             .flatten()
@@ -96,7 +96,7 @@ impl Trial {
     }
 
     /// Whether it may be the best: every tuning seed played, and every test OK.
-    pub fn eligible(&self) -> bool {
+    pub(crate) fn eligible(&self) -> bool {
         self.state == State::Complete && self.failures() == 0
     }
 }
@@ -114,7 +114,7 @@ pub(crate) struct Pruner {
 impl Pruner {
     /// Whether a trial that has played `played` of `total` seeds is checked now: at
     /// `first`, `2 first`, `4 first`, ... seeds, never at the last (then it is complete).
-    pub fn is_rung(&self, played: usize, total: usize) -> bool {
+    pub(crate) fn is_rung(&self, played: usize, total: usize) -> bool {
         if self.first == 0 || played >= total || played < self.first {
             return false;
         }
@@ -123,7 +123,7 @@ impl Pruner {
 
     /// The one-sided p-value when `trial` is clearly worse than `best` (both larger is
     /// better, paired by seed: the first `trial.len()` seeds), `None` when it is not.
-    pub fn clearly_worse(&self, trial: &[f64], best: &[f64]) -> Option<f64> {
+    pub(crate) fn clearly_worse(&self, trial: &[f64], best: &[f64]) -> Option<f64> {
         let diffs: Vec<f64> = trial.iter().zip(best).map(|(t, b)| t - b).collect();
         let mean = diffs.iter().sum::<f64>() / diffs.len().max(1) as f64;
         if diffs.is_empty() || mean >= 0.0 {
