@@ -38,13 +38,13 @@ pub(crate) struct Weights {
 impl Default for Weights {
     fn default() -> Weights {
         Weights {
-            empty: 10.0,
-            window: [-0.3, 0.1, 2.0, 10.0, 50.0],
-            cut_off: 6.0,
+            empty: 7.0,
+            window: [-0.3, 0.1, 2.0, 14.0, 50.0],
+            cut_off: 3.0,
             point: 10.0,
             next: 0.1,
             run: 5.0,
-            mixed: 3.0,
+            mixed: 2.0,
         }
     }
 }
