@@ -4,6 +4,10 @@
 //! - Line potential: every stretch of 5 cells in a row, column or diagonal (a *window*) that
 //!   holds one number and empty cells is worth [`Weights::window`] of how many it holds; a
 //!   window mixing numbers is worth nothing.
+//! - Runs: 2 or more equal numbers next to each other in a line, with room to grow to 5,
+//!   are worth [`Weights::run`] times `(m - 1)^2` for a run of `m` (see [`runs`]).
+//! - Mixing: each pair of different numbers next to each other in a line direction costs
+//!   [`Weights::mixed`] (such clusters block every line through them).
 //! - Connectivity: empty cells outside the largest region of empty cells cost
 //!   [`Weights::cut_off`] each (numbers there are stuck, and cells there are hard to use).
 //!
@@ -24,16 +28,23 @@ pub(crate) struct Weights {
     pub(crate) point: f32,
     /// How much a number in `nextThree` adds to its windows' worth (a factor 1 + this).
     pub(crate) next: f32,
+    /// Per run of `m` equal numbers in a line (row, column or diagonal, `m` at least 2) with
+    /// room to grow into a line of 5: this times `(m - 1)^2`.
+    pub(crate) run: f32,
+    /// Per pair of different numbers next to each other (in any of the 4 line directions).
+    pub(crate) mixed: f32,
 }
 
 impl Default for Weights {
     fn default() -> Weights {
         Weights {
-            empty: 10.0,
-            window: [0.0, 0.1, 2.0, 10.0, 25.0],
-            cut_off: 6.0,
+            empty: 7.0,
+            window: [-0.3, 0.1, 2.0, 14.0, 50.0],
+            cut_off: 3.0,
             point: 10.0,
             next: 0.1,
+            run: 5.0,
+            mixed: 2.0,
         }
     }
 }
@@ -186,16 +197,92 @@ fn kinds_of(board: &Board) -> [u128; 8] {
     kinds
 }
 
-/// The static evaluation: free space, line potential and connectivity.
+/// The static evaluation: free space, line potential (windows and runs) and connectivity.
 pub(crate) fn evaluate(board: &Board, windows: &Windows, w: &Weights, bonus: &[f32; 8]) -> f32 {
-    board.empty_count() as f32 * w.empty + windows.potential(board, w, bonus)
+    board.empty_count() as f32 * w.empty + windows.potential(board, w, bonus) + runs(board, w)
         - cut_off(board) as f32 * w.cut_off
+}
+
+/// The runs of 2 or more equal numbers next to each other in a row, column or diagonal
+/// that have room (empty cells on either side) to grow into a line, each worth
+/// [`Weights::run`] times `(m - 1)^2` for a run of `m`; less [`Weights::mixed`] per pair of
+/// different numbers next to each other.
+pub(crate) fn runs(board: &Board, w: &Weights) -> f32 {
+    let mut mixed = 0;
+    if w.mixed != 0.0 {
+        for cell in 0..CELLS {
+            let number = board.get(cell);
+            if number != 0 {
+                mixed += DIRECTIONS
+                    .iter()
+                    .filter_map(|&dir| step(cell, dir, 1))
+                    .filter(|&c| board.get(c) != 0 && board.get(c) != number)
+                    .count();
+            }
+        }
+    }
+    let mixed = -(mixed as f32) * w.mixed;
+    if w.run == 0.0 {
+        return mixed;
+    }
+    let line = MIN_LINE as isize;
+    let mut sum = 0;
+    for cell in 0..CELLS {
+        let number = board.get(cell);
+        if number == 0 {
+            continue;
+        }
+        for dir in DIRECTIONS {
+            let along = |k: isize, n: u8| step(cell, dir, k).is_some_and(|c| board.get(c) == n);
+            // Each run is counted once, from its first cell.
+            if along(-1, number) {
+                continue;
+            }
+            let len = (1..).take_while(|&k| along(k, number)).count() as isize + 1;
+            if len < 2 {
+                continue;
+            }
+            let ahead = (len..)
+                .take_while(|&k| along(k, 0))
+                .take(line as usize)
+                .count();
+            let behind = (1..)
+                .take_while(|&k| along(-k, 0))
+                .take(line as usize)
+                .count();
+            if len + (ahead + behind) as isize >= line {
+                sum += (len - 1) * (len - 1);
+            }
+        }
+    }
+    mixed + sum as f32 * w.run
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    #[test]
+    fn runs_count_only_runs_with_room_to_grow() {
+        let w = Weights {
+            run: 1.0,
+            ..Weights::default()
+        };
+        let rows = |text: &str| {
+            let rows: Vec<&str> = text.split_whitespace().collect();
+            Board::parse(&rows)
+        };
+        // A run of 3 in row E with room: (3-1)^2 = 4; a lone number: nothing.
+        let open = rows("......... ......... ......... ......... 111...... ......... ......... ......... ........2");
+        assert_eq!(runs(&open, &w), 4.0);
+        // The same run walled in by 2s has room for 4 only: nothing.
+        let walled = rows("......... ......... ......... ......... 111.2.... ......... ......... ......... .........");
+        assert_eq!(runs(&walled, &w), 0.0);
+        // Two runs of 2 on a diagonal and a column: 1 each.
+        let two = rows("3........ .3....... ......... ......... ......... ......... ......... ........4 ........4");
+        assert_eq!(runs(&two, &w), 2.0);
+    }
 
     #[test]
     fn the_potential_near_a_move_accounts_for_all_its_change() {

@@ -46,16 +46,16 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// From `LINEZ_SEARCH_NODES` (default 4,000,000, about a second and a half of thinking:
-    /// thousands of moves at full effort), `LINEZ_SEARCH_CANDIDATES` (12) and
-    /// `LINEZ_SEARCH_SAMPLES` (8).
+    /// From `LINEZ_SEARCH_NODES` (default 3,000,000, about two seconds of thinking:
+    /// some 500 moves at full effort), `LINEZ_SEARCH_CANDIDATES` (20) and
+    /// `LINEZ_SEARCH_SAMPLES` (48).
     pub(crate) fn from_env() -> Budget {
         Budget {
             full: Effort {
-                candidates: env_u64("LINEZ_SEARCH_CANDIDATES", 12) as usize,
-                samples: env_u64("LINEZ_SEARCH_SAMPLES", 8) as usize,
+                candidates: env_u64("LINEZ_SEARCH_CANDIDATES", 20) as usize,
+                samples: env_u64("LINEZ_SEARCH_SAMPLES", 48) as usize,
             },
-            nodes: env_u64("LINEZ_SEARCH_NODES", 4_000_000),
+            nodes: env_u64("LINEZ_SEARCH_NODES", 3_000_000),
         }
     }
 

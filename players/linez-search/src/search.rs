@@ -7,14 +7,15 @@
 //!   landings of `nextThree` of the value of the position the player then moves in: its
 //!   static evaluation, or better, the line it can make at once.
 //!
-//! The samples are shared by all candidates (the same random draws land the numbers on the
-//! same n-th empty cells), so candidates are compared on the same luck.
+//! The samples are shared by all candidates (each sample is a random order of the cells and
+//! the numbers land on its first empty ones, the same cells for every candidate unless the
+//! move emptied or filled one), so candidates are compared on the same luck.
 //!
 //! Pure apart from its own random stream: no input, no output, no clock.
 
-use crate::eval::{bonus_of, cut_off, evaluate, Weights, Windows};
+use crate::eval::{bonus_of, cut_off, evaluate, runs, Weights, Windows};
 use crate::rng::Rng;
-use crate::rules::{nth_cell, points, Board};
+use crate::rules::{points, Board, CELLS};
 
 /// How much searching a move may do.
 #[derive(Clone, Copy, Debug)]
@@ -120,6 +121,15 @@ impl Search {
         best.unwrap_or_else(|| self.evaluate(board, bonus))
     }
 
+    /// A uniformly random order of all the cells.
+    fn order(&mut self) -> [u8; CELLS] {
+        let mut order: [u8; CELLS] = std::array::from_fn(|i| i as u8);
+        for i in (1..CELLS).rev() {
+            order.swap(i, self.rng.below(i as u32 + 1) as usize);
+        }
+        order
+    }
+
     /// The move to make, or `None` when nothing can move.
     pub(crate) fn choose(
         &mut self,
@@ -162,7 +172,7 @@ impl Search {
         for c in &mut short {
             let mut after = *board;
             after.play(c.from as usize, c.to as usize);
-            c.value -= cut_off(&after) as f32 * self.weights.cut_off;
+            c.value += runs(&after, &self.weights) - cut_off(&after) as f32 * self.weights.cut_off;
         }
         short.sort_by(order);
         short.truncate(effort.candidates.max(1));
@@ -170,9 +180,7 @@ impl Search {
             return Some((short[0].from as usize, short[0].to as usize));
         }
         // The shared landings: 3 fractions of the empty cells per sample.
-        let draws: Vec<[u32; 3]> = (0..effort.samples)
-            .map(|_| std::array::from_fn(|_| self.rng.below(u32::MAX)))
-            .collect();
+        let draws: Vec<[u8; CELLS]> = (0..effort.samples).map(|_| self.order()).collect();
         let unknown = [1.0; 8];
         let mut best: Option<(f32, Candidate)> = None;
         for c in short {
@@ -214,17 +222,16 @@ pub(crate) fn first_move(board: &Board) -> Option<(usize, usize)> {
     line.or(first)
 }
 
-/// Lands `next` as the judge does, each on the empty cell `draw * empty / 2^32` in reading
-/// order; returns the points of the lines they complete.
-fn land_with(board: &mut Board, next: [u8; 3], draw: &[u32; 3]) -> u64 {
+/// Lands `next` as the judge does, each on the first empty cell of `order` (a random order
+/// of all the cells): uniform over the empty cells, and the same cells for every candidate
+/// move unless the move itself emptied or filled one of them.
+fn land_with(board: &mut Board, next: [u8; 3], order: &[u8; CELLS]) -> u64 {
     let mut score = 0;
-    for (number, &d) in next.into_iter().zip(draw) {
-        let empty = board.empty_count();
-        if empty == 0 {
+    for number in next {
+        let Some(&cell) = order.iter().find(|&&c| board.get(c as usize) == 0) else {
             break;
-        }
-        let n = ((u64::from(d) * u64::from(empty)) >> 32) as u32;
-        score += board.place(nth_cell(board.empty(), n), number);
+        };
+        score += board.place(cell as usize, number);
     }
     score
 }

@@ -2,8 +2,9 @@
 //! FIRST LAST` plays seeds FIRST..=LAST with the judge's rules (as `rules.rs` has them) and
 //! its own random stream per seed (not the harness's, so scores differ from a harness run
 //! seed by seed but not in distribution), and prints each game and the mean. For tuning,
-//! `W_EMPTY`, `W_CUT`, `W_POINT`, `W_NEXT` and `W_WIN0`..`W_WIN4` override the evaluation's
-//! weights, and `SHOW=1` prints every position the player sees and the move it makes.
+//! `W_EMPTY`, `W_CUT`, `W_POINT`, `W_NEXT`, `W_RUN`, `W_MIX` and `W_WIN0`..`W_WIN4` override
+//! the evaluation's weights, and `SHOW=1` prints every position the player sees and the move
+//! it makes.
 
 use std::time::Instant;
 
@@ -99,6 +100,8 @@ fn weights_from_env() -> Weights {
     get("W_CUT", &mut w.cut_off);
     get("W_POINT", &mut w.point);
     get("W_NEXT", &mut w.next);
+    get("W_RUN", &mut w.run);
+    get("W_MIX", &mut w.mixed);
     for m in 0..5 {
         get(&format!("W_WIN{m}"), &mut w.window[m]);
     }
