@@ -7,23 +7,17 @@
 //! copied whole, build outputs included (version-control and cache folders left out), and
 //! its command kept, paths made relative. The hash is the one the source run gives (it is
 //! recorded, not recomputed: the bundle has no Cargo sources), so a bundle's results compare
-//! and merge with a source run's. [`crate::players`] reads `bundle.toml` ([`read`]); this
+//! and merge with a source run's. [`crate::players`] reads `bundle.toml` ([`crate::players::bundled::read`]); this
 //! module writes bundles and runs builds only through `players::discover`; the builds' log
 //! is `DIR/.build.log` (hidden, so `DIR/*` names the players only).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
-use serde::{Deserialize, Serialize};
-
-use crate::cli::Common;
+use crate::cli::BuildArgs;
 use crate::error::Error;
 use crate::exit;
+use crate::players::bundled::{Manifest, MANIFEST};
 use crate::players::{self, Player};
-
-/// The file that makes a folder a bundled player.
-pub(crate) const MANIFEST: &str = "bundle.toml";
 
 /// Folders of a `player.toml` player's folder left out of its bundle.
 const LEFT_OUT: [&str; 6] = [
@@ -34,48 +28,6 @@ const LEFT_OUT: [&str; 6] = [
     ".ruff_cache",
     "node_modules",
 ];
-
-#[derive(Debug, Args)]
-pub struct BuildArgs {
-    /// Players, as for a run: Cargo packages, folders with a player.toml, executable files.
-    #[arg(long, num_args = 1.., value_name = "PATH", required = true)]
-    pub players: Vec<PathBuf>,
-    /// The bundle's folder (made if missing; a player's folder in it is replaced).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Only this problem's players (the problem of executable-file players).
-    #[arg(long, value_name = "ID")]
-    pub problem: Option<String>,
-    #[command(flatten)]
-    pub common: Common,
-}
-
-/// `bundle.toml`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct Manifest {
-    pub name: String,
-    pub problem: String,
-    /// The player's hash in a run from its source.
-    pub hash: String,
-    pub hash_covers: String,
-    /// Where it was built from.
-    pub source: String,
-    pub harness_version: String,
-    /// Its command: a program relative to the bundle's folder (with a `/`) or found on PATH.
-    pub command: Vec<String>,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    #[serde(default)]
-    pub pass_env: Vec<String>,
-}
-
-/// The manifest of a bundled player's folder; `None` when the folder is not one.
-pub fn read(dir: &Path) -> Option<Result<Manifest, String>> {
-    let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).ok()?;
-    Some(toml::from_str(&text).map_err(|e| e.to_string()))
-}
 
 /// `harness build`.
 pub fn main(args: &BuildArgs) -> Result<u8, Error> {

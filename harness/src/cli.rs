@@ -44,9 +44,9 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Build every player once into a relocatable bundle (one folder per player), to run
     /// on other machines with `--players DIR/* --no-build`.
-    Build(crate::bundle::BuildArgs),
+    Build(BuildArgs),
     /// Merge the shards of a run (`--shard I/N --run-id ID`) into one run.
-    Merge(crate::merge::MergeArgs),
+    Merge(MergeArgs),
     /// Tune a player's declared parameters (TPE sampler, paired-test pruning), then check the
     /// best values against the defaults on held-out seeds.
     Tune(TuneArgs),
@@ -152,8 +152,8 @@ pub struct RunArgs {
     /// Run only part I of N of the run's tests (every problem's seeds and fixed tests,
     /// split the same way on every machine), for every player; needs --run-id. The shard
     /// writes results/ID/shards/I-of-N/ only; `harness merge` makes the run.
-    #[arg(long, value_name = "I/N", value_parser = crate::shard::Shard::parse)]
-    pub shard: Option<crate::shard::Shard>,
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
     /// The run's id (its folder under results/) instead of the start time; the shards of
     /// one run share it.
     #[arg(long, value_name = "ID")]
@@ -375,4 +375,75 @@ pub struct PlayArgs {
     pub results: Option<PathBuf>,
     #[command(flatten)]
     pub common: Common,
+}
+
+/// `harness build`: players built once into a relocatable bundle (`crate::bundle`).
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Players, as for a run: Cargo packages, folders with a player.toml, executable files.
+    #[arg(long, num_args = 1.., value_name = "PATH", required = true)]
+    pub players: Vec<PathBuf>,
+    /// The bundle's folder (made if missing; a player's folder in it is replaced).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Only this problem's players (the problem of executable-file players).
+    #[arg(long, value_name = "ID")]
+    pub problem: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `harness merge`: the shards of a run made into one run (`crate::merge`).
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' folders (results/ID/shards/I-of-N, or copies of them), all N of them.
+    #[arg(value_name = "DIR", num_args = 1.., required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where the merged run is written, as results/ID [default: results/ beside the config
+    /// file].
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub secret: SecretArg,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Part `index` (1-based) of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Reads `I/N`, 1 <= I <= N.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("{text:?}: a shard is I/N with 1 <= I <= N, e.g. 2/8");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether the k-th case (from 0) of the run's whole list is this shard's.
+    pub fn owns(&self, k: usize) -> bool {
+        k % self.count + 1 == self.index
+    }
+
+    /// The folder name of the shard under `results/ID/shards/`.
+    pub fn folder(&self) -> String {
+        format!("{}-of-{}", self.index, self.count)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }

@@ -18,6 +18,57 @@ pub enum Objective {
     Minimize,
 }
 
+/// Which tests of a run keep their transcript on disk: `--transcripts`, or `transcripts` in
+/// scoring.toml's `[harness]`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keep {
+    /// No test (no replays either): the disk a million-seed run needs for its scores only.
+    None,
+    /// The tests whose verdict is not OK.
+    Failed,
+    /// Every test.
+    #[default]
+    All,
+}
+
+impl Keep {
+    /// Whether a test that ended with `verdict` keeps its transcript.
+    pub fn keeps(self, verdict: crate::verdict::Verdict) -> bool {
+        match self {
+            Keep::None => false,
+            Keep::Failed => verdict != crate::verdict::Verdict::Ok,
+            Keep::All => true,
+        }
+    }
+
+    /// The setting's spelling (`failed`), for messages and `run.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Keep::None => "none",
+            Keep::Failed => "failed",
+            Keep::All => "all",
+        }
+    }
+
+    /// Reads the setting back from its spelling.
+    pub fn parse(text: &str) -> Option<Keep> {
+        [Keep::None, Keep::Failed, Keep::All]
+            .into_iter()
+            .find(|k| k.name() == text)
+    }
+}
+
 /// The whole `scoring.toml`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -50,7 +101,7 @@ pub struct HarnessSettings {
     /// Seconds a player's build (`cargo build`) may take before it is killed (exit 2).
     pub build_timeout: f64,
     /// Which tests keep their transcript: `all`, `failed` (verdict not OK) or `none`.
-    pub transcripts: crate::transcript::Keep,
+    pub transcripts: Keep,
 }
 
 impl Default for HarnessSettings {
@@ -64,7 +115,7 @@ impl Default for HarnessSettings {
             pass_env: Vec::new(),
             sandbox_bind: Vec::new(),
             build_timeout: 600.0,
-            transcripts: crate::transcript::Keep::All,
+            transcripts: Keep::All,
         }
     }
 }

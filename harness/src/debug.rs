@@ -164,7 +164,7 @@ pub(crate) fn failure_pointers(
         let path = crate::rundir::transcript_path(run, problem, player, case);
         parts.push(format!("transcript {}", path.display()));
     }
-    if crate::replay::has_replays(problem) {
+    if crate::problem::has_views(problem) {
         parts.push(format!(
             "replay: harness replay {} --player {player} --seed {case}",
             run.display()

@@ -53,5 +53,4 @@ pub mod shard;
 pub mod testkit;
 pub mod transcript;
 pub mod tune;
-pub mod variant;
 pub mod verdict;

@@ -13,9 +13,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use clap::Args;
-
-use crate::cli::{Common, CompareFlags, SecretArg};
+use crate::cli::{CompareFlags, MergeArgs};
 use crate::context::{find_problem, Context};
 use crate::error::Error;
 use crate::exit;
@@ -25,21 +23,6 @@ use crate::report::table::Table;
 use crate::report::{Event, Reporter, RunState, Summary};
 use crate::rundir::{self, BadRows, Layout, ScoreRow};
 use crate::shard::{self, Record};
-
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// The shards' folders (results/ID/shards/I-of-N, or copies of them), all N of them.
-    #[arg(value_name = "DIR", num_args = 1.., required = true)]
-    pub dirs: Vec<PathBuf>,
-    /// Where the merged run is written, as results/ID [default: results/ beside the config
-    /// file].
-    #[arg(long, value_name = "DIR")]
-    pub results: Option<PathBuf>,
-    #[command(flatten)]
-    pub secret: SecretArg,
-    #[command(flatten)]
-    pub common: Common,
-}
 
 /// A shard as read for the merge.
 struct ShardIn {
@@ -423,7 +406,7 @@ pub fn main(args: &MergeArgs) -> Result<u8, Error> {
         Box::new(files),
         Box::new(Replays {
             envs,
-            keep: crate::replay::kept(&shards[0].dir),
+            keep: crate::rundir::kept(&shards[0].dir),
         }),
         Box::new(Table {
             wide: false,

@@ -29,7 +29,7 @@ pub struct Request {
     pub resume: Option<PathBuf>,
     pub seeds: SeedSpec,
     /// `--variant`s: players made of a program and settings given on the command line.
-    pub variants: Vec<crate::variant::Variant>,
+    pub variants: Vec<crate::players::variant::Variant>,
     /// `--shard I/N` and `--run-id`: which part of the run this is, and its folder.
     pub sharding: crate::shard::Sharding,
 }
@@ -72,7 +72,8 @@ impl Request {
                 "no players: give --players PATH... (e.g. --players players/*)",
             ));
         }
-        let variants = crate::variant::Variant::parse_all(&args.variant).map_err(Error::Usage)?;
+        let variants =
+            crate::players::variant::Variant::parse_all(&args.variant).map_err(Error::Usage)?;
         Ok(Request {
             args,
             results,
@@ -115,7 +116,7 @@ impl RecordedArgs {
                 .iter()
                 .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
                 .collect(),
-            variant: crate::variant::absolute(&args.variant),
+            variant: crate::players::variant::absolute(&args.variant),
             seeds: args.seeds.clone(),
             problem: args.problem.clone(),
             time_limit: args.time_limit,

@@ -303,6 +303,20 @@ pub(crate) fn replay_file(row: &ScoreRow) -> PathBuf {
     Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))
 }
 
+/// Which tests of a run kept their transcript (`transcripts` in its `run.toml`; a run from
+/// before the setting kept all).
+pub fn kept(run: &Path) -> crate::config::Keep {
+    let text = std::fs::read_to_string(run.join("run.toml")).unwrap_or_default();
+    text.parse::<toml::Table>()
+        .ok()
+        .and_then(|t| {
+            t.get("transcripts")?
+                .as_str()
+                .and_then(crate::config::Keep::parse)
+        })
+        .unwrap_or_default()
+}
+
 fn io_err(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }

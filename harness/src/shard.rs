@@ -11,7 +11,6 @@
 //! `report.html`: `crate::merge` does those once for the whole run.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -20,44 +19,7 @@ use crate::error::Error;
 use crate::report::files::RunFiles;
 use crate::runner::Suite;
 
-/// Part `index` (1-based) of `count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    /// Reads `I/N`, 1 <= I <= N.
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("{text:?}: a shard is I/N with 1 <= I <= N, e.g. 2/8");
-        let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// Whether the k-th case (from 0) of the run's whole list is this shard's.
-    pub fn owns(&self, k: usize) -> bool {
-        k % self.count + 1 == self.index
-    }
-
-    /// The folder name of the shard under `results/ID/shards/`.
-    pub fn folder(&self) -> String {
-        format!("{}-of-{}", self.index, self.count)
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
+pub use crate::cli::Shard;
 
 /// Whether a run id can be a folder name under `results/`: it starts with a letter or a
 /// digit, holds only ASCII letters, digits, `.`, `_` and `-`, and is not `latest`.

@@ -28,7 +28,7 @@
 //! `replay` reads them.
 
 use crate::problem::{Channel, Game, Problem};
-use crate::verdict::{Fault, Verdict};
+use crate::verdict::Fault;
 
 /// Marks a line the judge sent to the player.
 pub(crate) const TO_PLAYER: &str = "> ";
@@ -43,56 +43,7 @@ pub(crate) const KEEP_BYTES: usize = 64 << 10;
 pub const COMPACT_HEADER: &str =
     "# the player's lines only; `harness replay RUN --seed S --transcript` rebuilds the judge's\n";
 
-/// Which tests of a run keep their transcript on disk: `--transcripts`, or `transcripts` in
-/// scoring.toml's `[harness]`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Deserialize,
-    serde::Serialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Keep {
-    /// No test (no replays either): the disk a million-seed run needs for its scores only.
-    None,
-    /// The tests whose verdict is not OK.
-    Failed,
-    /// Every test.
-    #[default]
-    All,
-}
-
-impl Keep {
-    /// Whether a test that ended with `verdict` keeps its transcript.
-    pub fn keeps(self, verdict: Verdict) -> bool {
-        match self {
-            Keep::None => false,
-            Keep::Failed => verdict != Verdict::Ok,
-            Keep::All => true,
-        }
-    }
-
-    /// The setting's spelling (`failed`), for messages and `run.toml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Keep::None => "none",
-            Keep::Failed => "failed",
-            Keep::All => "all",
-        }
-    }
-
-    /// Reads the setting back from its spelling.
-    pub fn parse(text: &str) -> Option<Keep> {
-        [Keep::None, Keep::Failed, Keep::All]
-            .into_iter()
-            .find(|k| k.name() == text)
-    }
-}
+pub use crate::config::Keep;
 
 /// Whether a problem's transcripts are kept compact: those of the problems with replays,
 /// whose judge plays the same game again from the player's lines alone.
@@ -270,6 +221,7 @@ impl Channel for Replayed {
 mod tests {
     use super::*;
     use crate::testkit::scripted;
+    use crate::verdict::Verdict;
 
     #[test]
     fn records_both_directions_and_reads_the_answers_back() {

@@ -118,20 +118,6 @@ pub fn build(
     })
 }
 
-/// Which tests of a run kept their transcript (`transcripts` in its `run.toml`; a run from
-/// before the setting kept all).
-pub fn kept(run: &Path) -> transcript::Keep {
-    let text = fs::read_to_string(run.join("run.toml")).unwrap_or_default();
-    text.parse::<toml::Table>()
-        .ok()
-        .and_then(|t| {
-            t.get("transcripts")?
-                .as_str()
-                .and_then(transcript::Keep::parse)
-        })
-        .unwrap_or_default()
-}
-
 /// The move cap a run played a problem's games with (`move-cap` under `[problem.<id>]` in its
 /// `run.toml`): a rule of the game, so replays and rebuilt transcripts use the run's, not
 /// today's scoring.toml. `None` for a run from before it was recorded.
@@ -152,7 +138,7 @@ fn has_transcript(run: &Path, row: &Row) -> bool {
 pub(crate) fn read_transcript(run: &Path, row: &Row) -> Result<String, String> {
     let path = transcript_path(run, &row.problem, &row.player, &row.seed);
     fs::read_to_string(&path).map_err(|e| {
-        let keep = kept(run);
+        let keep = rundir::kept(run);
         if e.kind() == std::io::ErrorKind::NotFound && !keep.keeps(row.verdict) {
             format!(
                 "the transcript of {} {} seed {} was not kept (the run kept transcripts: {}); \

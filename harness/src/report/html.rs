@@ -381,7 +381,7 @@ fn link_or_command(run: &Path, row: &Row, run_id: &str) -> String {
     } else if !transcript.is_file() {
         format!(
             "transcript not kept (--transcripts {})",
-            crate::replay::kept(run).name()
+            crate::rundir::kept(run).name()
         )
     } else {
         format!(

@@ -17,7 +17,7 @@ mod bench;
 mod command;
 pub(crate) mod files;
 pub(crate) mod page;
-pub(crate) mod params;
+pub(crate) use crate::players::params;
 pub(crate) mod search;
 pub(crate) mod tpe;
 mod validate;

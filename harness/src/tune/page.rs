@@ -271,7 +271,7 @@ fn best_trials(h: &mut String, page: &Page) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::params::Value;
+    use crate::players::params::Value;
     use crate::tune::search::SeedScore;
     use crate::verdict::Verdict;
 

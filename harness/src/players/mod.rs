@@ -13,6 +13,10 @@
 //! A player's name becomes folder names under `results/` and cells of CSV files, so it must
 //! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
 
+pub mod bundled;
+pub mod params;
+pub mod variant;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,7 +116,7 @@ struct PlayerToml {
     pass_env: Vec<String>,
     /// A command run in the folder once before the run (a compiler), outside the sandbox.
     build: Option<Vec<String>>,
-    /// Declared parameters ([`crate::tune::params`]): their defaults reach the player.
+    /// Declared parameters ([`crate::players::params`]): their defaults reach the player.
     params: Option<toml::Table>,
 }
 
@@ -136,7 +140,7 @@ struct CargoMetadata {
 #[derive(Deserialize)]
 struct HarnessMetadata {
     problem: String,
-    /// Declared parameters ([`crate::tune::params`]): their defaults reach the player.
+    /// Declared parameters ([`crate::players::params`]): their defaults reach the player.
     params: Option<toml::Table>,
 }
 
@@ -174,7 +178,7 @@ pub fn discover(
 /// `--players`, then renamed and given its settings ([`crate::variant`]).
 pub(crate) fn discover_with(
     paths: &[PathBuf],
-    variants: &[crate::variant::Variant],
+    variants: &[variant::Variant],
     only: Option<&str>,
     known_problems: &[&str],
     builds: &mut Builds,
@@ -273,7 +277,7 @@ fn check_player(path: &Path, player: &Player, known_problems: &[&str]) -> Result
 fn fix_for_the_run(
     found: Vec<(Player, Kind)>,
     variant_of: &[Option<usize>],
-    variants: &[crate::variant::Variant],
+    variants: &[variant::Variant],
 ) -> Result<Vec<Player>, PlayerError> {
     let mut stage = None;
     let mut players = Vec::new();
@@ -410,8 +414,8 @@ fn describe_player_toml(
         .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
         .collect();
     let params = spec.params.unwrap_or_default();
-    let params = crate::tune::params::parse(&params, player_toml, "params")?;
-    env.extend(crate::tune::params::default_env(&params));
+    let params = params::parse(&params, player_toml, "params")?;
+    env.extend(params::default_env(&params));
     env.extend(spec.env);
     Ok((
         Player {
@@ -451,7 +455,7 @@ fn describe_cargo(
     };
     let harness = package.metadata.and_then(|m| m.harness);
     let params = harness.as_ref().and_then(|h| h.params.clone());
-    let params = crate::tune::params::parse(
+    let params = params::parse(
         &params.unwrap_or_default(),
         &cargo_toml,
         "package.metadata.harness.params",
@@ -474,7 +478,7 @@ fn describe_cargo(
             cwd: abs.to_path_buf(),
             source: path.to_path_buf(),
             hash: String::new(),
-            env: crate::tune::params::default_env(&params),
+            env: params::default_env(&params),
             pass_env: Vec::new(),
             on_path: false,
             snapshot: None,
@@ -488,8 +492,8 @@ fn describe_cargo(
 
 /// A player of a bundle (a folder with `bundle.toml`, made by `harness build`).
 fn describe_bundled(path: &Path, abs: &Path) -> Option<Result<(Player, Kind), PlayerError>> {
-    let manifest_path = abs.join(crate::bundle::MANIFEST);
-    let found = crate::bundle::read(abs)?.map_err(|e| err(&manifest_path, e));
+    let manifest_path = abs.join(bundled::MANIFEST);
+    let found = bundled::read(abs)?.map_err(|e| err(&manifest_path, e));
     Some(found.and_then(|m| {
         let (program, args) = resolve_command(abs, &m.command, &manifest_path)?;
         let mut env: Vec<(String, String)> = m
@@ -859,7 +863,7 @@ fn profiles(manifest: &Path) -> String {
 
 /// What a player's hash covers, in words (for `run.toml`).
 pub(crate) fn hash_covers(player: &Player) -> String {
-    if let Some(Ok(m)) = crate::bundle::read(&player.cwd) {
+    if let Some(Ok(m)) = bundled::read(&player.cwd) {
         return format!(
             "recorded by `harness build` from {}: {}",
             m.source, m.hash_covers
