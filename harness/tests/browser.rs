@@ -142,6 +142,27 @@ fn chromium_shows_the_final_score_of_scores_csv_and_loads_nothing() {
     assert!(dom.matches("<svg").count() >= 4);
 }
 
+/// Runs a shell-script player (`answers`: the command that prints its clicks) on ChessPuzzle
+/// seed 3 with results under `tmp`; returns the replay page of its test.
+fn chesspuzzle_replay(tmp: &Path, name: &str, answers: &str) -> PathBuf {
+    let player = tmp.join(format!("{name}.sh"));
+    std::fs::write(&player, format!("#!/bin/sh\n{answers}\ncat > /dev/null\n")).unwrap();
+    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args(["--problem", "chesspuzzle", "--seeds", "3", "--players"])
+        .arg(&player)
+        .arg("--results")
+        .arg(tmp.join("results"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = std::fs::canonicalize(tmp.join("results/latest")).unwrap();
+    run.join(format!("replays/chesspuzzle-{name}-3.html"))
+}
+
 #[test]
 fn chromium_draws_the_replay_of_a_game_whose_move_is_hostile_markup() {
     let Some(browser) = browser() else {
@@ -149,26 +170,7 @@ fn chromium_draws_the_replay_of_a_game_whose_move_is_hostile_markup() {
     };
     // One legal click, then `<!--<script>`: refused (WA), so its replay is written at once.
     let tmp = tempfile::tempdir().unwrap();
-    let player = tmp.path().join("markup.sh");
-    std::fs::write(
-        &player,
-        "#!/bin/sh\nprintf '0 0\\n<!--<script>\\n'\ncat > /dev/null\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
-        .current_dir(root())
-        .args(["--problem", "chesspuzzle", "--seeds", "3", "--players"])
-        .arg(&player)
-        .arg("--results")
-        .arg(tmp.path().join("results"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let run = std::fs::canonicalize(tmp.path().join("results/latest")).unwrap();
-    let page = run.join("replays/chesspuzzle-markup-3.html");
+    let page = chesspuzzle_replay(tmp.path(), "markup", "printf '0 0\\n<!--<script>\\n'");
     let dom = dump_dom(&browser, &format!("file://{}#step=last", page.display()));
     // The page's script ran to its end: the board, the last move and the refusal are shown.
     assert_eq!(text_of(&dom, "move"), "1", "{dom}");
@@ -189,26 +191,7 @@ fn chromium_shows_the_cells_that_were_allowed_at_a_refused_click() {
     };
     // Clicks (0, 0), then (0, 0) again: never allowed (the same cell), so refused (WA).
     let tmp = tempfile::tempdir().unwrap();
-    let player = tmp.path().join("twice.sh");
-    std::fs::write(
-        &player,
-        "#!/bin/sh\nprintf '0 0\\n0 0\\n'\ncat > /dev/null\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&player, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_harness"))
-        .current_dir(root())
-        .args(["--problem", "chesspuzzle", "--seeds", "3", "--players"])
-        .arg(&player)
-        .arg("--results")
-        .arg(tmp.path().join("results"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let run = std::fs::canonicalize(tmp.path().join("results/latest")).unwrap();
-    let page = run.join("replays/chesspuzzle-twice-3.html");
+    let page = chesspuzzle_replay(tmp.path(), "twice", "printf '0 0\\n0 0\\n'");
     // Green outlines: the cells allowed after the first click, at that step and at the refusal.
     let green = |step: &str| {
         let dom = dump_dom(&browser, &format!("file://{}#step={step}", page.display()));
