@@ -488,7 +488,7 @@ pub(crate) fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
         extremes::render(
             &comparisons,
             args.largest,
-            crate::replay::has_replays,
+            crate::problem::has_views,
             args.results.as_deref()
         )
     );
@@ -526,7 +526,7 @@ fn replay_link(
     env_of: &dyn Fn(&str) -> Result<Env, Error>,
 ) -> Option<String> {
     let e = &c.entries[i];
-    if e.secret.is_some() || !crate::replay::has_replays(&c.problem) {
+    if e.secret.is_some() || !crate::problem::has_views(&c.problem) {
         return None;
     }
     let dir = runs::find(results, &e.run)?;

@@ -24,11 +24,6 @@ use crate::report::{Event, Reporter, RunState};
 use crate::rundir::{self, replay_file, transcript_path, BadRows, ScoreRow as Row};
 use crate::transcript;
 
-/// Whether a problem has replays (the interactive ones, which have [`problem::Views`]).
-pub(crate) fn has_replays(id: &str) -> bool {
-    problem::has_views(id)
-}
-
 /// Reads a run's `scores.csv`.
 pub(crate) fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
     Ok(rundir::read(run, BadRows::Fail)?.rows)
@@ -39,7 +34,7 @@ pub(crate) fn read_scores(run: &Path) -> Result<Vec<Row>, String> {
 pub fn worst(rows: &[Row], n: usize) -> Vec<&Row> {
     let mut groups: Vec<(&str, &str)> = Vec::new();
     for r in rows {
-        if has_replays(&r.problem) && !groups.contains(&(&r.problem, &r.player)) {
+        if problem::has_views(&r.problem) && !groups.contains(&(&r.problem, &r.player)) {
             groups.push((&r.problem, &r.player));
         }
     }
@@ -300,14 +295,14 @@ fn select<'a>(
 ) -> Result<Vec<&'a Row>, Error> {
     let chosen: Vec<&Row> = rows
         .iter()
-        .filter(|r| has_replays(&r.problem))
+        .filter(|r| problem::has_views(&r.problem))
         .filter(|r| args.problem.as_ref().is_none_or(|p| *p == r.problem))
         .filter(|r| args.player.as_ref().is_none_or(|p| *p == r.player))
         .collect();
     if chosen.is_empty() {
         let mut players: Vec<&str> = rows
             .iter()
-            .filter(|r| has_replays(&r.problem))
+            .filter(|r| problem::has_views(&r.problem))
             .map(|r| r.player.as_str())
             .collect();
         players.dedup();

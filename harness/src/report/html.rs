@@ -18,7 +18,6 @@ use plotters::prelude::*;
 
 use super::summary::Standing;
 use super::table::human_duration;
-use crate::problem::has_views as has_replays;
 use crate::problem::{self, Objective};
 use crate::rundir::transcript_path;
 use crate::rundir::{replay_file, ScoreRow as Row};
@@ -116,7 +115,7 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
         h.push_str(&per_seed_chart(&p)?);
         h.push_str(&histogram(&p)?);
         h.push_str("</div>\n");
-        if has_replays(&p.id) {
+        if problem::has_views(&p.id) {
             worst_table(&mut h, run, &p, minimize, &id);
         }
         failures_table(&mut h, run, &p, &id);
@@ -443,7 +442,7 @@ fn failures_table(h: &mut String, run: &Path, p: &Problem, run_id: &str) {
     );
     for r in failed.iter().take(FAILURE_ROWS) {
         let mut files = Vec::new();
-        if has_replays(&r.problem) {
+        if problem::has_views(&r.problem) {
             files.push(link_or_command(run, r, run_id));
         }
         let transcript = transcript_path(Path::new(""), &r.problem, &r.player, &r.seed);
