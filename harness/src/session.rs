@@ -93,6 +93,8 @@ pub(crate) struct Session {
     /// every process of the test is gone (a second descriptor of the report pipe; None once
     /// seen).
     exited: Option<OwnedFd>,
+    /// The network namespace the test borrowed (`sandbox::release` at its end).
+    net: Option<sandbox::net::NetNs>,
     /// Waits on stdout, stderr, the interrupt pipe, `exited`, and stdin while a write waits.
     waiter: Waiter,
     stdin_waited: bool,
@@ -154,6 +156,7 @@ impl Session {
             pid,
             control: Some(launched.control),
             report: Some(launched.report),
+            net: launched.net,
             stdin: Some(stdin),
             stdout: Some(stdout),
             stderr: Some(stderr),
@@ -479,7 +482,9 @@ impl Session {
             sandbox::kill(self.pid);
         }
         sandbox::reap_later(self.pid);
-        serde_json::from_slice::<Report>(text.trim_ascii()).ok()
+        let report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
+        sandbox::release(self.net.take(), report.as_ref());
+        report
     }
 }
 

@@ -365,6 +365,34 @@ fn cheats_all_fail_sandboxed() {
     );
 }
 
+/// Two players run side by side, two tests each (four tests, two at a time, and the later
+/// two in the network namespaces the first two used): each has its own loopback (a TCP
+/// connection to itself works), and none finds the port its neighbour listens on taken or
+/// reachable, nor the one an earlier test held.
+#[test]
+fn own_loopback_no_neighbours_sandboxed() {
+    let s = Scratch::new("loopback");
+    let players = vec![
+        s.hostile("loopback", "loopback-a", &["47011", "3000"]),
+        s.hostile("loopback", "loopback-b", &["47011", "3000"]),
+    ];
+    let mut plan = plan(&s, Mode::Default, &[1, 2], players);
+    plan.limits.time = 10.0;
+    let (_, rows) = plan.run_and_check();
+    for player in ["loopback-a", "loopback-b"] {
+        expect_verdict(&rows, player, &["OK"]);
+        for seed in [1, 2] {
+            let log = log(&s, player, seed);
+            assert_eq!(
+                reached(&log),
+                ["REACHED own loopback (listen, connect, one byte back)"],
+                "{player} seed {seed}:\n{log}"
+            );
+            expect_blocked(&log, "a neighbour's port (127.0.0.1:47011)");
+        }
+    }
+}
+
 /// A player that eats every byte and inode of its writable space ($TMPDIR, its working
 /// directory), beside the good player and before its later tests: nobody's test is ERR,
 /// the run ends with exit status 0, and the eater really ran out of space.

@@ -69,6 +69,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     };
     let peak_kb = watch(spec, player, group.is_none(), stop, &sigchld, &mut report);
     let leftover = end_all(spec.mode, player, group, &sigchld);
+    report.all_gone = leftover.is_empty();
     if !leftover.is_empty() {
         report.notes.push(leftover);
     }

@@ -4,7 +4,8 @@
 //! Every test runs under a supervisor process, the harness's own binary started as
 //! `harness __sandbox` with posix_spawn (so the multi-threaded harness never forks). The
 //! supervisor ([`supervisor`]) makes the test's cgroup ([`cgroup`]), then either starts the
-//! test's init in fresh user, PID, mount, network, IPC, UTS and cgroup namespaces with a
+//! test's init in fresh user, PID, mount, IPC, UTS and cgroup namespaces, in a network
+//! namespace of its own for the test's time ([`net`]: borrowed from the run's pool), with a
 //! private file system view ([`view`], [`init`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode. Either
 //! way the player starts in a new session without a terminal, with a clean environment,
@@ -18,6 +19,7 @@
 pub mod cgroup;
 mod init;
 mod landlock;
+pub(crate) mod net;
 pub mod probe;
 pub mod spec;
 pub mod supervisor;
@@ -77,6 +79,8 @@ pub struct Isolation {
     /// One line per thing the user should know (what is not contained, and why).
     pub notes: Vec<String>,
     outer: (u32, u32),
+    /// Tests join a network namespace of the run's pool ([`net`]) instead of making one.
+    pub(crate) shared_net: bool,
     /// More host folders shown read-only to every player (`[harness] sandbox-bind`).
     extra_binds: Vec<PathBuf>,
 }
@@ -109,6 +113,7 @@ impl Isolation {
             scratch,
             notes: Vec::new(),
             outer,
+            shared_net: false,
             extra_binds: Vec::new(),
         };
         for path in extra_binds {
@@ -133,7 +138,14 @@ impl Isolation {
             }
         }
         if sandbox != Want::Off {
-            match probe::try_namespaces(&isolation) {
+            // The pool's first namespace; without one, each test makes its own (slower).
+            isolation.shared_net = net::take().map(net::give_back).is_ok();
+            let mut tried = probe::try_namespaces(&isolation);
+            if tried.is_err() && isolation.shared_net {
+                isolation.shared_net = false;
+                tried = probe::try_namespaces(&isolation);
+            }
+            match tried {
                 Ok(()) => isolation.mode = Mode::Namespaces,
                 Err(why) if sandbox == Want::Require => {
                     return Err(Unavailable(format!(
@@ -263,6 +275,7 @@ impl Isolation {
             core_dumps: limits.core_dumps,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
+            shared_net: self.shared_net && self.mode == Mode::Namespaces,
         }
     }
 
@@ -346,15 +359,24 @@ pub(crate) struct Launched {
     pub control: OwnedFd,
     /// The report arrives here (one JSON line) once every process of the test is gone.
     pub report: OwnedFd,
+    /// The network namespace the test borrowed, for [`release`].
+    pub net: Option<net::NetNs>,
 }
 
-/// A descriptor numbered 5 or more (so the five dup2s of the spawn cannot clobber a source).
-fn high(fd: OwnedFd) -> std::io::Result<OwnedFd> {
-    if fd.as_raw_fd() >= 5 {
-        return Ok(fd);
+/// Ends a test's hold on its network namespace: back to the pool when the test's report says
+/// every process of it is gone, else dropped (the kernel frees it after the last one).
+pub(crate) fn release(net: Option<net::NetNs>, report: Option<&Report>) {
+    if let Some(ns) = net {
+        if report.is_some_and(|r| r.all_gone) {
+            net::give_back(ns);
+        }
     }
+}
+
+/// A descriptor numbered `min` or more (so the dup2s of a spawn cannot clobber a source).
+fn high(fd: RawFd, min: RawFd) -> std::io::Result<OwnedFd> {
     // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we own.
-    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 5) };
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) };
     if new < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -369,14 +391,19 @@ pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
     let (err_r, err_w) = sys::pipe()?;
     let (ctl_r, ctl_w) = sys::pipe()?;
     let (rep_r, rep_w) = sys::pipe()?;
-    let child_ends = [
-        high(in_r)?,
-        high(out_w)?,
-        high(err_w)?,
-        high(ctl_r)?,
-        high(rep_w)?,
-    ];
-    let pid = spawn_supervisor(&child_ends)?;
+    let net = if spec.shared_net {
+        Some(net::take()?)
+    } else {
+        None
+    };
+    let mut child_ends = vec![in_r, out_w, err_w, ctl_r, rep_w];
+    if let Some(ns) = &net {
+        // Descriptors 5 and 6: the pool's user and network namespaces.
+        for fd in ns.fds() {
+            child_ends.push(high(fd, 0)?);
+        }
+    }
+    let pid = spawn_self(&child_ends, &[c"harness", c"__sandbox"])?;
     drop(child_ends);
     let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
     line.push(b'\n');
@@ -394,12 +421,21 @@ pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
         stderr: err_r,
         control: control.into(),
         report: rep_r,
+        net,
     })
 }
 
-fn spawn_supervisor(fds: &[OwnedFd; 5]) -> std::io::Result<i32> {
+/// Starts the harness's own binary (the supervisor's, see [`set_supervisor`]) with `argv`,
+/// `fds` as its descriptors 0, 1, 2..., default signals and an empty environment.
+fn spawn_self(fds: &[OwnedFd], argv: &[&std::ffi::CStr]) -> std::io::Result<i32> {
+    // Every source above the targets first, so that no dup2 clobbers a later source.
+    let sources = fds
+        .iter()
+        .map(|fd| high(fd.as_raw_fd(), fds.len() as RawFd))
+        .collect::<std::io::Result<Vec<_>>>()?;
     let exe = SUPERVISOR.get().map_or(c"/proc/self/exe", |c| c.as_c_str());
-    let argv = [c"harness".as_ptr(), c"__sandbox".as_ptr(), std::ptr::null()];
+    let mut args: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    args.push(std::ptr::null());
     let envp: [*const libc::c_char; 1] = [std::ptr::null()];
     let mut pid: libc::pid_t = 0;
     // SAFETY: the file actions and attributes are initialised, used and destroyed here; the
@@ -409,7 +445,7 @@ fn spawn_supervisor(fds: &[OwnedFd; 5]) -> std::io::Result<i32> {
         let mut attr: libc::posix_spawnattr_t = std::mem::zeroed();
         libc::posix_spawn_file_actions_init(&mut actions);
         libc::posix_spawnattr_init(&mut attr);
-        for (target, fd) in fds.iter().enumerate() {
+        for (target, fd) in sources.iter().enumerate() {
             libc::posix_spawn_file_actions_adddup2(&mut actions, fd.as_raw_fd(), target as RawFd);
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();
@@ -430,7 +466,7 @@ fn spawn_supervisor(fds: &[OwnedFd; 5]) -> std::io::Result<i32> {
             exe.as_ptr(),
             &actions,
             &attr,
-            argv.as_ptr() as *const *mut libc::c_char,
+            args.as_ptr() as *const *mut libc::c_char,
             envp.as_ptr() as *const *mut libc::c_char,
         );
         libc::posix_spawn_file_actions_destroy(&mut actions);

@@ -70,6 +70,11 @@ pub struct Spec {
     /// Namespaces: the host uid and gid the player runs as (the harness's own).
     pub outer_uid: u32,
     pub outer_gid: u32,
+    /// Namespaces: the supervisor gets a network namespace of the run's pool, with the user
+    /// namespace that owns it, as descriptors 5 and 6, and joins them instead of making a
+    /// network namespace for the test.
+    #[serde(default)]
+    pub shared_net: bool,
 }
 
 /// How the player process ended (the same as a reaped process's).
@@ -121,6 +126,9 @@ pub struct Report {
     pub memory_limit_hit: bool,
     /// The pids cgroup refused a fork.
     pub procs_limit_hit: bool,
+    /// Every process of the test is known to be gone (its init reaped them all in time).
+    #[serde(default)]
+    pub all_gone: bool,
     /// Harness-side notes (a cgroup that could not be removed...), for the log.
     pub notes: Vec<String>,
 }

@@ -20,13 +20,18 @@ use super::{sys, view};
 
 const CONTROL: RawFd = 3;
 const REPORT: RawFd = 4;
+/// With `shared_net`: the pool's user namespace; the network namespace follows.
+const NET_NS: RawFd = 5;
 
 /// How long the init gets to end the test's processes before it is killed itself.
 const TEARDOWN: Duration = Duration::from_secs(1);
 
 /// Runs the supervisor; never returns.
 pub fn main() -> ! {
-    sys::close_from(5, None);
+    if std::env::args_os().nth(2).is_some_and(|a| a == "net") {
+        super::net::helper_main();
+    }
+    sys::close_from(NET_NS + 2, None);
     // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
     let mut report_pipe = unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
@@ -39,7 +44,11 @@ pub fn main() -> ! {
         // Closed here: the harness reads to the end of the pipe.
         drop(report_pipe);
     };
-    match read_spec() {
+    let spec = read_spec();
+    if !spec.as_ref().is_ok_and(|s| s.shared_net) {
+        close_net_fds();
+    }
+    match spec {
         Ok(spec) => supervise(&spec, send),
         Err(e) => send(&Report {
             start_error: Some(StartError::Setup(format!(
@@ -49,6 +58,15 @@ pub fn main() -> ! {
         }),
     }
     std::process::exit(0);
+}
+
+/// Closes descriptors 5 and 6 (nothing else: the test's pipes may be numbered above).
+fn close_net_fds() {
+    // SAFETY: closing descriptors that are ours by the contract above, or not open.
+    unsafe {
+        libc::close(NET_NS);
+        libc::close(NET_NS + 1);
+    }
 }
 
 fn read_spec() -> std::io::Result<Spec> {
@@ -150,13 +168,25 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         Ok(p) => p,
         Err(e) => return setup(e, "pipe"),
     };
-    let flags = libc::CLONE_NEWUSER
+    let mut flags = libc::CLONE_NEWUSER
         | libc::CLONE_NEWNS
         | libc::CLONE_NEWPID
-        | libc::CLONE_NEWNET
         | libc::CLONE_NEWIPC
         | libc::CLONE_NEWUTS
         | libc::CLONE_NEWCGROUP;
+    if spec.shared_net {
+        // A root harness's groups go now: the pool's namespace denies `setgroups` to the
+        // test's init. (Refused to anyone else, who has no right to drop them.)
+        // SAFETY: a plain call on the calling process.
+        unsafe { libc::setgroups(0, std::ptr::null()) };
+        let joined = super::net::join(NET_NS, NET_NS + 1);
+        close_net_fds();
+        if let Err(e) = joined {
+            return setup(e, "cannot join the tests' network namespace");
+        }
+    } else {
+        flags |= libc::CLONE_NEWNET;
+    }
     let pid = match sys::fork_with(flags) {
         Ok(pid) => pid,
         Err(e) => return setup(e, "cannot make the test's namespaces"),
@@ -246,17 +276,22 @@ fn init_report(text: &[u8], init_exit: Option<Exit>) -> Report {
 fn write_id_maps(pid: libc::pid_t, spec: &Spec) -> std::io::Result<()> {
     let proc_dir = format!("/proc/{pid}");
     let inner = view::PLAYER_ID;
-    // SAFETY: plain getter.
-    if unsafe { libc::geteuid() } != 0 {
+    if spec.outer_uid != 0 && !spec.shared_net {
         sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
     }
+    // In the pool's user namespace (shared_net), the harness's user and group are root.
+    let (uid, gid) = if spec.shared_net {
+        (0, 0)
+    } else {
+        (spec.outer_uid, spec.outer_gid)
+    };
     sys::write_file(
         &format!("{proc_dir}/uid_map"),
-        &format!("{inner} {} 1\n", spec.outer_uid),
+        &format!("{inner} {uid} 1\n"),
     )?;
     sys::write_file(
         &format!("{proc_dir}/gid_map"),
-        &format!("{inner} {} 1\n", spec.outer_gid),
+        &format!("{inner} {gid} 1\n"),
     )
 }
 

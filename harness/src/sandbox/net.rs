@@ -1,0 +1,136 @@
+//! The network namespaces tests run in. Making and destroying a network namespace is most of
+//! what a sandboxed test costs the machine beyond a plain process (the kernel sets up and
+//! later tears down, on a worker thread, every protocol's per-namespace state), so tests do
+//! not make their own: a small pool of namespaces, each with only its loopback interface up,
+//! is made once per run and each test borrows one for its whole life. No two tests ever hold
+//! the same namespace at once, and a namespace goes back to the pool only when every process
+//! of the test that held it is known to be gone.
+//!
+//! Each namespace belongs to a user namespace of its own (the pool's), made by a helper
+//! process (`harness __sandbox net`) that maps the harness's user to root there, brings
+//! loopback up and exits; the harness keeps the two namespaces open by descriptor. A test's
+//! supervisor joins both before it makes the test's user namespace, which is then a child of
+//! the pool's. A player therefore has no capability over the network namespace it is in: it
+//! cannot configure it, and nothing it does leaves state in it but what dies with its
+//! sockets (the kernel's packet counters and TCP connections in TIME_WAIT excepted).
+//!
+//! This module may start the helper process and open namespace descriptors; nothing else.
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::Mutex;
+
+use super::sys;
+
+/// A borrowed network namespace with the user namespace that owns it.
+#[derive(Debug)]
+pub(crate) struct NetNs {
+    pub user: OwnedFd,
+    pub net: OwnedFd,
+}
+
+static POOL: Mutex<Vec<NetNs>> = Mutex::new(Vec::new());
+
+/// A namespace for one test: a free one from the pool, else a new one.
+pub(crate) fn take() -> io::Result<NetNs> {
+    let free = POOL.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    match free {
+        Some(ns) => Ok(ns),
+        None => make(),
+    }
+}
+
+/// Hands a namespace back once every process of the test that held it is gone.
+pub(crate) fn give_back(ns: NetNs) {
+    POOL.lock().unwrap_or_else(|e| e.into_inner()).push(ns);
+}
+
+/// Makes a namespace: starts the helper, opens its two namespaces, lets it go.
+fn make() -> io::Result<NetNs> {
+    let (in_r, in_w) = sys::pipe()?;
+    let (out_r, out_w) = sys::pipe()?;
+    let pid = super::spawn_self(&[in_r, out_w], &[c"harness", c"__sandbox", c"net"])?;
+    let mut ready = [0u8; 1];
+    let mut out = std::fs::File::from(out_r);
+    let got = loop {
+        match out.read(&mut ready) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => break other,
+        }
+    };
+    let opened = match got {
+        Ok(1) if ready[0] == b'!' => open_namespaces(pid),
+        Ok(_) => Err(io::Error::other("the helper ended without making them")),
+        Err(e) => Err(e),
+    };
+    drop(in_w);
+    let _ = sys::wait(pid, true);
+    opened.map_err(|e| io::Error::new(e.kind(), format!("the tests' network namespace: {e}")))
+}
+
+fn open_namespaces(pid: libc::pid_t) -> io::Result<NetNs> {
+    let open = |what: &str| -> io::Result<OwnedFd> {
+        Ok(std::fs::File::open(format!("/proc/{pid}/ns/{what}"))?.into())
+    };
+    Ok(NetNs {
+        user: open("user")?,
+        net: open("net")?,
+    })
+}
+
+/// The helper (`harness __sandbox net`): descriptor 0 is read to its end before it exits, 1
+/// gets one `!` once the namespaces are ready. Never returns.
+pub(crate) fn helper_main() -> ! {
+    let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    let ok = make_here().is_ok();
+    // SAFETY: descriptors 0 and 1 are ours by the contract above.
+    let (mut input, mut output) =
+        unsafe { (std::fs::File::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
+    if ok && output.write_all(b"!").is_ok() {
+        drop(output);
+        let mut buf = [0u8; 64];
+        while !matches!(input.read(&mut buf), Ok(0) | Err(_)) {}
+    }
+    std::process::exit(if ok { 0 } else { 1 })
+}
+
+/// Moves the calling (single-threaded) process into a new user namespace, where the caller's
+/// user is root, and a new network namespace with loopback up.
+fn make_here() -> io::Result<()> {
+    // SAFETY: plain getters.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    // SAFETY: unshare on the calling process.
+    sys::check(
+        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) } as _,
+        "unshare",
+    )?;
+    // Even root has no capability outside a namespace it made: mapping its own group
+    // requires `setgroups` denied (inherited by every test's user namespace; a root harness's
+    // supervisor drops the supplementary groups before it joins, see `supervisor`).
+    sys::write_file("/proc/self/setgroups", "deny")?;
+    sys::write_file("/proc/self/uid_map", &format!("0 {uid} 1\n"))?;
+    sys::write_file("/proc/self/gid_map", &format!("0 {gid} 1\n"))?;
+    sys::loopback_up()
+}
+
+/// Joins `ns` (the calling process must be single-threaded): first its user namespace, which
+/// gives the caller the rights to join its network namespace.
+pub(crate) fn join(user: RawFd, net: RawFd) -> io::Result<()> {
+    // SAFETY: setns on descriptors the caller owns.
+    sys::check(
+        unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
+        "setns user",
+    )?;
+    sys::check(
+        unsafe { libc::setns(net, libc::CLONE_NEWNET) } as _,
+        "setns net",
+    )?;
+    Ok(())
+}
+
+impl NetNs {
+    /// The two descriptors, user first, for handing to a supervisor.
+    pub fn fds(&self) -> [RawFd; 2] {
+        [self.user.as_raw_fd(), self.net.as_raw_fd()]
+    }
+}
