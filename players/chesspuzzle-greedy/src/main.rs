@@ -7,9 +7,11 @@
 //! options left at its end. Clicking a cell whose next tile is hidden ends a path with the
 //! value of an average tile.
 //!
-//! The hand-set choices of this evaluation are parameters that `harness tune` can tune, read
-//! from `PARAM_*` variables (declared with their ranges in Cargo.toml; see [`Weights`]), each
-//! defaulting to the value the player was written with. Two terms are off by default.
+//! Two more terms add to every click of a path: a taste for tall stacks and for cells that
+//! few (cell, tile) pairs reach. The weights of the evaluation are parameters that
+//! `harness tune` can tune, read from `PARAM_*` variables (declared with their ranges in
+//! Cargo.toml; see [`Weights`]); their defaults are the values a tuning found (README,
+//! "Tuning parameters"), which replaced the hand-set ones.
 //!
 //! Standalone on purpose (its own copy of the rules, no harness code): it is written as a
 //! competitor would write it, and so checks the judge independently.
@@ -50,23 +52,24 @@ const KNIGHT: [(i32, i32); 8] = [
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Weights {
     /// Worth of `ln(1 + options)` at the end of a surviving path (`PARAM_OPTIONS`, default
-    /// 0.5).
+    /// 0.008398; hand-set 0.5 before tuning).
     options: f64,
     /// Clicks a hidden tile is counted for, per click of lookahead left (`PARAM_HIDDEN_STEP`,
-    /// default 0.8).
+    /// default 0.6773; 0.8 before).
     hidden_step: f64,
     /// Options counted at the end of a path through a hidden tile (`PARAM_HIDDEN_OPTIONS`,
-    /// default 4).
+    /// default 2.891; 4 before).
     hidden_options: f64,
-    /// Cost of emptying a cell, which closes it for good (`PARAM_EMPTIED`, default 0.15).
+    /// Cost of emptying a cell, which closes it for good (`PARAM_EMPTIED`, default 0.2294;
+    /// 0.15 before).
     emptied: f64,
     /// Per click on a cell, times the share of its K tiles still on it before the click: a
-    /// taste for tall stacks, which keeps the board's stacks even (`PARAM_TALL`, default 0:
-    /// off).
+    /// taste for tall stacks, which keeps the board's stacks even (`PARAM_TALL`, default
+    /// 0.302; 0, off, before).
     tall: f64,
     /// Per click on a cell that few (cell, tile) pairs can reach, times
     /// `1 - reachers / most reachers of any cell`: take the cells the path may never come back
-    /// to while it can (`PARAM_RARE`, default 0: off).
+    /// to while it can (`PARAM_RARE`, default 0.2575; 0, off, before).
     rare: f64,
 }
 
@@ -88,12 +91,12 @@ impl Weights {
             },
         };
         Ok(Weights {
-            options: get("PARAM_OPTIONS", 0.5)?,
-            hidden_step: get("PARAM_HIDDEN_STEP", 0.8)?,
-            hidden_options: get("PARAM_HIDDEN_OPTIONS", 4.0)?,
-            emptied: get("PARAM_EMPTIED", 0.15)?,
-            tall: get("PARAM_TALL", 0.0)?,
-            rare: get("PARAM_RARE", 0.0)?,
+            options: get("PARAM_OPTIONS", 0.008398)?,
+            hidden_step: get("PARAM_HIDDEN_STEP", 0.6773)?,
+            hidden_options: get("PARAM_HIDDEN_OPTIONS", 2.891)?,
+            emptied: get("PARAM_EMPTIED", 0.2294)?,
+            tall: get("PARAM_TALL", 0.302)?,
+            rare: get("PARAM_RARE", 0.2575)?,
         })
     }
 
@@ -272,9 +275,9 @@ impl Board {
         v
     }
 
-    /// The terms that are off by default ([`Weights::tall`], [`Weights::rare`]) for a click
-    /// on `cell` while it holds `left` tiles: exactly 0 with their default weights, so the
-    /// defaults play as the player always did.
+    /// The terms added by tuning ([`Weights::tall`], [`Weights::rare`]) for a click on `cell`
+    /// while it holds `left` tiles: exactly 0 when both weights are 0, so the hand-set weights
+    /// still play as the player did before them.
     fn taste(&self, cell: usize, left: u8) -> f64 {
         let w = &self.weights;
         if w.tall == 0.0 && w.rare == 0.0 {
@@ -354,21 +357,33 @@ fn main() -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The weights the player was written with, before `harness tune` found its defaults.
+    fn hand_set() -> Weights {
+        Weights {
+            options: 0.5,
+            hidden_step: 0.8,
+            hidden_options: 4.0,
+            emptied: 0.15,
+            tall: 0.0,
+            rare: 0.0,
+        }
+    }
+
     #[test]
-    fn default_weights_are_the_old_constants_and_variables_override_them() {
+    fn default_weights_are_the_tuned_ones_and_variables_override_them() {
         let w = Weights::from_vars(|_| None).unwrap();
         assert_eq!(
             (w.options, w.hidden_step, w.hidden_options, w.emptied),
-            (0.5, 0.8, 4.0, 0.15)
+            (0.008398, 0.6773, 2.891, 0.2294)
         );
-        assert_eq!((w.tall, w.rare), (0.0, 0.0));
+        assert_eq!((w.tall, w.rare), (0.302, 0.2575));
         let w = Weights::from_vars(|name| match name {
             "PARAM_HIDDEN_STEP" => Some(" 0.6 ".into()),
             "PARAM_RARE" => Some("-0.25".into()),
             _ => None,
         })
         .unwrap();
-        assert_eq!((w.hidden_step, w.rare, w.options), (0.6, -0.25, 0.5));
+        assert_eq!((w.hidden_step, w.rare, w.options), (0.6, -0.25, 0.008398));
         for bad in ["x", "nan", "inf"] {
             let err = Weights::from_vars(|name| (name == "PARAM_TALL").then(|| bad.into()));
             assert_eq!(
@@ -385,8 +400,8 @@ mod tests {
     }
 
     #[test]
-    fn the_terms_off_by_default_add_nothing_until_weighted() {
-        let board = knights(Weights::default());
+    fn the_tuned_terms_add_nothing_at_weight_zero() {
+        let board = knights(hand_set());
         assert_eq!(board.taste(0, 2), 0.0);
         // Reachers of a corner on 6x6, counted by hand: 12 by tiles 1-4 (3 lines, 4
         // distances), 2 knights, sliders from the 5 cells of its diagonal (B, Q) and the 10 of
@@ -398,7 +413,7 @@ mod tests {
         let board = knights(Weights {
             tall: 1.0,
             rare: 2.0,
-            ..Weights::default()
+            ..hand_set()
         });
         assert_eq!(board.taste(centre, 1), 0.5 + 2.0 * board.rarity[centre]);
         assert_eq!(board.taste(corner, 2), 1.0 + 2.0 * board.rarity[corner]);
@@ -407,16 +422,41 @@ mod tests {
 
     #[test]
     fn a_rare_cell_weight_moves_the_first_click() {
-        let mut plain = knights(Weights::default());
+        let mut plain = knights(hand_set());
         let first = plain.choose(0..36).unwrap();
         let mut rare = knights(Weights {
             rare: 1.0,
-            ..Weights::default()
+            ..hand_set()
         });
         let chosen = rare.choose(0..36).unwrap();
         assert!(
             rare.rarity[chosen] > rare.rarity[first],
             "{first} -> {chosen}"
         );
+    }
+
+    /// The harness passes the defaults declared in Cargo.toml; a run without it gets the
+    /// code's. They must be the same numbers.
+    #[test]
+    fn the_declared_defaults_are_the_code_defaults() {
+        let manifest = include_str!("../Cargo.toml");
+        let declared = |name: &str| -> f64 {
+            let line = manifest
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} = {{")))
+                .unwrap_or_else(|| panic!("{name} is declared"));
+            let default = line.split("default = ").nth(1).expect("a default");
+            default
+                .trim_end_matches([' ', '}'])
+                .parse()
+                .expect("a number")
+        };
+        let w = Weights::default();
+        assert_eq!(declared("options"), w.options);
+        assert_eq!(declared("hidden-step"), w.hidden_step);
+        assert_eq!(declared("hidden-options"), w.hidden_options);
+        assert_eq!(declared("emptied"), w.emptied);
+        assert_eq!(declared("tall"), w.tall);
+        assert_eq!(declared("rare"), w.rare);
     }
 }
