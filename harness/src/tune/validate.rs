@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::files::{TuneFiles, ValidationRow};
 use super::params::{self, Param, Value};
 use super::search::SeedScore;
+use crate::compare::report::p_value;
 use crate::compare::stats;
 
 pub(super) struct ValidationPlan<'a> {
@@ -185,11 +186,34 @@ pub(crate) fn summary_lines(s: &Summary) -> Vec<String> {
     lines
 }
 
-/// A p-value as people read it: 0.034, 2.1e-5.
-pub(crate) fn p_value(p: f64) -> String {
-    if p >= 0.001 {
-        format!("{p:.3}")
-    } else {
-        format!("{p:.1e}")
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    fn row(arm: &str, seed: u64, score: f64) -> ValidationRow {
+        ValidationRow {
+            arm: arm.into(),
+            seed,
+            values: Vec::new(),
+            score: SeedScore {
+                verdict: Verdict::Ok,
+                score,
+                think_ms: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn a_best_that_wins_every_held_out_seed_gets_a_bound_not_p_zero() {
+        // 2,000 wins of 2,000: the sign test's p (2^-1999) underflows to 0 in a float.
+        let rows: Vec<ValidationRow> = (1..=2000)
+            .flat_map(|seed| [row("default", seed, 0.5), row("best", seed, 0.6)])
+            .collect();
+        let summary = summarize(&rows, 1.0);
+        assert_eq!((summary.sign.wins, summary.sign.p), (2000, 0.0));
+        let lines = summary_lines(&summary).join("\n");
+        assert!(lines.contains("sign p = < 1e-300"), "{lines}");
+        assert!(!lines.contains("0.0e0"), "{lines}");
     }
 }
