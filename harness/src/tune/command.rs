@@ -384,7 +384,7 @@ fn open_files(
 fn print_header(setup: &Setup, files: &TuneFiles, prior: &[Trial]) {
     let s = &setup.settings;
     println!(
-        "tuning {} ({}): {} parameters, {} trials on {} seeds ({}), {} threads; held-out seeds \
+        "tuning {} ({}): {} parameters, {} trials on {} seeds ({}), {} thread{}; held-out seeds \
          {} ({})",
         setup.player.name,
         setup.suite.problem.id(),
@@ -393,6 +393,7 @@ fn print_header(setup: &Setup, files: &TuneFiles, prior: &[Trial]) {
         setup.seeds.len(),
         s.seeds,
         setup.threads,
+        if setup.threads == 1 { "" } else { "s" },
         setup.holdout.len(),
         s.holdout
     );
