@@ -46,18 +46,18 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// From `LINEZ_SEARCH_NODES` (default 4,000,000, about two seconds of thinking:
-    /// some 400 moves at full effort), `LINEZ_SEARCH_CANDIDATES` (20),
+    /// From `LINEZ_SEARCH_NODES` (default 8,000,000, about 1.2 s of CPU for a game of 230
+    /// moves: some 350 moves at full effort), `LINEZ_SEARCH_CANDIDATES` (40),
     /// `LINEZ_SEARCH_SAMPLES` (16, the first round's) and `LINEZ_SEARCH_HALVING` (1: on; 0:
     /// every candidate gets the same samples).
     pub(crate) fn from_env() -> Budget {
         Budget {
             full: Effort {
-                candidates: env_u64("LINEZ_SEARCH_CANDIDATES", 20) as usize,
+                candidates: env_u64("LINEZ_SEARCH_CANDIDATES", 40) as usize,
                 samples: env_u64("LINEZ_SEARCH_SAMPLES", 16) as usize,
                 halving: env_u64("LINEZ_SEARCH_HALVING", 1) != 0,
             },
-            nodes: env_u64("LINEZ_SEARCH_NODES", 4_000_000),
+            nodes: env_u64("LINEZ_SEARCH_NODES", 8_000_000),
         }
     }
 

@@ -9,7 +9,9 @@
 //!
 //! The samples are shared by all candidates (each sample is a random order of the cells and
 //! the numbers land on its first empty ones, the same cells for every candidate unless the
-//! move emptied or filled one), so candidates are compared on the same luck.
+//! move emptied or filled one), so candidates are compared on the same luck. Successive
+//! halving spends them: every candidate meets the first round's samples, the better half
+//! meets twice as many new ones, and so on until one is left.
 //!
 //! Pure apart from its own random stream: no input, no output, no clock.
 
