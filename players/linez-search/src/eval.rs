@@ -13,7 +13,9 @@
 //!
 //! Pure: reads boards, touches nothing else.
 
-use crate::rules::{cells_of, flood, neighbours, step, Board, CELLS, DIRECTIONS, MIN_LINE};
+use crate::rules::{
+    cells_of, flood, neighbours, step, Board, ALL, CELLS, DIRECTIONS, MIN_LINE, NEIGHBOUR, NONE,
+};
 
 /// The knobs of the evaluation.
 #[derive(Clone, Debug)]
@@ -101,6 +103,18 @@ impl Windows {
         Some((number, held))
     }
 
+    /// [`Self::content`] from the board's masks of each number (`kinds_of`): the same
+    /// answer, faster when every window is read.
+    #[inline]
+    fn content_of(&self, board: &Board, kinds: &[u128; 8], window: usize) -> Option<(u8, usize)> {
+        let held = self.masks[window] & !board.empty();
+        if held == 0 {
+            return Some((0, 0));
+        }
+        let number = board.get(held.trailing_zeros() as usize);
+        (held & !kinds[number as usize] == 0).then_some((number, held.count_ones() as usize))
+    }
+
     #[inline]
     fn value(&self, board: &Board, window: usize, w: &Weights, bonus: &[f32; 8]) -> f32 {
         match self.content(board, window) {
@@ -111,9 +125,16 @@ impl Windows {
 
     /// The line potential of the whole board.
     pub(crate) fn potential(&self, board: &Board, w: &Weights, bonus: &[f32; 8]) -> f32 {
-        (0..self.cells.len())
-            .map(|i| self.value(board, i, w, bonus))
-            .sum()
+        let kinds = board.kinds();
+        let mut sum = 0.0;
+        for i in 0..self.cells.len() {
+            if let Some((number, held)) = self.content_of(board, kinds, i) {
+                if held < MIN_LINE {
+                    sum += w.window[held] * bonus[number as usize];
+                }
+            }
+        }
+        sum
     }
 
     /// The line potential of the windows through `a` or `b`.
@@ -137,19 +158,39 @@ impl Windows {
         sum
     }
 
-    /// The moves that complete a line in a window of 4: a number of the window's kind, from
-    /// outside it, next to the region of its empty cell. At most `out`'s capacity are kept.
-    pub(crate) fn finishing_moves(&self, board: &Board, out: &mut Vec<(u8, u8)>) {
-        out.clear();
-        let mut kinds: Option<[u128; 8]> = None;
+    /// [`Self::potential`], and the windows holding 4 of one number and an empty cell
+    /// (into `fours`).
+    pub(crate) fn scan(
+        &self,
+        board: &Board,
+        w: &Weights,
+        bonus: &[f32; 8],
+        fours: &mut Vec<u16>,
+    ) -> f32 {
+        fours.clear();
+        let kinds = board.kinds();
+        let mut sum = 0.0;
         for i in 0..self.cells.len() {
-            let Some((number, held)) = self.content(board, i) else {
-                continue;
-            };
-            if held != MIN_LINE - 1 {
-                continue;
+            if let Some((number, held)) = self.content_of(board, kinds, i) {
+                if held < MIN_LINE {
+                    sum += w.window[held] * bonus[number as usize];
+                    if held == MIN_LINE - 1 {
+                        fours.push(i as u16);
+                    }
+                }
             }
-            let kinds = kinds.get_or_insert_with(|| kinds_of(board));
+        }
+        sum
+    }
+
+    /// The moves that complete a line in a window of 4 that [`Self::scan`] found: a number of
+    /// the window's kind, from outside it, next to the region of its empty cell.
+    pub(crate) fn finishing_from(&self, board: &Board, fours: &[u16], out: &mut Vec<(u8, u8)>) {
+        out.clear();
+        let kinds = board.kinds();
+        for &i in fours {
+            let i = i as usize;
+            let number = board.get((self.masks[i] & !board.empty()).trailing_zeros() as usize);
             let hole = self.masks[i] & board.empty();
             let region = flood(hole, board.empty());
             let movers = neighbours(region) & kinds[number as usize] & !self.masks[i];
@@ -188,18 +229,11 @@ pub(crate) fn bonus_of(next: &[u8], per: f32) -> [f32; 8] {
     bonus
 }
 
-/// The cells of each number, as masks indexed by the number.
-fn kinds_of(board: &Board) -> [u128; 8] {
-    let mut kinds = [0u128; 8];
-    for cell in 0..CELLS {
-        kinds[board.get(cell) as usize] |= 1 << cell;
-    }
-    kinds
-}
-
 /// The static evaluation: free space, line potential (windows and runs) and connectivity.
-pub(crate) fn evaluate(board: &Board, windows: &Windows, w: &Weights, bonus: &[f32; 8]) -> f32 {
-    board.empty_count() as f32 * w.empty + windows.potential(board, w, bonus) + runs(board, w)
+/// The static evaluation (free space, line potential, runs and connectivity), given the
+/// board's line potential.
+pub(crate) fn evaluate_with(board: &Board, potential: f32, w: &Weights) -> f32 {
+    board.empty_count() as f32 * w.empty + potential + runs(board, w)
         - cut_off(board) as f32 * w.cut_off
 }
 
@@ -208,54 +242,43 @@ pub(crate) fn evaluate(board: &Board, windows: &Windows, w: &Weights, bonus: &[f
 /// [`Weights::run`] times `(m - 1)^2` for a run of `m`; less [`Weights::mixed`] per pair of
 /// different numbers next to each other.
 pub(crate) fn runs(board: &Board, w: &Weights) -> f32 {
-    let mut mixed = 0;
-    if w.mixed != 0.0 {
-        for cell in 0..CELLS {
-            let number = board.get(cell);
-            if number != 0 {
-                mixed += DIRECTIONS
-                    .iter()
-                    .filter_map(|&dir| step(cell, dir, 1))
-                    .filter(|&c| board.get(c) != 0 && board.get(c) != number)
-                    .count();
-            }
-        }
-    }
-    let mixed = -(mixed as f32) * w.mixed;
-    if w.run == 0.0 {
-        return mixed;
-    }
-    let line = MIN_LINE as isize;
-    let mut sum = 0;
-    for cell in 0..CELLS {
+    let (mut mixed, mut sum) = (0u32, 0usize);
+    let at = |c: u8| board.get(c as usize);
+    for cell in cells_of(!board.empty() & ALL) {
         let number = board.get(cell);
-        if number == 0 {
-            continue;
-        }
-        for dir in DIRECTIONS {
-            let along = |k: isize, n: u8| step(cell, dir, k).is_some_and(|c| board.get(c) == n);
+        for (d, &[next, prev]) in NEIGHBOUR[cell].iter().enumerate() {
+            if next != NONE && at(next) != 0 && at(next) != number {
+                mixed += 1;
+            }
             // Each run is counted once, from its first cell.
-            if along(-1, number) {
+            if w.run == 0.0 || (prev != NONE && at(prev) == number) {
                 continue;
             }
-            let len = (1..).take_while(|&k| along(k, number)).count() as isize + 1;
+            let (mut len, mut c) = (1, next);
+            while c != NONE && at(c) == number {
+                len += 1;
+                c = NEIGHBOUR[c as usize][d][0];
+            }
             if len < 2 {
                 continue;
             }
-            let ahead = (len..)
-                .take_while(|&k| along(k, 0))
-                .take(line as usize)
-                .count();
-            let behind = (1..)
-                .take_while(|&k| along(-k, 0))
-                .take(line as usize)
-                .count();
-            if len + (ahead + behind) as isize >= line {
+            let mut room = 0;
+            while c != NONE && at(c) == 0 && room < MIN_LINE {
+                room += 1;
+                c = NEIGHBOUR[c as usize][d][0];
+            }
+            let mut c = prev;
+            let mut behind = 0;
+            while c != NONE && at(c) == 0 && behind < MIN_LINE {
+                behind += 1;
+                c = NEIGHBOUR[c as usize][d][1];
+            }
+            if len + room + behind >= MIN_LINE {
                 sum += (len - 1) * (len - 1);
             }
         }
     }
-    mixed + sum as f32 * w.run
+    sum as f32 * w.run - mixed as f32 * w.mixed
 }
 
 #[cfg(test)]
@@ -282,6 +305,33 @@ mod tests {
         // Two runs of 2 on a diagonal and a column: 1 each.
         let two = rows("3........ .3....... ......... ......... ......... ......... ......... ........4 ........4");
         assert_eq!(runs(&two, &w), 2.0);
+    }
+
+    #[test]
+    fn finishing_moves_complete_a_four_from_a_reachable_number() {
+        let rows = |text: &str| {
+            let rows: Vec<&str> = text.split_whitespace().collect();
+            Board::parse(&rows)
+        };
+        let windows = Windows::new();
+        let w = Weights::default();
+        let finishing = |board: &Board| {
+            let mut fours = Vec::new();
+            let potential = windows.scan(board, &w, &[1.0; 8], &mut fours);
+            assert_eq!(potential, windows.potential(board, &w, &[1.0; 8]));
+            let mut out = Vec::new();
+            windows.finishing_from(board, &fours, &mut out);
+            out
+        };
+        // Four 1s in row E (hole E5) and a 1 on I9 that can reach it: one finishing move.
+        let open = rows("......... ......... ......... ......... 1111..... ......... ......... ......... ........1");
+        assert_eq!(finishing(&open), vec![(80, 40)]);
+        // The same 1 walled in by 2s in the corner: none.
+        let walled = rows("......... ......... ......... ......... 1111..... ......... ......... .......22 .......21");
+        assert_eq!(finishing(&walled), vec![]);
+        // A four with a 2 in its fifth cell is no four.
+        let mixed = rows("......... ......... ......... ......... 11112.... ......... ......... ......... ........1");
+        assert_eq!(finishing(&mixed), vec![]);
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! after a connectivity check, are scored by the expected value of the best reply over
 //! sampled landings (see `search.rs`; the evaluation is in `eval.rs`, the rules in
 //! `rules.rs`). The work is counted in evaluations, not in time, so a game is the same on a
-//! busy machine: full effort for the first `LINEZ_SEARCH_NODES` evaluations of a game, the
-//! quick evaluation alone after that ([`Budget`]). `selfplay.rs` plays whole games without
+//! busy machine: full effort for the first half of the `LINEZ_SEARCH_NODES` evaluations of a
+//! game, fewer samples as the rest runs out, the quick evaluation alone after that
+//! ([`Budget`]). `selfplay.rs` plays whole games without
 //! the harness (`linez-search --selfplay FIRST LAST`).
 //!
 //! Deterministic for a given `PLAYER_SEED` (a u64, default 1). Standalone (its own rule code).
@@ -37,8 +38,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
     }
 }
 
-/// How much work a game may take: full effort until `nodes` evaluations are spent, then
-/// the quick evaluation alone (about 1,000 evaluations a move).
+/// How much work a game may take: `nodes` evaluations, spent as [`Budget::effort`] says.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Budget {
     pub(crate) full: Effort,
@@ -46,25 +46,39 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// From `LINEZ_SEARCH_NODES` (default 3,000,000, about two seconds of thinking:
-    /// some 500 moves at full effort), `LINEZ_SEARCH_CANDIDATES` (20) and
-    /// `LINEZ_SEARCH_SAMPLES` (48).
+    /// From `LINEZ_SEARCH_NODES` (default 8,000,000, about 1.2 s of CPU for a game of 230
+    /// moves: some 350 moves at full effort), `LINEZ_SEARCH_CANDIDATES` (40),
+    /// `LINEZ_SEARCH_SAMPLES` (16, the first round's) and `LINEZ_SEARCH_HALVING` (1: on; 0:
+    /// every candidate gets the same samples).
     pub(crate) fn from_env() -> Budget {
         Budget {
             full: Effort {
-                candidates: env_u64("LINEZ_SEARCH_CANDIDATES", 20) as usize,
-                samples: env_u64("LINEZ_SEARCH_SAMPLES", 48) as usize,
+                candidates: env_u64("LINEZ_SEARCH_CANDIDATES", 40) as usize,
+                samples: env_u64("LINEZ_SEARCH_SAMPLES", 16) as usize,
+                halving: env_u64("LINEZ_SEARCH_HALVING", 1) != 0,
             },
-            nodes: env_u64("LINEZ_SEARCH_NODES", 3_000_000),
+            nodes: env_u64("LINEZ_SEARCH_NODES", 8_000_000),
         }
     }
 
-    /// The effort for the next move, given the evaluations spent so far.
+    /// The effort for the next move, given the evaluations spent so far: full effort for
+    /// the first half of the budget, half the samples for the next quarter, a quarter of them
+    /// for the next eighth, and so on; the quick evaluation alone once no sample is left or
+    /// the budget is spent.
     pub(crate) fn effort(&self, spent: u64) -> Effort {
-        if spent < self.nodes {
-            self.full
-        } else {
+        let mut samples = self.full.samples;
+        let mut left = self.nodes.saturating_sub(spent);
+        while left <= self.nodes >> 1 && samples > 0 {
+            samples >>= 1;
+            left <<= 1;
+        }
+        if samples == 0 || spent >= self.nodes {
             QUICK
+        } else {
+            Effort {
+                samples,
+                ..self.full
+            }
         }
     }
 }
@@ -73,6 +87,7 @@ impl Budget {
 const QUICK: Effort = Effort {
     candidates: 1,
     samples: 0,
+    halving: false,
 };
 
 /// Thinking time after which the player stops searching and makes its first line, else its
@@ -123,5 +138,35 @@ fn main() -> io::Result<()> {
         let (from, to) = chosen.unwrap_or((0, 1));
         writeln!(out, "{}{}", name(from), name(to))?;
         out.flush()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_effort_tapers_as_the_budget_runs_out() {
+        let budget = Budget {
+            full: Effort {
+                candidates: 20,
+                samples: 16,
+                halving: true,
+            },
+            nodes: 1000,
+        };
+        let samples = |spent| budget.effort(spent).samples;
+        assert_eq!(samples(0), 16);
+        assert_eq!(samples(499), 16);
+        assert_eq!(samples(500), 8);
+        assert_eq!(samples(749), 8);
+        assert_eq!(samples(750), 4);
+        assert_eq!(samples(875), 2);
+        assert_eq!(samples(940), 1);
+        assert_eq!(samples(969), 0);
+        assert_eq!(budget.effort(969).candidates, 1);
+        assert_eq!(samples(1000), 0);
+        assert_eq!(samples(5000), 0);
+        assert_eq!(budget.effort(100).candidates, 20);
     }
 }

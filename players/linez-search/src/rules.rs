@@ -73,6 +73,37 @@ pub(crate) fn step(cell: usize, (dr, dc): (isize, isize), k: isize) -> Option<us
         .then(|| (r * SIDE as isize + c) as usize)
 }
 
+/// Marks "off the board" in [`NEIGHBOUR`].
+pub(crate) const NONE: u8 = u8::MAX;
+
+/// `NEIGHBOUR[cell][d]`: the next cell in direction `DIRECTIONS[d]` and the previous one,
+/// [`NONE`] off the board (a table of [`step`] by 1 and -1).
+pub(crate) const NEIGHBOUR: [[[u8; 2]; 4]; CELLS] = neighbour_table();
+
+const fn neighbour_table() -> [[[u8; 2]; 4]; CELLS] {
+    let mut table = [[[NONE; 2]; 4]; CELLS];
+    let mut cell = 0;
+    while cell < CELLS {
+        let mut d = 0;
+        while d < 4 {
+            let (dr, dc) = DIRECTIONS[d];
+            let mut k = 0;
+            while k < 2 {
+                let sign = if k == 0 { 1 } else { -1 };
+                let r = (cell / SIDE) as isize + dr * sign;
+                let c = (cell % SIDE) as isize + dc * sign;
+                if r >= 0 && r < SIDE as isize && c >= 0 && c < SIDE as isize {
+                    table[cell][d][k] = (r * SIDE as isize + c) as u8;
+                }
+                k += 1;
+            }
+            d += 1;
+        }
+        cell += 1;
+    }
+    table
+}
+
 /// A cell's wire name: row letter `A`..`I` from the top, column digit `1`..`9`.
 pub(crate) fn name(cell: usize) -> String {
     format!(
@@ -87,12 +118,15 @@ pub(crate) fn name(cell: usize) -> String {
 pub(crate) struct Board {
     cells: [u8; CELLS],
     empty: u128,
+    /// The cells of each number, indexed by the number (index 0 unused).
+    kinds: [u128; 8],
 }
 
 impl Board {
     pub(crate) const EMPTY: Board = Board {
         cells: [0; CELLS],
         empty: ALL,
+        kinds: [0; 8],
     };
 
     /// Reads 9 rows of 9 characters, `1`..`7` or `.` (anything else is empty).
@@ -116,12 +150,20 @@ impl Board {
         self.empty
     }
 
+    /// The cells of each number, indexed by the number (index 0 is empty).
+    pub(crate) fn kinds(&self) -> &[u128; 8] {
+        &self.kinds
+    }
+
     pub(crate) fn empty_count(&self) -> u32 {
         self.empty.count_ones()
     }
 
     /// Puts a number (0 empties the cell) with no rule applied.
     pub(crate) fn put(&mut self, cell: usize, number: u8) {
+        self.kinds[self.cells[cell] as usize] &= !(1 << cell);
+        self.kinds[number as usize] |= 1 << cell;
+        self.kinds[0] = 0;
         self.cells[cell] = number;
         if number == 0 {
             self.empty |= 1 << cell;
@@ -164,6 +206,9 @@ impl Board {
         let lines = self.lines_through(cell);
         for c in cells_of(lines) {
             self.cells[c] = 0;
+        }
+        for kind in &mut self.kinds {
+            *kind &= !lines;
         }
         self.empty |= lines;
         lines.count_ones() as usize

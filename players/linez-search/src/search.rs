@@ -9,11 +9,13 @@
 //!
 //! The samples are shared by all candidates (each sample is a random order of the cells and
 //! the numbers land on its first empty ones, the same cells for every candidate unless the
-//! move emptied or filled one), so candidates are compared on the same luck.
+//! move emptied or filled one), so candidates are compared on the same luck. Successive
+//! halving spends them: every candidate meets the first round's samples, the better half
+//! meets twice as many new ones, and so on until one is left.
 //!
 //! Pure apart from its own random stream: no input, no output, no clock.
 
-use crate::eval::{bonus_of, cut_off, evaluate, runs, Weights, Windows};
+use crate::eval::{bonus_of, cut_off, evaluate_with, runs, Weights, Windows};
 use crate::rng::Rng;
 use crate::rules::{points, Board, CELLS};
 
@@ -24,6 +26,9 @@ pub(crate) struct Effort {
     pub(crate) candidates: usize,
     /// Sampled landings per candidate.
     pub(crate) samples: usize,
+    /// Successive halving: `samples` for every candidate, then twice as many for the better
+    /// half, and so on (else `samples` for every candidate).
+    pub(crate) halving: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -52,10 +57,10 @@ impl Search {
     pub(crate) fn new(seed: u64, weights: Weights) -> Search {
         Search {
             windows: Windows::new(),
-            weights,
             rng: Rng::new(seed),
             nodes: 0,
             moves: Vec::with_capacity(4096),
+            weights,
         }
     }
 
@@ -88,10 +93,11 @@ impl Search {
         self.nodes += out.len() as u64;
     }
 
-    fn evaluate(&mut self, board: &Board, bonus: &[f32; 8]) -> f32 {
+    /// The static evaluation of `board` whose line potential is `potential`.
+    fn evaluate(&mut self, board: &Board, potential: f32) -> f32 {
         // A full evaluation costs about as much as 4 moves of the quick one.
         self.nodes += 4;
-        evaluate(board, &self.windows, &self.weights, bonus)
+        evaluate_with(board, potential, &self.weights)
     }
 
     /// The value of a position the player moves in: the best line it can make at once
@@ -105,11 +111,13 @@ impl Search {
     /// The player always makes a line when it can, so a position with one is worth its best
     /// line, whatever potential the line uses up.
     fn chain(&mut self, board: &Board, bonus: &[f32; 8], depth: u32) -> f32 {
-        if depth == 0 {
-            return self.evaluate(board, bonus);
+        let mut fours = Vec::new();
+        let potential = self.windows.scan(board, &self.weights, bonus, &mut fours);
+        if depth == 0 || fours.is_empty() {
+            return self.evaluate(board, potential);
         }
         let mut finishing = Vec::new();
-        self.windows.finishing_moves(board, &mut finishing);
+        self.windows.finishing_from(board, &fours, &mut finishing);
         let mut best: Option<f32> = None;
         for &(from, to) in &finishing {
             let mut after = *board;
@@ -118,7 +126,7 @@ impl Search {
                 points(removed) as f32 * self.weights.point + self.chain(&after, bonus, depth - 1);
             best = Some(best.map_or(value, |b| b.max(value)));
         }
-        best.unwrap_or_else(|| self.evaluate(board, bonus))
+        best.unwrap_or_else(|| self.evaluate(board, potential))
     }
 
     /// A uniformly random order of all the cells.
@@ -179,28 +187,44 @@ impl Search {
         if effort.samples == 0 || short.len() == 1 {
             return Some((short[0].from as usize, short[0].to as usize));
         }
-        // The shared landings: 3 fractions of the empty cells per sample.
-        let draws: Vec<[u8; CELLS]> = (0..effort.samples).map(|_| self.order()).collect();
+        // The shared landings: a random order of the cells per sample. Successive halving:
+        // every candidate left meets the same new samples, then the better half stays, with
+        // twice as many samples next round.
         let unknown = [1.0; 8];
-        let mut best: Option<(f32, Candidate)> = None;
-        for c in short {
-            let mut after = *board;
-            after.play(c.from as usize, c.to as usize);
-            let mut sum = 0.0;
-            for draw in &draws {
-                let mut landed = after;
-                let scored = land_with(&mut landed, next, draw);
-                sum += if landed.empty_count() == 0 {
-                    LOST
-                } else {
-                    scored as f32 * self.weights.point + self.player_to_move(&landed, &unknown)
-                };
+        let mut left: Vec<(f32, Candidate, Board)> = short
+            .iter()
+            .map(|&c| {
+                let mut after = *board;
+                after.play(c.from as usize, c.to as usize);
+                (0.0, c, after)
+            })
+            .collect();
+        let mut round = effort.samples;
+        loop {
+            let draws: Vec<[u8; CELLS]> = (0..round).map(|_| self.order()).collect();
+            for (sum, _, after) in left.iter_mut() {
+                for draw in &draws {
+                    let mut landed = *after;
+                    let scored = land_with(&mut landed, next, draw);
+                    *sum += if landed.empty_count() == 0 {
+                        LOST
+                    } else {
+                        scored as f32 * self.weights.point + self.player_to_move(&landed, &unknown)
+                    };
+                }
             }
-            let value = sum / draws.len() as f32;
-            if best.is_none_or(|(v, _)| value > v) {
-                best = Some((value, c));
+            // Stable: equal sums keep the quick order.
+            left.sort_by(|a, b| b.0.total_cmp(&a.0));
+            if !effort.halving || left.len() <= 1 {
+                break;
             }
+            left.truncate(left.len().div_ceil(2));
+            if left.len() == 1 {
+                break;
+            }
+            round *= 2;
         }
+        let best: Option<(f32, Candidate)> = left.first().map(|&(v, c, _)| (v, c));
         best.map(|(_, c)| (c.from as usize, c.to as usize))
     }
 }
@@ -254,6 +278,7 @@ mod tests {
     const FULL: Effort = Effort {
         candidates: 8,
         samples: 8,
+        halving: true,
     };
 
     #[test]

@@ -27,6 +27,7 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
     }
     let mut next = draw_next(&mut rng);
     let mut search = Search::new(player_seed, weights);
+
     let budget = crate::Budget::from_env();
     let (mut score, mut moves) = (0u64, 0u64);
     let show = std::env::var("SHOW").is_ok();
