@@ -80,7 +80,7 @@ pub struct Isolation {
     pub notes: Vec<String>,
     outer: (u32, u32),
     /// Tests join a network namespace of the run's pool ([`net`]) instead of making one.
-    pub(crate) shared_net: bool,
+    shared_net: bool,
     /// More host folders shown read-only to every player (`[harness] sandbox-bind`).
     extra_binds: Vec<PathBuf>,
 }
@@ -396,14 +396,11 @@ pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
     } else {
         None
     };
-    let mut child_ends = vec![in_r, out_w, err_w, ctl_r, rep_w];
-    if let Some(ns) = &net {
-        // Descriptors 5 and 6: the pool's user and network namespaces.
-        for fd in ns.fds() {
-            child_ends.push(high(fd, 0)?);
-        }
-    }
-    let pid = spawn_self(&child_ends, &[c"harness", c"__sandbox"])?;
+    let child_ends = [in_r, out_w, err_w, ctl_r, rep_w];
+    let mut fds: Vec<RawFd> = child_ends.iter().map(|fd| fd.as_raw_fd()).collect();
+    // Descriptors 5 and 6: the pool's user and network namespaces.
+    fds.extend(net.iter().flat_map(|ns| ns.fds()));
+    let pid = spawn_self(&fds, &[c"harness", c"__sandbox"])?;
     drop(child_ends);
     let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
     line.push(b'\n');
@@ -427,11 +424,11 @@ pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
 
 /// Starts the harness's own binary (the supervisor's, see [`set_supervisor`]) with `argv`,
 /// `fds` as its descriptors 0, 1, 2..., default signals and an empty environment.
-fn spawn_self(fds: &[OwnedFd], argv: &[&std::ffi::CStr]) -> std::io::Result<i32> {
+fn spawn_self(fds: &[RawFd], argv: &[&std::ffi::CStr]) -> std::io::Result<i32> {
     // Every source above the targets first, so that no dup2 clobbers a later source.
     let sources = fds
         .iter()
-        .map(|fd| high(fd.as_raw_fd(), fds.len() as RawFd))
+        .map(|&fd| high(fd, fds.len() as RawFd))
         .collect::<std::io::Result<Vec<_>>>()?;
     let exe = SUPERVISOR.get().map_or(c"/proc/self/exe", |c| c.as_c_str());
     let mut args: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();

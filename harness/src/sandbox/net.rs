@@ -49,18 +49,18 @@ pub(crate) fn give_back(ns: NetNs) {
 fn make() -> io::Result<NetNs> {
     let (in_r, in_w) = sys::pipe()?;
     let (out_r, out_w) = sys::pipe()?;
-    let pid = super::spawn_self(&[in_r, out_w], &[c"harness", c"__sandbox", c"net"])?;
+    let pid = super::spawn_self(
+        &[in_r.as_raw_fd(), out_w.as_raw_fd()],
+        &[c"harness", c"__sandbox", c"net"],
+    )?;
+    drop((in_r, out_w));
     let mut ready = [0u8; 1];
-    let mut out = std::fs::File::from(out_r);
-    let got = loop {
-        match out.read(&mut ready) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => break other,
+    let opened = match std::fs::File::from(out_r).read_exact(&mut ready) {
+        Ok(()) if ready[0] == b'!' => open_namespaces(pid),
+        Ok(()) => Err(io::Error::other("the helper answered something else")),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+            Err(io::Error::other("the helper ended without making them"))
         }
-    };
-    let opened = match got {
-        Ok(1) if ready[0] == b'!' => open_namespaces(pid),
-        Ok(_) => Err(io::Error::other("the helper ended without making them")),
         Err(e) => Err(e),
     };
     drop(in_w);
@@ -88,8 +88,7 @@ pub(crate) fn helper_main() -> ! {
         unsafe { (std::fs::File::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
     if ok && output.write_all(b"!").is_ok() {
         drop(output);
-        let mut buf = [0u8; 64];
-        while !matches!(input.read(&mut buf), Ok(0) | Err(_)) {}
+        let _ = io::copy(&mut input, &mut io::sink());
     }
     std::process::exit(if ok { 0 } else { 1 })
 }
@@ -130,7 +129,7 @@ pub(crate) fn join(user: RawFd, net: RawFd) -> io::Result<()> {
 
 impl NetNs {
     /// The two descriptors, user first, for handing to a supervisor.
-    pub fn fds(&self) -> [RawFd; 2] {
+    pub(crate) fn fds(&self) -> [RawFd; 2] {
         [self.user.as_raw_fd(), self.net.as_raw_fd()]
     }
 }

@@ -22,7 +22,6 @@ pub(crate) mod search;
 pub(crate) mod tpe;
 mod validate;
 
-pub(crate) use crate::compare::report::p_value;
 pub(crate) use bench::bench_line;
 pub(crate) use command::main;
 pub(crate) use validate::{summary_lines, Summary};

@@ -272,7 +272,7 @@ fn check(plan: &Plan, trials: &mut [Trial], id: usize, done: usize) -> Option<St
     trials[id].state = State::Pruned;
     Some(format!(
         "trial {id} pruned after {done} seeds: worse than trial {best} (one-sided Wilcoxon p = {})",
-        super::p_value(p)
+        crate::compare::report::p_value(p)
     ))
 }
 
