@@ -15,6 +15,7 @@
 
 use crate::rules::{
     cells_of, flood, neighbours, step, Board, ALL, CELLS, DIRECTIONS, MIN_LINE, NEIGHBOUR, NONE,
+    SIDE,
 };
 
 /// The knobs of the evaluation.
@@ -35,6 +36,27 @@ pub(crate) struct Weights {
     pub(crate) run: f32,
     /// Per pair of different numbers next to each other (in any of the 4 line directions).
     pub(crate) mixed: f32,
+    /// A window holding `m` of one number, by `m`: this times the share of its holes that
+    /// numbers of its kind outside it can reach (each such number counted once).
+    pub(crate) reach: [f32; MIN_LINE],
+    /// Per number in no window with room (every window through it mixes numbers).
+    pub(crate) dead: f32,
+    /// Per pair of equal numbers within 2 cells of each other (king distance).
+    pub(crate) pair: f32,
+    /// Per empty cell with at most 1 empty neighbour.
+    pub(crate) narrow: f32,
+    /// Per region of empty cells beyond the first.
+    pub(crate) regions: f32,
+    /// A window of `m` whose holes no number of its kind can reach, by `m`.
+    pub(crate) stuck: [f32; MIN_LINE],
+    /// When set, the static evaluation is this linear function of [`Windows::features`]
+    /// (fitted to the points a game goes on to score), not the hand-made terms.
+    pub(crate) fitted: Option<Vec<f32>>,
+    /// By the fewest moves that finish a line with numbers already on the board (a window
+    /// of `m` whose `5 - m` holes as many numbers of its kind outside it can reach): this.
+    pub(crate) plan: [f32; MIN_LINE + 1],
+    /// Per number kind (beyond the first) with a window finishable in 2 moves.
+    pub(crate) plans2: f32,
 }
 
 impl Default for Weights {
@@ -45,8 +67,17 @@ impl Default for Weights {
             cut_off: 3.0,
             point: 10.0,
             next: 0.1,
-            run: 5.0,
+            run: 2.0,
             mixed: 2.0,
+            reach: [0.0; MIN_LINE],
+            dead: 0.0,
+            pair: 0.0,
+            narrow: 0.0,
+            regions: 0.0,
+            stuck: [0.0, 0.0, 0.0, 0.0, 20.0],
+            fitted: None,
+            plan: [0.0, 60.0, 30.0, 0.0, 0.0, 0.0],
+            plans2: 15.0,
         }
     }
 }
@@ -160,6 +191,7 @@ impl Windows {
 
     /// [`Self::potential`], and the windows holding 4 of one number and an empty cell
     /// (into `fours`).
+    #[cfg(test)]
     pub(crate) fn scan(
         &self,
         board: &Board,
@@ -167,7 +199,21 @@ impl Windows {
         bonus: &[f32; 8],
         fours: &mut Vec<u16>,
     ) -> f32 {
+        let mut threes = Vec::new();
+        self.scan_all(board, w, bonus, fours, &mut threes)
+    }
+
+    /// [`Self::scan`], and the windows holding 3 or 4 of one number (into `big`).
+    pub(crate) fn scan_all(
+        &self,
+        board: &Board,
+        w: &Weights,
+        bonus: &[f32; 8],
+        fours: &mut Vec<u16>,
+        big: &mut Vec<u16>,
+    ) -> f32 {
         fours.clear();
+        big.clear();
         let kinds = board.kinds();
         let mut sum = 0.0;
         for i in 0..self.cells.len() {
@@ -176,6 +222,9 @@ impl Windows {
                     sum += w.window[held] * bonus[number as usize];
                     if held == MIN_LINE - 1 {
                         fours.push(i as u16);
+                    }
+                    if held >= MIN_LINE - 2 {
+                        big.push(i as u16);
                     }
                 }
             }
@@ -232,9 +281,271 @@ pub(crate) fn bonus_of(next: &[u8], per: f32) -> [f32; 8] {
 /// The static evaluation: free space, line potential (windows and runs) and connectivity.
 /// The static evaluation (free space, line potential, runs and connectivity), given the
 /// board's line potential.
-pub(crate) fn evaluate_with(board: &Board, potential: f32, w: &Weights) -> f32 {
+pub(crate) fn evaluate_with(
+    board: &Board,
+    potential: f32,
+    w: &Weights,
+    windows: &Windows,
+    big: Option<&[u16]>,
+) -> f32 {
+    if let Some(fit) = &w.fitted {
+        let f = windows.features(board);
+        return f.iter().zip(fit).map(|(a, b)| a * b).sum();
+    }
     board.empty_count() as f32 * w.empty + potential + runs(board, w)
         - cut_off(board) as f32 * w.cut_off
+        + windows.extra(board, w, big)
+}
+
+/// Cells within king distance 2 of a cell (excluding it), as masks.
+fn near2() -> &'static [u128; CELLS] {
+    static NEAR: std::sync::OnceLock<[u128; CELLS]> = std::sync::OnceLock::new();
+    NEAR.get_or_init(|| {
+        std::array::from_fn(|c| {
+            let (r, k) = ((c / 9) as isize, (c % 9) as isize);
+            let mut m = 0u128;
+            for dr in -2..=2isize {
+                for dc in -2..=2isize {
+                    let (rr, kk) = (r + dr, k + dc);
+                    if (dr, dc) != (0, 0) && (0..9).contains(&rr) && (0..9).contains(&kk) {
+                        m |= 1 << (rr * 9 + kk);
+                    }
+                }
+            }
+            m
+        })
+    })
+}
+
+/// How many [`Windows::features`] there are.
+pub(crate) const FEATURES: usize = 24;
+
+impl Windows {
+    /// Board statistics for a fitted evaluation.
+    pub(crate) fn features(&self, board: &Board) -> [f32; FEATURES] {
+        let mut f = [0.0f32; FEATURES];
+        let empty = board.empty();
+        let kinds = board.kinds();
+        let occupied = ALL & !empty;
+        let e = board.empty_count() as f32;
+        f[0] = 1.0;
+        f[1] = e;
+        f[2] = (45.0 - e).max(0.0);
+        f[3] = (30.0 - e).max(0.0);
+        f[4] = (18.0 - e).max(0.0);
+        let mut regions: [(u128, u128); 41] = [(0, 0); 41];
+        let mut count = 0;
+        let mut left = empty;
+        while left != 0 && count < regions.len() {
+            let region = flood(left & left.wrapping_neg(), left);
+            regions[count] = (region, neighbours(region) & occupied);
+            count += 1;
+            left &= !region;
+        }
+        let regions = &regions[..count];
+        f[21] = count.saturating_sub(1) as f32;
+        let mut alive = 0u128;
+        for i in 0..self.cells.len() {
+            let mask = self.masks[i];
+            let held = mask & occupied;
+            if held == 0 {
+                f[5] += 1.0;
+                continue;
+            }
+            let number = board.get(held.trailing_zeros() as usize);
+            if held & !kinds[number as usize] != 0 {
+                continue;
+            }
+            alive |= held;
+            let m = held.count_ones() as usize;
+            if m >= MIN_LINE {
+                continue;
+            }
+            f[5 + m] += 1.0;
+            if m < 2 {
+                continue;
+            }
+            let holes = mask & empty;
+            let mut touch = 0u128;
+            for &(region, next) in regions {
+                if region & holes != 0 {
+                    touch |= next;
+                }
+            }
+            let movers = (touch & kinds[number as usize] & !mask).count_ones() as usize;
+            let h = MIN_LINE - m;
+            f[11 + m] += movers.min(h) as f32 / h as f32;
+            if movers == 0 {
+                f[14 + m] += 1.0;
+            }
+            if m == 4 && movers > 0 {
+                f[22] += 1.0;
+            }
+        }
+        // 13..=15 reach (m = 2..4), 16..=18 stuck (m = 2..4)
+        f[10] = runs(
+            board,
+            &Weights {
+                run: 1.0,
+                mixed: 0.0,
+                ..Weights::default()
+            },
+        );
+        f[11] = -runs(
+            board,
+            &Weights {
+                run: 0.0,
+                mixed: 1.0,
+                ..Weights::default()
+            },
+        );
+        f[19] = cut_off(board) as f32;
+        f[20] = (occupied & !alive).count_ones() as f32;
+        let near = near2();
+        let mut pairs = 0;
+        for &k in &kinds[1..] {
+            for c in cells_of(k) {
+                pairs += (near[c] & k).count_ones();
+            }
+        }
+        f[12] = (pairs / 2) as f32;
+        let (up, down) = (empty >> SIDE, (empty << SIDE) & ALL);
+        let left_n = (empty & !crate::rules::LAST_COLUMN) << 1;
+        let right_n = (empty & !crate::rules::FIRST_COLUMN) >> 1;
+        let (mut ones, mut twos) = (0u128, 0u128);
+        for x in [up, down, left_n, right_n] {
+            twos |= ones & x;
+            ones ^= x;
+        }
+        f[23] = (empty & !twos).count_ones() as f32;
+        f
+    }
+
+    /// The terms beyond free space, windows, runs and cut-off: reachable finishers of
+    /// windows, dead numbers, equal pairs close together, narrow cells and regions.
+    pub(crate) fn extra(&self, board: &Board, w: &Weights, big: Option<&[u16]>) -> f32 {
+        let empty = board.empty();
+        let kinds = board.kinds();
+        let occupied = ALL & !empty;
+        let mut sum = 0.0;
+        if w.regions != 0.0 {
+            let mut count = 0;
+            let mut left = empty;
+            while left != 0 {
+                left &= !flood(left & left.wrapping_neg(), left);
+                count += 1;
+            }
+            sum -= (count as f32 - 1.0).max(0.0) * w.regions;
+        }
+        // The lowest count of numbers a window needs for a term to read it.
+        let mut min_m = MIN_LINE;
+        for m in 0..MIN_LINE {
+            if w.reach[m] != 0.0 || w.stuck[m] != 0.0 || w.plan[MIN_LINE - m] != 0.0 {
+                min_m = min_m.min(m);
+            }
+        }
+        if w.plans2 != 0.0 {
+            min_m = min_m.min(3);
+        }
+        if w.dead != 0.0 {
+            min_m = 0;
+        }
+        if min_m == MIN_LINE {
+            return sum + self.extra_rest(board, w);
+        }
+        // Regions of empty cells met so far, with the numbers next to each.
+        let mut regions: [(u128, u128); 12] = [(0, 0); 12];
+        let mut count = 0;
+        let mut alive = 0u128;
+        let mut best = MIN_LINE;
+        let mut kinds2 = 0u8;
+        let all: Vec<u16>;
+        let list = match big {
+            Some(list) if min_m >= MIN_LINE - 2 => list,
+            _ => {
+                all = (0..self.cells.len() as u16).collect();
+                &all
+            }
+        };
+        for &i in list {
+            let mask = self.masks[i as usize];
+            let held = mask & occupied;
+            let m = held.count_ones() as usize;
+            if m < min_m.max(1) || m >= MIN_LINE {
+                continue;
+            }
+            let number = board.get(held.trailing_zeros() as usize);
+            if held & !kinds[number as usize] != 0 {
+                continue;
+            }
+            alive |= held;
+            let holes = mask & empty;
+            let mut touch = 0u128;
+            for hole in cells_of(holes) {
+                let bit = 1u128 << hole;
+                if let Some(&(_, next)) = regions[..count].iter().find(|(r, _)| r & bit != 0) {
+                    touch |= next;
+                } else {
+                    let region = flood(bit, empty);
+                    let next = neighbours(region) & occupied;
+                    if count < regions.len() {
+                        regions[count] = (region, next);
+                        count += 1;
+                    }
+                    touch |= next;
+                }
+            }
+            let movers = (touch & kinds[number as usize] & !mask).count_ones() as usize;
+            let h = MIN_LINE - m;
+            if movers == 0 {
+                sum -= w.stuck[m];
+            }
+            if movers >= h {
+                best = best.min(h);
+                if h == 2 {
+                    kinds2 |= 1 << number;
+                }
+            }
+            sum += w.reach[m] * movers.min(h) as f32 / h as f32;
+        }
+        sum -= (occupied & !alive).count_ones() as f32 * w.dead;
+        sum += w.plan[best] + kinds2.count_ones().saturating_sub(1) as f32 * w.plans2;
+        sum + self.extra_rest(board, w)
+    }
+
+    /// Equal pairs close together and narrow cells.
+    fn extra_rest(&self, board: &Board, w: &Weights) -> f32 {
+        let empty = board.empty();
+        let kinds = board.kinds();
+        let mut sum = 0.0;
+        if w.pair != 0.0 {
+            let near = near2();
+            let mut pairs = 0;
+            for &k in &kinds[1..] {
+                for c in cells_of(k) {
+                    pairs += (near[c] & k).count_ones();
+                }
+            }
+            sum += (pairs / 2) as f32 * w.pair;
+        }
+        if w.narrow != 0.0 {
+            // Empty cells with at most one empty neighbour.
+            let e = empty;
+            let up = e >> SIDE;
+            let down = (e << SIDE) & ALL;
+            let left_n = (e & !crate::rules::LAST_COLUMN) << 1;
+            let right_n = (e & !crate::rules::FIRST_COLUMN) >> 1;
+            // Count neighbours per cell by bit-sliced addition.
+            let (mut ones, mut twos) = (0u128, 0u128);
+            for x in [up, down, left_n, right_n] {
+                twos |= ones & x;
+                ones ^= x;
+            }
+            let at_least_two = twos;
+            sum -= (e & !at_least_two).count_ones() as f32 * w.narrow;
+        }
+        sum
+    }
 }
 
 /// The runs of 2 or more equal numbers next to each other in a row, column or diagonal

@@ -94,10 +94,10 @@ impl Search {
     }
 
     /// The static evaluation of `board` whose line potential is `potential`.
-    fn evaluate(&mut self, board: &Board, potential: f32) -> f32 {
+    fn evaluate(&mut self, board: &Board, potential: f32, big: &[u16]) -> f32 {
         // A full evaluation costs about as much as 4 moves of the quick one.
         self.nodes += 4;
-        evaluate_with(board, potential, &self.weights)
+        evaluate_with(board, potential, &self.weights, &self.windows, Some(big))
     }
 
     /// The value of a position the player moves in: the best line it can make at once
@@ -112,9 +112,12 @@ impl Search {
     /// line, whatever potential the line uses up.
     fn chain(&mut self, board: &Board, bonus: &[f32; 8], depth: u32) -> f32 {
         let mut fours = Vec::new();
-        let potential = self.windows.scan(board, &self.weights, bonus, &mut fours);
+        let mut big = Vec::new();
+        let potential = self
+            .windows
+            .scan_all(board, &self.weights, bonus, &mut fours, &mut big);
         if depth == 0 || fours.is_empty() {
-            return self.evaluate(board, potential);
+            return self.evaluate(board, potential, &big);
         }
         let mut finishing = Vec::new();
         self.windows.finishing_from(board, &fours, &mut finishing);
@@ -126,7 +129,7 @@ impl Search {
                 points(removed) as f32 * self.weights.point + self.chain(&after, bonus, depth - 1);
             best = Some(best.map_or(value, |b| b.max(value)));
         }
-        best.unwrap_or_else(|| self.evaluate(board, potential))
+        best.unwrap_or_else(|| self.evaluate(board, potential, &big))
     }
 
     /// A uniformly random order of all the cells.
@@ -180,7 +183,8 @@ impl Search {
         for c in &mut short {
             let mut after = *board;
             after.play(c.from as usize, c.to as usize);
-            c.value += runs(&after, &self.weights) - cut_off(&after) as f32 * self.weights.cut_off;
+            c.value += runs(&after, &self.weights) - cut_off(&after) as f32 * self.weights.cut_off
+                + self.windows.extra(&after, &self.weights, None);
         }
         short.sort_by(order);
         short.truncate(effort.candidates.max(1));

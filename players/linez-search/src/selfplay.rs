@@ -31,6 +31,9 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
     let budget = crate::Budget::from_env();
     let (mut score, mut moves) = (0u64, 0u64);
     let show = std::env::var("SHOW").is_ok();
+    let dump = std::env::var("DUMP").ok();
+    let windows = crate::eval::Windows::new();
+    let mut seen: Vec<([f32; crate::eval::FEATURES], u64)> = Vec::new();
     while board.empty_count() > 0 && moves < move_cap {
         if board.empty_count() == 81 {
             score += board.land(next, &mut rng);
@@ -40,6 +43,9 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
         if show {
             println!("sees (next {next:?}):");
             print!("{}", board.rows());
+        }
+        if dump.is_some() {
+            seen.push((windows.features(&board), score));
         }
         let Some((from, to)) = search.choose(&board, next, budget.effort(search.nodes)) else {
             break;
@@ -55,6 +61,18 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
         if removed == 0 {
             score += board.land(next, &mut rng);
             next = draw_next(&mut rng);
+        }
+    }
+    if let Some(path) = dump {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("dump file");
+        for (f, at) in seen {
+            let f: Vec<String> = f.iter().map(|x| x.to_string()).collect();
+            writeln!(file, "{},{},{}", seed, f.join(","), score - at).expect("dump");
         }
     }
     (score, moves)
@@ -103,8 +121,27 @@ fn weights_from_env() -> Weights {
     get("W_NEXT", &mut w.next);
     get("W_RUN", &mut w.run);
     get("W_MIX", &mut w.mixed);
+    if let Ok(path) = std::env::var("FIT") {
+        let text = std::fs::read_to_string(path).expect("FIT file");
+        w.fitted = Some(
+            text.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .map(|t| t.parse().expect("a number"))
+                .collect(),
+        );
+    }
+    get("W_DEAD", &mut w.dead);
+    get("W_PLANS2", &mut w.plans2);
+    for k in 0..6 {
+        get(&format!("W_PLAN{k}"), &mut w.plan[k]);
+    }
+    get("W_PAIR", &mut w.pair);
+    get("W_NARROW", &mut w.narrow);
+    get("W_REGIONS", &mut w.regions);
     for m in 0..5 {
         get(&format!("W_WIN{m}"), &mut w.window[m]);
+        get(&format!("W_REACH{m}"), &mut w.reach[m]);
+        get(&format!("W_STUCK{m}"), &mut w.stuck[m]);
     }
     w
 }
