@@ -10,6 +10,17 @@
 //!   [`Weights::mixed`] (such clusters block every line through them).
 //! - Connectivity: empty cells outside the largest region of empty cells cost
 //!   [`Weights::cut_off`] each (numbers there are stuck, and cells there are hard to use).
+//! - Plans (how a strong player counts): a window of `m` of one number is finishable in
+//!   `5 - m` moves when at least that many numbers of its kind outside it touch the regions
+//!   of its empty cells. The fewest such moves on the board is worth [`Weights::plan`] (1: a
+//!   line next move, 2: a line in two), each kind beyond the first with a 2-move plan adds
+//!   [`Weights::plans2`], and a window of 4 no number of its kind can reach costs
+//!   [`Weights::stuck`]. Only windows of 3 and 4 are read for these (the ones
+//!   [`Windows::scan_all`] lists), so they cost little.
+//! - Off by default (tried, no gain): reachable share per window ([`Weights::reach`]), dead
+//!   numbers, equal pairs close together, narrow cells, number of regions, and a linear
+//!   evaluation fitted to the points a game goes on to score ([`Weights::fitted`]; features
+//!   in [`Windows::features`], data from `DUMP=file linez-search --selfplay ...`).
 //!
 //! Pure: reads boards, touches nothing else.
 
@@ -57,6 +68,8 @@ pub(crate) struct Weights {
     pub(crate) plan: [f32; MIN_LINE + 1],
     /// Per number kind (beyond the first) with a window finishable in 2 moves.
     pub(crate) plans2: f32,
+    /// Per number kind (beyond the first) with a window finishable in 1 move.
+    pub(crate) plans1: f32,
 }
 
 impl Default for Weights {
@@ -78,6 +91,7 @@ impl Default for Weights {
             fitted: None,
             plan: [0.0, 60.0, 30.0, 0.0, 0.0, 0.0],
             plans2: 15.0,
+            plans1: 0.0,
         }
     }
 }
@@ -203,7 +217,8 @@ impl Windows {
         self.scan_all(board, w, bonus, fours, &mut threes)
     }
 
-    /// [`Self::scan`], and the windows holding 3 or 4 of one number (into `big`).
+    /// The line potential of the whole board, the windows holding 4 of one number and an
+    /// empty cell (into `fours`) and those holding 3 or 4 (into `big`).
     pub(crate) fn scan_all(
         &self,
         board: &Board,
@@ -232,7 +247,7 @@ impl Windows {
         sum
     }
 
-    /// The moves that complete a line in a window of 4 that [`Self::scan`] found: a number of
+    /// The moves that complete a line in a window of 4 that [`Self::scan_all`] found: a number of
     /// the window's kind, from outside it, next to the region of its empty cell.
     pub(crate) fn finishing_from(&self, board: &Board, fours: &[u16], out: &mut Vec<(u8, u8)>) {
         out.clear();
@@ -447,6 +462,9 @@ impl Windows {
         if w.plans2 != 0.0 {
             min_m = min_m.min(3);
         }
+        if w.plans1 != 0.0 {
+            min_m = min_m.min(4);
+        }
         if w.dead != 0.0 {
             min_m = 0;
         }
@@ -459,6 +477,7 @@ impl Windows {
         let mut alive = 0u128;
         let mut best = MIN_LINE;
         let mut kinds2 = 0u8;
+        let mut kinds1 = 0u8;
         let all: Vec<u16>;
         let list = match big {
             Some(list) if min_m >= MIN_LINE - 2 => list,
@@ -505,11 +524,16 @@ impl Windows {
                 if h == 2 {
                     kinds2 |= 1 << number;
                 }
+                if h == 1 {
+                    kinds1 |= 1 << number;
+                }
             }
             sum += w.reach[m] * movers.min(h) as f32 / h as f32;
         }
         sum -= (occupied & !alive).count_ones() as f32 * w.dead;
-        sum += w.plan[best] + kinds2.count_ones().saturating_sub(1) as f32 * w.plans2;
+        sum += w.plan[best]
+            + kinds2.count_ones().saturating_sub(1) as f32 * w.plans2
+            + kinds1.count_ones().saturating_sub(1) as f32 * w.plans1;
         sum + self.extra_rest(board, w)
     }
 

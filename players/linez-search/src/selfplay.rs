@@ -132,6 +132,7 @@ fn weights_from_env() -> Weights {
     }
     get("W_DEAD", &mut w.dead);
     get("W_PLANS2", &mut w.plans2);
+    get("W_PLANS1", &mut w.plans1);
     for k in 0..6 {
         get(&format!("W_PLAN{k}"), &mut w.plan[k]);
     }
