@@ -18,7 +18,8 @@
 //!   [`Weights::stuck`]. Only windows of 3 and 4 are read for these (the ones
 //!   [`Windows::scan_all`] lists), so they cost little.
 //! - Off by default (tried, no gain): reachable share per window ([`Weights::reach`]), dead
-//!   numbers, equal pairs close together, narrow cells, number of regions, and a linear
+//!   numbers, equal pairs close together, more kinds with a 1-move plan, more windows with a
+//!   2-move plan, narrow cells, number of regions, and a linear
 //!   evaluation fitted to the points a game goes on to score ([`Weights::fitted`]; features
 //!   in [`Windows::features`], data from `DUMP=file linez-search --selfplay ...`).
 //!
@@ -70,6 +71,8 @@ pub(crate) struct Weights {
     pub(crate) plans2: f32,
     /// Per number kind (beyond the first) with a window finishable in 1 move.
     pub(crate) plans1: f32,
+    /// Per window (beyond the first) finishable in 2 moves.
+    pub(crate) plan2n: f32,
 }
 
 impl Default for Weights {
@@ -92,6 +95,7 @@ impl Default for Weights {
             plan: [0.0, 60.0, 30.0, 0.0, 0.0, 0.0],
             plans2: 15.0,
             plans1: 0.0,
+            plan2n: 0.0,
         }
     }
 }
@@ -462,6 +466,9 @@ impl Windows {
         if w.plans2 != 0.0 {
             min_m = min_m.min(3);
         }
+        if w.plan2n != 0.0 {
+            min_m = min_m.min(3);
+        }
         if w.plans1 != 0.0 {
             min_m = min_m.min(4);
         }
@@ -478,6 +485,7 @@ impl Windows {
         let mut best = MIN_LINE;
         let mut kinds2 = 0u8;
         let mut kinds1 = 0u8;
+        let mut n2 = 0u32;
         let all: Vec<u16>;
         let list = match big {
             Some(list) if min_m >= MIN_LINE - 2 => list,
@@ -523,6 +531,7 @@ impl Windows {
                 best = best.min(h);
                 if h == 2 {
                     kinds2 |= 1 << number;
+                    n2 += 1;
                 }
                 if h == 1 {
                     kinds1 |= 1 << number;
@@ -533,7 +542,8 @@ impl Windows {
         sum -= (occupied & !alive).count_ones() as f32 * w.dead;
         sum += w.plan[best]
             + kinds2.count_ones().saturating_sub(1) as f32 * w.plans2
-            + kinds1.count_ones().saturating_sub(1) as f32 * w.plans1;
+            + kinds1.count_ones().saturating_sub(1) as f32 * w.plans1
+            + n2.saturating_sub(1) as f32 * w.plan2n;
         sum + self.extra_rest(board, w)
     }
 
@@ -667,6 +677,38 @@ mod tests {
         // A four with a 2 in its fifth cell is no four.
         let mixed = rows("......... ......... ......... ......... 11112.... ......... ......... ......... ........1");
         assert_eq!(finishing(&mixed), vec![]);
+    }
+
+    #[test]
+    fn plans_count_the_moves_numbers_on_the_board_can_finish_a_line_in() {
+        let rows = |text: &str| {
+            let rows: Vec<&str> = text.split_whitespace().collect();
+            Board::parse(&rows)
+        };
+        let windows = Windows::new();
+        let w = Weights {
+            plan: [0.0, 100.0, 10.0, 0.0, 0.0, 0.0],
+            plans2: 1.0,
+            stuck: [0.0; MIN_LINE],
+            ..Weights::default()
+        };
+        let plan = |board: &Board| windows.extra(board, &w, None);
+        // Three 1s in row E and two 1s that can reach its holes: a line in 2 moves.
+        let two = rows("......... ......... ......... ......... 111...... ......... ......... 1........ ........1");
+        assert_eq!(plan(&two), 10.0);
+        // Only one 1 outside: no plan.
+        let one = rows("......... ......... ......... ......... 111...... ......... ......... ......... ........1");
+        assert_eq!(plan(&one), 0.0);
+        // A four with a reachable finisher: a line next move.
+        let four = rows("......... ......... ......... ......... 1111..... ......... ......... ......... ........1");
+        assert_eq!(plan(&four), 100.0);
+        // Two kinds with 2-move plans: one more kind.
+        let kinds = rows("......... 222...... ......... 2........ 111...... ......... 2........ 1........ ........1");
+        assert_eq!(plan(&kinds), 11.0);
+        // The same with the big windows from the scan: the same answer.
+        let (mut fours, mut big) = (Vec::new(), Vec::new());
+        windows.scan_all(&kinds, &w, &[1.0; 8], &mut fours, &mut big);
+        assert_eq!(windows.extra(&kinds, &w, Some(&big)), 11.0);
     }
 
     #[test]

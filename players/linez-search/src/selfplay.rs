@@ -133,6 +133,7 @@ fn weights_from_env() -> Weights {
     get("W_DEAD", &mut w.dead);
     get("W_PLANS2", &mut w.plans2);
     get("W_PLANS1", &mut w.plans1);
+    get("W_PLAN2N", &mut w.plan2n);
     for k in 0..6 {
         get(&format!("W_PLAN{k}"), &mut w.plan[k]);
     }
