@@ -10,24 +10,19 @@
 //!   [`Weights::mixed`] (such clusters block every line through them).
 //! - Connectivity: empty cells outside the largest region of empty cells cost
 //!   [`Weights::cut_off`] each (numbers there are stuck, and cells there are hard to use).
-//! - Plans (how a strong player counts): a window of `m` of one number is finishable in
+//! - Plans (how a strong player counts): a window of `m` of one number can be finished in
 //!   `5 - m` moves when at least that many numbers of its kind outside it touch the regions
-//!   of its empty cells. The fewest such moves on the board is worth [`Weights::plan`] (1: a
-//!   line next move, 2: a line in two), each kind beyond the first with a 2-move plan adds
-//!   [`Weights::plans2`], and a window of 4 no number of its kind can reach costs
-//!   [`Weights::stuck`]. Only windows of 3 and 4 are read for these (the ones
-//!   [`Windows::scan_all`] lists), so they cost little.
-//! - Off by default (tried, no gain): reachable share per window ([`Weights::reach`]), dead
-//!   numbers, equal pairs close together, more kinds with a 1-move plan, more windows with a
-//!   2-move plan, narrow cells, number of regions, and a linear
-//!   evaluation fitted to the points a game goes on to score ([`Weights::fitted`]; features
-//!   in [`Windows::features`], data from `DUMP=file linez-search --selfplay ...`).
+//!   of empty cells its holes are in. The fewest such moves on the board is worth
+//!   [`Weights::plan1`] (a line next move) or [`Weights::plan2`] (a line in two); each kind
+//!   beyond the first with a 2-move plan adds [`Weights::plans2`]; a window of 4 that no
+//!   number of its kind can reach costs [`Weights::stuck4`]. Only windows of 3 and 4 are
+//!   read for these (the ones [`Windows::scan_all`] lists), so they cost little (see
+//!   [`Windows::plans`]).
 //!
 //! Pure: reads boards, touches nothing else.
 
 use crate::rules::{
     cells_of, flood, neighbours, step, Board, ALL, CELLS, DIRECTIONS, MIN_LINE, NEIGHBOUR, NONE,
-    SIDE,
 };
 
 /// The knobs of the evaluation.
@@ -48,31 +43,14 @@ pub(crate) struct Weights {
     pub(crate) run: f32,
     /// Per pair of different numbers next to each other (in any of the 4 line directions).
     pub(crate) mixed: f32,
-    /// A window holding `m` of one number, by `m`: this times the share of its holes that
-    /// numbers of its kind outside it can reach (each such number counted once).
-    pub(crate) reach: [f32; MIN_LINE],
-    /// Per number in no window with room (every window through it mixes numbers).
-    pub(crate) dead: f32,
-    /// Per pair of equal numbers within 2 cells of each other (king distance).
-    pub(crate) pair: f32,
-    /// Per empty cell with at most 1 empty neighbour.
-    pub(crate) narrow: f32,
-    /// Per region of empty cells beyond the first.
-    pub(crate) regions: f32,
-    /// A window of `m` whose holes no number of its kind can reach, by `m`.
-    pub(crate) stuck: [f32; MIN_LINE],
-    /// When set, the static evaluation is this linear function of [`Windows::features`]
-    /// (fitted to the points a game goes on to score), not the hand-made terms.
-    pub(crate) fitted: Option<Vec<f32>>,
-    /// By the fewest moves that finish a line with numbers already on the board (a window
-    /// of `m` whose `5 - m` holes as many numbers of its kind outside it can reach): this.
-    pub(crate) plan: [f32; MIN_LINE + 1],
-    /// Per number kind (beyond the first) with a window finishable in 2 moves.
+    /// When the fewest moves that finish a line with numbers already on the board is 1.
+    pub(crate) plan1: f32,
+    /// When the fewest moves that finish a line with numbers already on the board is 2.
+    pub(crate) plan2: f32,
+    /// Per number kind (beyond the first) with a window it can finish in 2 moves.
     pub(crate) plans2: f32,
-    /// Per number kind (beyond the first) with a window finishable in 1 move.
-    pub(crate) plans1: f32,
-    /// Per window (beyond the first) finishable in 2 moves.
-    pub(crate) plan2n: f32,
+    /// Per window of 4 of one number that no number of its kind can reach.
+    pub(crate) stuck4: f32,
 }
 
 impl Default for Weights {
@@ -85,17 +63,10 @@ impl Default for Weights {
             next: 0.1,
             run: 2.0,
             mixed: 2.0,
-            reach: [0.0; MIN_LINE],
-            dead: 0.0,
-            pair: 0.0,
-            narrow: 0.0,
-            regions: 0.0,
-            stuck: [0.0, 0.0, 0.0, 0.0, 20.0],
-            fitted: None,
-            plan: [0.0, 60.0, 30.0, 0.0, 0.0, 0.0],
+            plan1: 60.0,
+            plan2: 30.0,
             plans2: 15.0,
-            plans1: 0.0,
-            plan2n: 0.0,
+            stuck4: 20.0,
         }
     }
 }
@@ -305,210 +276,39 @@ pub(crate) fn evaluate_with(
     potential: f32,
     w: &Weights,
     windows: &Windows,
-    big: Option<&[u16]>,
+    big: &[u16],
 ) -> f32 {
-    if let Some(fit) = &w.fitted {
-        let f = windows.features(board);
-        return f.iter().zip(fit).map(|(a, b)| a * b).sum();
-    }
     board.empty_count() as f32 * w.empty + potential + runs(board, w)
         - cut_off(board) as f32 * w.cut_off
-        + windows.extra(board, w, big)
+        + windows.plans(board, w, big)
 }
-
-/// Cells within king distance 2 of a cell (excluding it), as masks.
-fn near2() -> &'static [u128; CELLS] {
-    static NEAR: std::sync::OnceLock<[u128; CELLS]> = std::sync::OnceLock::new();
-    NEAR.get_or_init(|| {
-        std::array::from_fn(|c| {
-            let (r, k) = ((c / 9) as isize, (c % 9) as isize);
-            let mut m = 0u128;
-            for dr in -2..=2isize {
-                for dc in -2..=2isize {
-                    let (rr, kk) = (r + dr, k + dc);
-                    if (dr, dc) != (0, 0) && (0..9).contains(&rr) && (0..9).contains(&kk) {
-                        m |= 1 << (rr * 9 + kk);
-                    }
-                }
-            }
-            m
-        })
-    })
-}
-
-/// How many [`Windows::features`] there are.
-pub(crate) const FEATURES: usize = 24;
 
 impl Windows {
-    /// Board statistics for a fitted evaluation.
-    pub(crate) fn features(&self, board: &Board) -> [f32; FEATURES] {
-        let mut f = [0.0f32; FEATURES];
+    /// The plan terms (see the [module](self)), from `big`, the windows holding 3 or 4 of one
+    /// number and empty cells ([`Windows::scan_all`]).
+    pub(crate) fn plans(&self, board: &Board, w: &Weights, big: &[u16]) -> f32 {
         let empty = board.empty();
         let kinds = board.kinds();
         let occupied = ALL & !empty;
-        let e = board.empty_count() as f32;
-        f[0] = 1.0;
-        f[1] = e;
-        f[2] = (45.0 - e).max(0.0);
-        f[3] = (30.0 - e).max(0.0);
-        f[4] = (18.0 - e).max(0.0);
-        let mut regions: [(u128, u128); 41] = [(0, 0); 41];
-        let mut count = 0;
-        let mut left = empty;
-        while left != 0 && count < regions.len() {
-            let region = flood(left & left.wrapping_neg(), left);
-            regions[count] = (region, neighbours(region) & occupied);
-            count += 1;
-            left &= !region;
-        }
-        let regions = &regions[..count];
-        f[21] = count.saturating_sub(1) as f32;
-        let mut alive = 0u128;
-        for i in 0..self.cells.len() {
-            let mask = self.masks[i];
-            let held = mask & occupied;
-            if held == 0 {
-                f[5] += 1.0;
-                continue;
-            }
-            let number = board.get(held.trailing_zeros() as usize);
-            if held & !kinds[number as usize] != 0 {
-                continue;
-            }
-            alive |= held;
-            let m = held.count_ones() as usize;
-            if m >= MIN_LINE {
-                continue;
-            }
-            f[5 + m] += 1.0;
-            if m < 2 {
-                continue;
-            }
-            let holes = mask & empty;
-            let mut touch = 0u128;
-            for &(region, next) in regions {
-                if region & holes != 0 {
-                    touch |= next;
-                }
-            }
-            let movers = (touch & kinds[number as usize] & !mask).count_ones() as usize;
-            let h = MIN_LINE - m;
-            f[11 + m] += movers.min(h) as f32 / h as f32;
-            if movers == 0 {
-                f[14 + m] += 1.0;
-            }
-            if m == 4 && movers > 0 {
-                f[22] += 1.0;
-            }
-        }
-        // 13..=15 reach (m = 2..4), 16..=18 stuck (m = 2..4)
-        f[10] = runs(
-            board,
-            &Weights {
-                run: 1.0,
-                mixed: 0.0,
-                ..Weights::default()
-            },
-        );
-        f[11] = -runs(
-            board,
-            &Weights {
-                run: 0.0,
-                mixed: 1.0,
-                ..Weights::default()
-            },
-        );
-        f[19] = cut_off(board) as f32;
-        f[20] = (occupied & !alive).count_ones() as f32;
-        let near = near2();
-        let mut pairs = 0;
-        for &k in &kinds[1..] {
-            for c in cells_of(k) {
-                pairs += (near[c] & k).count_ones();
-            }
-        }
-        f[12] = (pairs / 2) as f32;
-        let (up, down) = (empty >> SIDE, (empty << SIDE) & ALL);
-        let left_n = (empty & !crate::rules::LAST_COLUMN) << 1;
-        let right_n = (empty & !crate::rules::FIRST_COLUMN) >> 1;
-        let (mut ones, mut twos) = (0u128, 0u128);
-        for x in [up, down, left_n, right_n] {
-            twos |= ones & x;
-            ones ^= x;
-        }
-        f[23] = (empty & !twos).count_ones() as f32;
-        f
-    }
-
-    /// The terms beyond free space, windows, runs and cut-off: reachable finishers of
-    /// windows, dead numbers, equal pairs close together, narrow cells and regions.
-    pub(crate) fn extra(&self, board: &Board, w: &Weights, big: Option<&[u16]>) -> f32 {
-        let empty = board.empty();
-        let kinds = board.kinds();
-        let occupied = ALL & !empty;
-        let mut sum = 0.0;
-        if w.regions != 0.0 {
-            let mut count = 0;
-            let mut left = empty;
-            while left != 0 {
-                left &= !flood(left & left.wrapping_neg(), left);
-                count += 1;
-            }
-            sum -= (count as f32 - 1.0).max(0.0) * w.regions;
-        }
-        // The lowest count of numbers a window needs for a term to read it.
-        let mut min_m = MIN_LINE;
-        for m in 0..MIN_LINE {
-            if w.reach[m] != 0.0 || w.stuck[m] != 0.0 || w.plan[MIN_LINE - m] != 0.0 {
-                min_m = min_m.min(m);
-            }
-        }
-        if w.plans2 != 0.0 {
-            min_m = min_m.min(3);
-        }
-        if w.plan2n != 0.0 {
-            min_m = min_m.min(3);
-        }
-        if w.plans1 != 0.0 {
-            min_m = min_m.min(4);
-        }
-        if w.dead != 0.0 {
-            min_m = 0;
-        }
-        if min_m == MIN_LINE {
-            return sum + self.extra_rest(board, w);
-        }
         // Regions of empty cells met so far, with the numbers next to each.
         let mut regions: [(u128, u128); 12] = [(0, 0); 12];
         let mut count = 0;
-        let mut alive = 0u128;
-        let mut best = MIN_LINE;
+        let mut fewest = MIN_LINE;
         let mut kinds2 = 0u8;
-        let mut kinds1 = 0u8;
-        let mut n2 = 0u32;
-        let all: Vec<u16>;
-        let list = match big {
-            Some(list) if min_m >= MIN_LINE - 2 => list,
-            _ => {
-                all = (0..self.cells.len() as u16).collect();
-                &all
-            }
-        };
-        for &i in list {
+        let mut sum = 0.0;
+        for &i in big {
             let mask = self.masks[i as usize];
             let held = mask & occupied;
             let m = held.count_ones() as usize;
-            if m < min_m.max(1) || m >= MIN_LINE {
+            if !(MIN_LINE - 2..MIN_LINE).contains(&m) {
                 continue;
             }
             let number = board.get(held.trailing_zeros() as usize);
             if held & !kinds[number as usize] != 0 {
                 continue;
             }
-            alive |= held;
-            let holes = mask & empty;
             let mut touch = 0u128;
-            for hole in cells_of(holes) {
+            for hole in cells_of(mask & empty) {
                 let bit = 1u128 << hole;
                 if let Some(&(_, next)) = regions[..count].iter().find(|(r, _)| r & bit != 0) {
                     touch |= next;
@@ -523,62 +323,23 @@ impl Windows {
                 }
             }
             let movers = (touch & kinds[number as usize] & !mask).count_ones() as usize;
-            let h = MIN_LINE - m;
-            if movers == 0 {
-                sum -= w.stuck[m];
+            let holes = MIN_LINE - m;
+            if movers == 0 && m == MIN_LINE - 1 {
+                sum -= w.stuck4;
             }
-            if movers >= h {
-                best = best.min(h);
-                if h == 2 {
+            if movers >= holes {
+                fewest = fewest.min(holes);
+                if holes == 2 {
                     kinds2 |= 1 << number;
-                    n2 += 1;
-                }
-                if h == 1 {
-                    kinds1 |= 1 << number;
                 }
             }
-            sum += w.reach[m] * movers.min(h) as f32 / h as f32;
         }
-        sum -= (occupied & !alive).count_ones() as f32 * w.dead;
-        sum += w.plan[best]
-            + kinds2.count_ones().saturating_sub(1) as f32 * w.plans2
-            + kinds1.count_ones().saturating_sub(1) as f32 * w.plans1
-            + n2.saturating_sub(1) as f32 * w.plan2n;
-        sum + self.extra_rest(board, w)
-    }
-
-    /// Equal pairs close together and narrow cells.
-    fn extra_rest(&self, board: &Board, w: &Weights) -> f32 {
-        let empty = board.empty();
-        let kinds = board.kinds();
-        let mut sum = 0.0;
-        if w.pair != 0.0 {
-            let near = near2();
-            let mut pairs = 0;
-            for &k in &kinds[1..] {
-                for c in cells_of(k) {
-                    pairs += (near[c] & k).count_ones();
-                }
-            }
-            sum += (pairs / 2) as f32 * w.pair;
-        }
-        if w.narrow != 0.0 {
-            // Empty cells with at most one empty neighbour.
-            let e = empty;
-            let up = e >> SIDE;
-            let down = (e << SIDE) & ALL;
-            let left_n = (e & !crate::rules::LAST_COLUMN) << 1;
-            let right_n = (e & !crate::rules::FIRST_COLUMN) >> 1;
-            // Count neighbours per cell by bit-sliced addition.
-            let (mut ones, mut twos) = (0u128, 0u128);
-            for x in [up, down, left_n, right_n] {
-                twos |= ones & x;
-                ones ^= x;
-            }
-            let at_least_two = twos;
-            sum -= (e & !at_least_two).count_ones() as f32 * w.narrow;
-        }
-        sum
+        sum += match fewest {
+            1 => w.plan1,
+            2 => w.plan2,
+            _ => 0.0,
+        };
+        sum + kinds2.count_ones().saturating_sub(1) as f32 * w.plans2
     }
 }
 
@@ -687,12 +448,17 @@ mod tests {
         };
         let windows = Windows::new();
         let w = Weights {
-            plan: [0.0, 100.0, 10.0, 0.0, 0.0, 0.0],
+            plan1: 100.0,
+            plan2: 10.0,
             plans2: 1.0,
-            stuck: [0.0; MIN_LINE],
+            stuck4: 1000.0,
             ..Weights::default()
         };
-        let plan = |board: &Board| windows.extra(board, &w, None);
+        let plan = |board: &Board| {
+            let (mut fours, mut big) = (Vec::new(), Vec::new());
+            windows.scan_all(board, &w, &[1.0; 8], &mut fours, &mut big);
+            windows.plans(board, &w, &big)
+        };
         // Three 1s in row E and two 1s that can reach its holes: a line in 2 moves.
         let two = rows("......... ......... ......... ......... 111...... ......... ......... 1........ ........1");
         assert_eq!(plan(&two), 10.0);
@@ -705,10 +471,9 @@ mod tests {
         // Two kinds with 2-move plans: one more kind.
         let kinds = rows("......... 222...... ......... 2........ 111...... ......... 2........ 1........ ........1");
         assert_eq!(plan(&kinds), 11.0);
-        // The same with the big windows from the scan: the same answer.
-        let (mut fours, mut big) = (Vec::new(), Vec::new());
-        windows.scan_all(&kinds, &w, &[1.0; 8], &mut fours, &mut big);
-        assert_eq!(windows.extra(&kinds, &w, Some(&big)), 11.0);
+        // A four no 1 can reach (walled in by 2s) is stuck, and there is no plan.
+        let stuck = rows("......... ......... ......... ......... 1111..... ......... ......... .......22 .......21");
+        assert_eq!(plan(&stuck), -1000.0);
     }
 
     #[test]

@@ -14,8 +14,8 @@ pub(crate) const ALL: u128 = (1 << CELLS) - 1;
 /// Row and column steps of the 4 line directions: row, column, both diagonals.
 pub(crate) const DIRECTIONS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
-pub(crate) const FIRST_COLUMN: u128 = column(0);
-pub(crate) const LAST_COLUMN: u128 = column(SIDE - 1);
+const FIRST_COLUMN: u128 = column(0);
+const LAST_COLUMN: u128 = column(SIDE - 1);
 
 const fn column(col: usize) -> u128 {
     let mut mask = 0;

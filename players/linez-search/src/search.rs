@@ -97,7 +97,7 @@ impl Search {
     fn evaluate(&mut self, board: &Board, potential: f32, big: &[u16]) -> f32 {
         // A full evaluation costs about as much as 4 moves of the quick one.
         self.nodes += 4;
-        evaluate_with(board, potential, &self.weights, &self.windows, Some(big))
+        evaluate_with(board, potential, &self.weights, &self.windows, big)
     }
 
     /// The value of a position the player moves in: the best line it can make at once
@@ -180,11 +180,14 @@ impl Search {
         self.moves.sort_unstable_by(order);
         let shortlist = (effort.candidates * 3).max(1).min(self.moves.len());
         let mut short: Vec<Candidate> = self.moves[..shortlist].to_vec();
+        let (mut fours, mut big) = (Vec::new(), Vec::new());
         for c in &mut short {
             let mut after = *board;
             after.play(c.from as usize, c.to as usize);
+            self.windows
+                .scan_all(&after, &self.weights, &bonus, &mut fours, &mut big);
             c.value += runs(&after, &self.weights) - cut_off(&after) as f32 * self.weights.cut_off
-                + self.windows.extra(&after, &self.weights, None);
+                + self.windows.plans(&after, &self.weights, &big);
         }
         short.sort_by(order);
         short.truncate(effort.candidates.max(1));

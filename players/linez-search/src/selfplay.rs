@@ -31,9 +31,6 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
     let budget = crate::Budget::from_env();
     let (mut score, mut moves) = (0u64, 0u64);
     let show = std::env::var("SHOW").is_ok();
-    let dump = std::env::var("DUMP").ok();
-    let windows = crate::eval::Windows::new();
-    let mut seen: Vec<([f32; crate::eval::FEATURES], u64)> = Vec::new();
     while board.empty_count() > 0 && moves < move_cap {
         if board.empty_count() == 81 {
             score += board.land(next, &mut rng);
@@ -43,9 +40,6 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
         if show {
             println!("sees (next {next:?}):");
             print!("{}", board.rows());
-        }
-        if dump.is_some() {
-            seen.push((windows.features(&board), score));
         }
         let Some((from, to)) = search.choose(&board, next, budget.effort(search.nodes)) else {
             break;
@@ -61,18 +55,6 @@ pub(crate) fn game(seed: u64, player_seed: u64, weights: Weights, move_cap: u64)
         if removed == 0 {
             score += board.land(next, &mut rng);
             next = draw_next(&mut rng);
-        }
-    }
-    if let Some(path) = dump {
-        use std::io::Write;
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .expect("dump file");
-        for (f, at) in seen {
-            let f: Vec<String> = f.iter().map(|x| x.to_string()).collect();
-            writeln!(file, "{},{},{}", seed, f.join(","), score - at).expect("dump");
         }
     }
     (score, moves)
@@ -121,29 +103,12 @@ fn weights_from_env() -> Weights {
     get("W_NEXT", &mut w.next);
     get("W_RUN", &mut w.run);
     get("W_MIX", &mut w.mixed);
-    if let Ok(path) = std::env::var("FIT") {
-        let text = std::fs::read_to_string(path).expect("FIT file");
-        w.fitted = Some(
-            text.split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|t| !t.is_empty())
-                .map(|t| t.parse().expect("a number"))
-                .collect(),
-        );
-    }
-    get("W_DEAD", &mut w.dead);
+    get("W_PLAN1", &mut w.plan1);
+    get("W_PLAN2", &mut w.plan2);
     get("W_PLANS2", &mut w.plans2);
-    get("W_PLANS1", &mut w.plans1);
-    get("W_PLAN2N", &mut w.plan2n);
-    for k in 0..6 {
-        get(&format!("W_PLAN{k}"), &mut w.plan[k]);
-    }
-    get("W_PAIR", &mut w.pair);
-    get("W_NARROW", &mut w.narrow);
-    get("W_REGIONS", &mut w.regions);
+    get("W_STUCK4", &mut w.stuck4);
     for m in 0..5 {
         get(&format!("W_WIN{m}"), &mut w.window[m]);
-        get(&format!("W_REACH{m}"), &mut w.reach[m]);
-        get(&format!("W_STUCK{m}"), &mut w.stuck[m]);
     }
     w
 }
