@@ -155,6 +155,13 @@ impl Board {
         &self.kinds
     }
 
+    /// The cells whose content differs between `self` and `other`.
+    pub(crate) fn changed(&self, other: &Board) -> u128 {
+        (1..8).fold(self.empty ^ other.empty, |mask, n| {
+            mask | (self.kinds[n] ^ other.kinds[n])
+        })
+    }
+
     pub(crate) fn empty_count(&self) -> u32 {
         self.empty.count_ones()
     }

@@ -13,9 +13,12 @@
 //! halving spends them: every candidate meets the first round's samples, the better half
 //! meets twice as many new ones, and so on until one is left.
 //!
+//! Each candidate's windows are scanned once; a landing (or a line made after it) changes a
+//! few cells, and only the windows through them are read again ([`Windows::rescan`]).
+//!
 //! Pure apart from its own random stream: no input, no output, no clock.
 
-use crate::eval::{bonus_of, cut_off, evaluate_with, runs, Weights, Windows};
+use crate::eval::{bonus_of, cut_off, evaluate_with, runs, Scan, Weights, Windows};
 use crate::rng::Rng;
 use crate::rules::{points, Board, CELLS};
 
@@ -111,25 +114,33 @@ impl Search {
     /// The player always makes a line when it can, so a position with one is worth its best
     /// line, whatever potential the line uses up.
     fn chain(&mut self, board: &Board, bonus: &[f32; 8], depth: u32) -> f32 {
-        let mut fours = Vec::new();
-        let mut big = Vec::new();
-        let potential = self
-            .windows
-            .scan_all(board, &self.weights, bonus, &mut fours, &mut big);
-        if depth == 0 || fours.is_empty() {
-            return self.evaluate(board, potential, &big);
+        let mut scan = Scan::default();
+        self.windows
+            .scan_into(board, &self.weights, bonus, &mut scan);
+        self.chain_scanned(board, &scan, bonus, depth)
+    }
+
+    /// [`Self::chain`] of a board whose windows are scanned already.
+    fn chain_scanned(&mut self, board: &Board, scan: &Scan, bonus: &[f32; 8], depth: u32) -> f32 {
+        if depth == 0 || scan.fours.is_empty() {
+            return self.evaluate(board, scan.potential, &scan.big);
         }
         let mut finishing = Vec::new();
-        self.windows.finishing_from(board, &fours, &mut finishing);
+        self.windows
+            .finishing_from(board, &scan.fours, &mut finishing);
         let mut best: Option<f32> = None;
+        let mut next = Scan::default();
         for &(from, to) in &finishing {
             let mut after = *board;
             let removed = after.play(from as usize, to as usize);
-            let value =
-                points(removed) as f32 * self.weights.point + self.chain(&after, bonus, depth - 1);
+            let changed = board.changed(&after);
+            self.windows
+                .rescan(&after, changed, scan, &self.weights, bonus, &mut next);
+            let value = points(removed) as f32 * self.weights.point
+                + self.chain_scanned(&after, &next, bonus, depth - 1);
             best = Some(best.map_or(value, |b| b.max(value)));
         }
-        best.unwrap_or_else(|| self.evaluate(board, potential, &big))
+        best.unwrap_or_else(|| self.evaluate(board, scan.potential, &scan.big))
     }
 
     /// A uniformly random order of all the cells.
@@ -198,25 +209,41 @@ impl Search {
         // every candidate left meets the same new samples, then the better half stays, with
         // twice as many samples next round.
         let unknown = [1.0; 8];
-        let mut left: Vec<(f32, Candidate, Board)> = short
+        // Each candidate's position and its scan: a landing changes three cells, whose
+        // windows alone are read again.
+        let mut left: Vec<(f32, Candidate, Board, Scan)> = short
             .iter()
             .map(|&c| {
                 let mut after = *board;
                 after.play(c.from as usize, c.to as usize);
-                (0.0, c, after)
+                let mut scan = Scan::default();
+                self.windows
+                    .scan_into(&after, &self.weights, &unknown, &mut scan);
+                (0.0, c, after, scan)
             })
             .collect();
+        let mut landed_scan = Scan::default();
         let mut round = effort.samples;
         loop {
             let draws: Vec<[u8; CELLS]> = (0..round).map(|_| self.order()).collect();
-            for (sum, _, after) in left.iter_mut() {
+            for (sum, _, after, scan) in left.iter_mut() {
                 for draw in &draws {
                     let mut landed = *after;
                     let scored = land_with(&mut landed, next, draw);
                     *sum += if landed.empty_count() == 0 {
                         LOST
                     } else {
-                        scored as f32 * self.weights.point + self.player_to_move(&landed, &unknown)
+                        let changed = after.changed(&landed);
+                        self.windows.rescan(
+                            &landed,
+                            changed,
+                            scan,
+                            &self.weights,
+                            &unknown,
+                            &mut landed_scan,
+                        );
+                        scored as f32 * self.weights.point
+                            + self.chain_scanned(&landed, &landed_scan, &unknown, CHAIN)
                     };
                 }
             }
@@ -231,7 +258,7 @@ impl Search {
             }
             round *= 2;
         }
-        let best: Option<(f32, Candidate)> = left.first().map(|&(v, c, _)| (v, c));
+        let best: Option<(f32, Candidate)> = left.first().map(|&(v, c, _, _)| (v, c));
         best.map(|(_, c)| (c.from as usize, c.to as usize))
     }
 }
