@@ -16,7 +16,7 @@
 //!   [`Weights::plan1`] (a line next move) or [`Weights::plan2`] (a line in two); each kind
 //!   beyond the first with a 2-move plan adds [`Weights::plans2`]; a window of 4 that no
 //!   number of its kind can reach costs [`Weights::stuck4`]. Only windows of 3 and 4 are
-//!   read for these (the ones [`Windows::scan_all`] lists), so they cost little (see
+//!   read for these (the ones [`Windows::scan_into`] lists), so they cost little (see
 //!   [`Windows::plans`]).
 //!
 //! Pure: reads boards, touches nothing else.
@@ -178,51 +178,7 @@ impl Windows {
         sum
     }
 
-    /// [`Self::potential`], and the windows holding 4 of one number and an empty cell
-    /// (into `fours`).
-    #[cfg(test)]
-    pub(crate) fn scan(
-        &self,
-        board: &Board,
-        w: &Weights,
-        bonus: &[f32; 8],
-        fours: &mut Vec<u16>,
-    ) -> f32 {
-        let mut threes = Vec::new();
-        self.scan_all(board, w, bonus, fours, &mut threes)
-    }
-
-    /// The line potential of the whole board, the windows holding 4 of one number and an
-    /// empty cell (into `fours`) and those holding 3 or 4 (into `big`).
-    pub(crate) fn scan_all(
-        &self,
-        board: &Board,
-        w: &Weights,
-        bonus: &[f32; 8],
-        fours: &mut Vec<u16>,
-        big: &mut Vec<u16>,
-    ) -> f32 {
-        fours.clear();
-        big.clear();
-        let kinds = board.kinds();
-        let mut sum = 0.0;
-        for i in 0..self.cells.len() {
-            if let Some((number, held)) = self.content_of(board, kinds, i) {
-                if held < MIN_LINE {
-                    sum += w.window[held] * bonus[number as usize];
-                    if held == MIN_LINE - 1 {
-                        fours.push(i as u16);
-                    }
-                    if held >= MIN_LINE - 2 {
-                        big.push(i as u16);
-                    }
-                }
-            }
-        }
-        sum
-    }
-
-    /// [`Self::scan_all`] of `board`, which differs from `base` (scanned into `known`) only
+    /// [`Self::scan_into`] of `board`, which differs from `base` (scanned into `known`) only
     /// on the cells of `changed`: the windows through those cells are read again, the rest
     /// is taken from `known`. Much less work when a few numbers landed and no line went.
     pub(crate) fn rescan(
@@ -255,27 +211,15 @@ impl Windows {
             while bits != 0 {
                 let i = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                sum -= known.values[i];
-                out.values[i] = 0.0;
-                if let Some((number, held)) = self.content_of(board, kinds, i) {
-                    if held < MIN_LINE {
-                        let value = w.window[held] * bonus[number as usize];
-                        out.values[i] = value;
-                        sum += value;
-                        if held == MIN_LINE - 1 {
-                            out.fours.push(i as u16);
-                        }
-                        if held >= MIN_LINE - 2 {
-                            out.big.push(i as u16);
-                        }
-                    }
-                }
+                sum += self.read_window(board, kinds, i, w, bonus, out) - known.values[i];
             }
         }
         out.potential = sum;
     }
 
-    /// [`Self::scan_all`] into a [`Scan`], with each window's worth (for [`Self::rescan`]).
+    /// The line potential of the whole board (each window's worth, as [`Self::potential`]),
+    /// the windows holding 4 of one number and an empty cell and those holding 3 or 4, into
+    /// `out` (which [`Self::rescan`] can start from).
     pub(crate) fn scan_into(&self, board: &Board, w: &Weights, bonus: &[f32; 8], out: &mut Scan) {
         out.fours.clear();
         out.big.clear();
@@ -283,25 +227,40 @@ impl Windows {
         let kinds = board.kinds();
         let mut sum = 0.0;
         for i in 0..self.cells.len() {
-            out.values[i] = 0.0;
-            if let Some((number, held)) = self.content_of(board, kinds, i) {
-                if held < MIN_LINE {
-                    let value = w.window[held] * bonus[number as usize];
-                    out.values[i] = value;
-                    sum += value;
-                    if held == MIN_LINE - 1 {
-                        out.fours.push(i as u16);
-                    }
-                    if held >= MIN_LINE - 2 {
-                        out.big.push(i as u16);
-                    }
-                }
-            }
+            sum += self.read_window(board, kinds, i, w, bonus, out);
         }
         out.potential = sum;
     }
 
-    /// The moves that complete a line in a window of 4 that [`Self::scan_all`] found: a number of
+    /// Reads window `i` of `board` into `out` (its worth, and whether it is a 4 or a 3 or 4
+    /// of one number) and returns its worth.
+    #[inline]
+    fn read_window(
+        &self,
+        board: &Board,
+        kinds: &[u128; 8],
+        i: usize,
+        w: &Weights,
+        bonus: &[f32; 8],
+        out: &mut Scan,
+    ) -> f32 {
+        let value = match self.content_of(board, kinds, i) {
+            Some((number, held)) if held < MIN_LINE => {
+                if held == MIN_LINE - 1 {
+                    out.fours.push(i as u16);
+                }
+                if held >= MIN_LINE - 2 {
+                    out.big.push(i as u16);
+                }
+                w.window[held] * bonus[number as usize]
+            }
+            _ => 0.0,
+        };
+        out.values[i] = value;
+        value
+    }
+
+    /// The moves that complete a line in a window of 4 that [`Self::scan_into`] found: a number of
     /// the window's kind, from outside it, next to the region of its empty cell.
     pub(crate) fn finishing_from(&self, board: &Board, fours: &[u16], out: &mut Vec<(u8, u8)>) {
         out.clear();
@@ -374,7 +333,7 @@ pub(crate) fn evaluate_with(
 
 impl Windows {
     /// The plan terms (see the [module](self)), from `big`, the windows holding 3 or 4 of one
-    /// number and empty cells ([`Windows::scan_all`]).
+    /// number and empty cells ([`Windows::scan_into`]).
     pub(crate) fn plans(&self, board: &Board, w: &Weights, big: &[u16]) -> f32 {
         let empty = board.empty();
         let kinds = board.kinds();
@@ -487,10 +446,6 @@ mod tests {
             run: 1.0,
             ..Weights::default()
         };
-        let rows = |text: &str| {
-            let rows: Vec<&str> = text.split_whitespace().collect();
-            Board::parse(&rows)
-        };
         // A run of 3 in row E with room: (3-1)^2 = 4; a lone number: nothing.
         let open = rows("......... ......... ......... ......... 111...... ......... ......... ......... ........2");
         assert_eq!(runs(&open, &w), 4.0);
@@ -504,18 +459,14 @@ mod tests {
 
     #[test]
     fn finishing_moves_complete_a_four_from_a_reachable_number() {
-        let rows = |text: &str| {
-            let rows: Vec<&str> = text.split_whitespace().collect();
-            Board::parse(&rows)
-        };
         let windows = Windows::new();
         let w = Weights::default();
         let finishing = |board: &Board| {
-            let mut fours = Vec::new();
-            let potential = windows.scan(board, &w, &[1.0; 8], &mut fours);
-            assert_eq!(potential, windows.potential(board, &w, &[1.0; 8]));
+            let mut scan = Scan::default();
+            windows.scan_into(board, &w, &[1.0; 8], &mut scan);
+            assert_eq!(scan.potential, windows.potential(board, &w, &[1.0; 8]));
             let mut out = Vec::new();
-            windows.finishing_from(board, &fours, &mut out);
+            windows.finishing_from(board, &scan.fours, &mut out);
             out
         };
         // Four 1s in row E (hole E5) and a 1 on I9 that can reach it: one finishing move.
@@ -531,10 +482,6 @@ mod tests {
 
     #[test]
     fn plans_count_the_moves_numbers_on_the_board_can_finish_a_line_in() {
-        let rows = |text: &str| {
-            let rows: Vec<&str> = text.split_whitespace().collect();
-            Board::parse(&rows)
-        };
         let windows = Windows::new();
         let w = Weights {
             plan1: 100.0,
@@ -544,9 +491,9 @@ mod tests {
             ..Weights::default()
         };
         let plan = |board: &Board| {
-            let (mut fours, mut big) = (Vec::new(), Vec::new());
-            windows.scan_all(board, &w, &[1.0; 8], &mut fours, &mut big);
-            windows.plans(board, &w, &big)
+            let mut scan = Scan::default();
+            windows.scan_into(board, &w, &[1.0; 8], &mut scan);
+            windows.plans(board, &w, &scan.big)
         };
         // Three 1s in row E and two 1s that can reach its holes: a line in 2 moves.
         let two = rows("......... ......... ......... ......... 111...... ......... ......... 1........ ........1");
@@ -565,6 +512,24 @@ mod tests {
         assert_eq!(plan(&stuck), -1000.0);
     }
 
+    /// A board from its 9 rows, separated by white space.
+    fn rows(text: &str) -> Board {
+        let rows: Vec<&str> = text.split_whitespace().collect();
+        Board::parse(&rows)
+    }
+
+    /// A board with about half its cells holding numbers 1..3 (so windows of one number are
+    /// common).
+    fn half_full(rng: &mut Rng) -> Board {
+        let mut board = Board::EMPTY;
+        for cell in 0..CELLS {
+            if rng.below(2) == 0 {
+                board.put(cell, 1 + rng.below(3) as u8);
+            }
+        }
+        board
+    }
+
     #[test]
     fn a_rescan_after_a_landing_finds_what_a_full_scan_finds() {
         let windows = Windows::new();
@@ -572,12 +537,7 @@ mod tests {
         let bonus = [1.0; 8];
         let mut rng = Rng::new(11);
         for _ in 0..300 {
-            let mut board = Board::EMPTY;
-            for cell in 0..CELLS {
-                if rng.below(2) == 0 {
-                    board.put(cell, 1 + rng.below(3) as u8);
-                }
-            }
+            let board = half_full(&mut rng);
             let mut known = Scan::default();
             windows.scan_into(&board, &w, &bonus, &mut known);
             let mut landed = board;
@@ -618,12 +578,7 @@ mod tests {
         let bonus = bonus_of(&[2, 2, 5], 0.5);
         let mut rng = Rng::new(7);
         for _ in 0..200 {
-            let mut board = Board::EMPTY;
-            for cell in 0..CELLS {
-                if rng.below(2) == 0 {
-                    board.put(cell, 1 + rng.below(3) as u8);
-                }
-            }
+            let board = half_full(&mut rng);
             let mut moves = Vec::new();
             board.for_each_move(|from, to| moves.push((from, to)));
             let Some(&(from, to)) = moves.get(rng.below(moves.len().max(1) as u32) as usize) else {

@@ -191,14 +191,14 @@ impl Search {
         self.moves.sort_unstable_by(order);
         let shortlist = (effort.candidates * 3).max(1).min(self.moves.len());
         let mut short: Vec<Candidate> = self.moves[..shortlist].to_vec();
-        let (mut fours, mut big) = (Vec::new(), Vec::new());
+        let mut scan = Scan::default();
         for c in &mut short {
             let mut after = *board;
             after.play(c.from as usize, c.to as usize);
             self.windows
-                .scan_all(&after, &self.weights, &bonus, &mut fours, &mut big);
+                .scan_into(&after, &self.weights, &bonus, &mut scan);
             c.value += runs(&after, &self.weights) - cut_off(&after) as f32 * self.weights.cut_off
-                + self.windows.plans(&after, &self.weights, &big);
+                + self.windows.plans(&after, &self.weights, &scan.big);
         }
         short.sort_by(order);
         short.truncate(effort.candidates.max(1));
