@@ -47,7 +47,7 @@ pub(crate) struct Budget {
 
 impl Budget {
     /// From `LINEZ_SEARCH_NODES` (default 8,000,000, about 1.8 s of CPU for a game of 300
-    /// moves: some 250 moves at full effort), `LINEZ_SEARCH_CANDIDATES` (40),
+    /// moves), `LINEZ_SEARCH_CANDIDATES` (40),
     /// `LINEZ_SEARCH_SAMPLES` (16, the first round's) and `LINEZ_SEARCH_HALVING` (1: on; 0:
     /// every candidate gets the same samples).
     pub(crate) fn from_env() -> Budget {
