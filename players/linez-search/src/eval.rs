@@ -316,9 +316,8 @@ pub(crate) fn bonus_of(next: &[u8], per: f32) -> [f32; 8] {
     bonus
 }
 
-/// The static evaluation: free space, line potential (windows and runs) and connectivity.
-/// The static evaluation (free space, line potential, runs and connectivity), given the
-/// board's line potential.
+/// The static evaluation (free space, line potential, runs, connectivity and plans), given
+/// the board's line potential and its windows of 3 and 4 (`big`, from its scan).
 pub(crate) fn evaluate_with(
     board: &Board,
     potential: f32,
@@ -348,27 +347,26 @@ impl Windows {
             let mask = self.masks[i as usize];
             let held = mask & occupied;
             let m = held.count_ones() as usize;
-            if !(MIN_LINE - 2..MIN_LINE).contains(&m) {
-                continue;
-            }
             let number = board.get(held.trailing_zeros() as usize);
-            if held & !kinds[number as usize] != 0 {
-                continue;
-            }
+            debug_assert!(
+                (MIN_LINE - 2..MIN_LINE).contains(&m) && held & !kinds[number as usize] == 0,
+                "window {i} is not a 3 or 4 of one number: `big` is from another board"
+            );
             let mut touch = 0u128;
             for hole in cells_of(mask & empty) {
                 let bit = 1u128 << hole;
-                if let Some(&(_, next)) = regions[..count].iter().find(|(r, _)| r & bit != 0) {
-                    touch |= next;
-                } else {
-                    let region = flood(bit, empty);
-                    let next = neighbours(region) & occupied;
-                    if count < regions.len() {
-                        regions[count] = (region, next);
-                        count += 1;
+                touch |= match regions[..count].iter().find(|(r, _)| r & bit != 0) {
+                    Some(&(_, next)) => next,
+                    None => {
+                        let region = flood(bit, empty);
+                        let next = neighbours(region) & occupied;
+                        if count < regions.len() {
+                            regions[count] = (region, next);
+                            count += 1;
+                        }
+                        next
                     }
-                    touch |= next;
-                }
+                };
             }
             let movers = (touch & kinds[number as usize] & !mask).count_ones() as usize;
             let holes = MIN_LINE - m;
