@@ -323,6 +323,23 @@ mod tests {
     }
 
     #[test]
+    fn changed_cells_include_a_number_replaced_by_another() {
+        let before = board(
+            "1........ ......... ......... ......... ....3.... ......... ......... ......... ........7",
+        );
+        // A1: 1 -> 2 (a line took the 1 and a landing put a 2 there); E5 emptied; C3 filled.
+        let after = board(
+            "2........ ......... ..4...... ......... ......... ......... ......... ......... ........7",
+        );
+        let expected = [cell("A1"), cell("C3"), cell("E5")]
+            .iter()
+            .fold(0u128, |mask, &c| mask | 1 << c);
+        assert_eq!(before.changed(&after), expected);
+        assert_eq!(after.changed(&before), expected);
+        assert_eq!(before.changed(&before), 0);
+    }
+
+    #[test]
     fn points_follow_the_statement() {
         // 10 + k*(k-5)/2: 5 -> 10, 6 -> 13, 7 -> 17, 9 -> 28 (integer division).
         assert_eq!(points(4), 0);
