@@ -49,6 +49,11 @@ pub(crate) struct Search {
     /// Evaluations done so far (the work counter budgets are kept in).
     pub(crate) nodes: u64,
     moves: Vec<Candidate>,
+    /// The cells the next three numbers will land on, when the player is shown them: only in
+    /// self-play's Color Lines 98 mode (`PREVIEW=1`), never in Linez, which shows only the
+    /// numbers. The sampled landings then put each number on its cell, or on a random empty
+    /// cell when the move took it.
+    pub(crate) preview: Option<[u8; 3]>,
 }
 
 /// Lines looked for one after the other in a position the player moves in.
@@ -64,6 +69,7 @@ impl Search {
             nodes: 0,
             moves: Vec::with_capacity(4096),
             weights,
+            preview: None,
         }
     }
 
@@ -143,13 +149,9 @@ impl Search {
         best.unwrap_or_else(|| self.evaluate(board, scan.potential, &scan.big))
     }
 
-    /// A uniformly random order of all the cells.
+    /// A uniformly random order of all the cells, from the search's own stream.
     fn order(&mut self) -> [u8; CELLS] {
-        let mut order: [u8; CELLS] = std::array::from_fn(|i| i as u8);
-        for i in (1..CELLS).rev() {
-            order.swap(i, self.rng.below(i as u32 + 1) as usize);
-        }
-        order
+        random_order(&mut self.rng)
     }
 
     /// The move to make, or `None` when nothing can move.
@@ -229,7 +231,10 @@ impl Search {
             for (sum, _, after, scan) in left.iter_mut() {
                 for draw in &draws {
                     let mut landed = *after;
-                    let scored = land_with(&mut landed, next, draw);
+                    let scored = match &self.preview {
+                        Some(cells) => land_previewed(&mut landed, next, cells, draw),
+                        None => land_with(&mut landed, next, draw),
+                    };
                     *sum += if landed.empty_count() == 0 {
                         LOST
                     } else {
@@ -288,6 +293,39 @@ fn land_with(board: &mut Board, next: [u8; 3], order: &[u8; CELLS]) -> u64 {
     for number in next {
         let Some(&cell) = order.iter().find(|&&c| board.get(c as usize) == 0) else {
             break;
+        };
+        score += board.place(cell as usize, number);
+    }
+    score
+}
+
+/// A uniformly random order of all the cells.
+pub(crate) fn random_order(rng: &mut Rng) -> [u8; CELLS] {
+    let mut order: [u8; CELLS] = std::array::from_fn(|i| i as u8);
+    for i in (1..CELLS).rev() {
+        order.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    order
+}
+
+/// Lands `next` as Color Lines 98 does with the cells it showed: number `i` on `cells[i]`,
+/// or, when that cell was taken, on the first empty cell of `order` (a random order of all the
+/// cells).
+pub(crate) fn land_previewed(
+    board: &mut Board,
+    next: [u8; 3],
+    cells: &[u8; 3],
+    order: &[u8; CELLS],
+) -> u64 {
+    let mut score = 0;
+    for (number, &shown) in next.into_iter().zip(cells) {
+        let cell = if board.get(shown as usize) == 0 {
+            shown
+        } else {
+            match order.iter().find(|&&c| board.get(c as usize) == 0) {
+                Some(&c) => c,
+                None => break,
+            }
         };
         score += board.place(cell as usize, number);
     }
@@ -357,10 +395,28 @@ mod tests {
     }
 
     #[test]
+    fn previewed_numbers_land_on_their_cells_or_anywhere_when_taken() {
+        // A1 and A3 are shown and empty; A2 is shown but taken, so its number goes to the
+        // first empty cell of the order (A2 and A1 are not, I9 is).
+        let mut b = board(
+            ".1....... ......... ......... ......... ......... ......... ......... ......... .........",
+        );
+        let mut order: [u8; CELLS] = std::array::from_fn(|i| (CELLS - 1 - i) as u8);
+        order[..3].copy_from_slice(&[cell("A2") as u8, cell("A1") as u8, cell("I9") as u8]);
+        let shown = [cell("A1") as u8, cell("A2") as u8, cell("A3") as u8];
+        assert_eq!(land_previewed(&mut b, [5, 6, 7], &shown, &order), 0);
+        assert_eq!(b.get(cell("A1")), 5);
+        assert_eq!(b.get(cell("A2")), 1);
+        assert_eq!(b.get(cell("I9")), 6);
+        assert_eq!(b.get(cell("A3")), 7);
+        assert_eq!(b.empty_count(), 77);
+    }
+
+    #[test]
     fn the_same_seed_plays_the_same_game() {
         let w = Weights::default();
-        let a = crate::selfplay::game(5, 9, w.clone(), 60);
-        let b = crate::selfplay::game(5, 9, w, 60);
+        let a = crate::selfplay::game(5, 9, w.clone(), 60, false);
+        let b = crate::selfplay::game(5, 9, w, 60, false);
         assert_eq!(a, b);
         assert_eq!(a.1, 60, "the game lasts the 60 moves asked");
     }
