@@ -178,7 +178,7 @@ impl Windows {
         sum
     }
 
-    /// [`Self::scan_into`] of `board`, which differs from `base` (scanned into `known`) only
+    /// [`Self::scan_into`] of `board`, which differs from the board scanned into `known` only
     /// on the cells of `changed`: the windows through those cells are read again, the rest
     /// is taken from `known`. Much less work when a few numbers landed and no line went.
     pub(crate) fn rescan(

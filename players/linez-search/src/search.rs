@@ -291,12 +291,18 @@ pub(crate) fn first_move(board: &Board) -> Option<(usize, usize)> {
 fn land_with(board: &mut Board, next: [u8; 3], order: &[u8; CELLS]) -> u64 {
     let mut score = 0;
     for number in next {
-        let Some(&cell) = order.iter().find(|&&c| board.get(c as usize) == 0) else {
+        let Some(cell) = first_empty(board, order) else {
             break;
         };
         score += board.place(cell as usize, number);
     }
     score
+}
+
+/// The first cell of `order` that is empty on `board`, if any: where a number lands when
+/// the landing's cells are a random order of all the cells.
+fn first_empty(board: &Board, order: &[u8; CELLS]) -> Option<u8> {
+    order.iter().copied().find(|&c| board.get(c as usize) == 0)
 }
 
 /// A uniformly random order of all the cells.
@@ -322,8 +328,8 @@ pub(crate) fn land_previewed(
         let cell = if board.get(shown as usize) == 0 {
             shown
         } else {
-            match order.iter().find(|&&c| board.get(c as usize) == 0) {
-                Some(&c) => c,
+            match first_empty(board, order) {
+                Some(c) => c,
                 None => break,
             }
         };
