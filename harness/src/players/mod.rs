@@ -1012,8 +1012,12 @@ impl Snapshot {
 
 /// The run's private folder (under the system's temporary folder, outside the workspace).
 fn new_stage() -> Result<tempfile::TempDir, PlayerError> {
+    use std::os::unix::fs::PermissionsExt;
     tempfile::Builder::new()
         .prefix("harness-run-")
+        // Passable, not readable: a process-mode player of a root harness runs as another
+        // user, and must reach its program's copy.
+        .permissions(std::fs::Permissions::from_mode(0o711))
         .tempdir()
         .map_err(|e| {
             err(

@@ -1,10 +1,18 @@
-//! A cgroup per test: memory (everything the test makes the machine hold, swap included) and
-//! process slots, counted for the test's whole process tree and removed when the test ends.
+//! A cgroup per test: memory (everything the test makes the machine hold, swap included),
+//! process slots and CPU, counted for the test's whole process tree and removed when the test
+//! ends.
 //!
 //! cgroup v1 (`memory` and `pids` hierarchies where the harness may make folders, as on a
-//! root account) or v2 (a delegated subtree with `memory` and `pids`). The harness makes one
-//! folder per run ([`RunGroups`]); the supervisor of each test makes, joins, reads and removes
-//! the test's own folder ([`TestGroup`]).
+//! root account; `cpu` and `cpuset` too where they are mounted) or v2 (a delegated subtree
+//! with `memory` and `pids`; `cpu` and `cpuset` where delegated). The harness makes one folder
+//! per run ([`RunGroups`]); the supervisor of each test makes, joins, reads and removes the
+//! test's own folder ([`TestGroup`]).
+//!
+//! CPU: a test gets the CPUs its worker is pinned to (the supervisor's affinity, inherited from
+//! the worker) as its cpuset, and at most one CPU's time per period. The player cannot leave
+//! or widen either: `sched_setaffinity` outside the cpuset fails, and every process it makes
+//! (each `setsid`, whose scheduler autogroup counts only outside a cpu cgroup) shares the
+//! test's one share of CPU with the rest of the test.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -75,6 +83,8 @@ impl RunGroups {
         let parents = [
             own_group(false, "memory"),
             own_group(false, "pids"),
+            own_group(false, "cpu"),
+            own_group(false, "cpuset"),
             own_group(true, ""),
         ];
         for parent in parents.into_iter().flatten() {
@@ -117,12 +127,29 @@ impl RunGroups {
             let _ = std::fs::remove_dir(&memory);
             return Err(format!("{}: {e}", pids.display()));
         }
+        let mut dirs = vec![memory.clone(), pids.clone()];
+        // Best effort: without them a test's CPU is only its worker's pinning.
+        let cpu = own_group(false, "cpu")
+            .map(|g| g.join(tag))
+            .filter(|dir| std::fs::create_dir(dir).is_ok());
+        let cpuset = own_group(false, "cpuset")
+            .map(|g| g.join(tag))
+            .filter(|dir| {
+                let made = std::fs::create_dir(dir).is_ok() && inherit_cpuset(dir).is_ok();
+                if !made {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                made
+            });
+        dirs.extend(cpu.iter().chain(&cpuset).cloned());
         Ok(RunGroups {
             cgroups: Cgroups::V1 {
-                memory: memory.clone(),
-                pids: pids.clone(),
+                memory,
+                pids,
+                cpu,
+                cpuset,
             },
-            dirs: vec![memory, pids],
+            dirs,
         })
     }
 
@@ -130,8 +157,9 @@ impl RunGroups {
         let own = own_group(true, "").ok_or("no cgroup2 mounted")?;
         let available = std::fs::read_to_string(own.join("cgroup.controllers"))
             .map_err(|e| format!("{}: {e}", own.display()))?;
+        let has = |c: &str| available.split_whitespace().any(|a| a == c);
         for needed in ["memory", "pids"] {
-            if !available.split_whitespace().any(|c| c == needed) {
+            if !has(needed) {
                 return Err(format!(
                     "the {needed} controller is not delegated to {}",
                     own.display()
@@ -140,24 +168,51 @@ impl RunGroups {
         }
         let run = own.join(tag);
         std::fs::create_dir(&run).map_err(|e| format!("{}: {e}", run.display()))?;
-        let enable = |dir: &Path| write(&dir.join("cgroup.subtree_control"), "+memory +pids");
+        let enable = |dir: &Path, what: &str| write(&dir.join("cgroup.subtree_control"), what);
         // Controllers must be on in our own group's children (the run) and in the run's.
-        let enabled = enable(&own).and_then(|_| enable(&run));
+        let enabled = enable(&own, "+memory +pids").and_then(|_| enable(&run, "+memory +pids"));
         if let Err(e) = enabled {
             let _ = std::fs::remove_dir(&run);
             return Err(e.to_string());
         }
+        let cpu_limits = has("cpu")
+            && has("cpuset")
+            && enable(&own, "+cpu +cpuset")
+                .and_then(|_| enable(&run, "+cpu +cpuset"))
+                .is_ok();
         Ok(RunGroups {
-            cgroups: Cgroups::V2 { run: run.clone() },
+            cgroups: Cgroups::V2 {
+                run: run.clone(),
+                cpu_limits,
+            },
             dirs: vec![run],
         })
     }
 
     /// What kind, for notes and run.toml.
-    pub fn describe(&self) -> &'static str {
-        match &self.cgroups {
+    pub fn describe(&self) -> String {
+        let cpu = match &self.cgroups {
+            Cgroups::V1 { cpu, cpuset, .. } => match (cpu.is_some(), cpuset.is_some()) {
+                (true, true) => " (memory, pids, cpu, cpuset)",
+                (true, false) => " (memory, pids, cpu)",
+                (false, true) => " (memory, pids, cpuset)",
+                (false, false) => " (memory, pids)",
+            },
+            Cgroups::V2 { cpu_limits, .. } if *cpu_limits => " (memory, pids, cpu, cpuset)",
+            Cgroups::V2 { .. } => " (memory, pids)",
+        };
+        let kind = match &self.cgroups {
             Cgroups::V1 { .. } => "cgroup v1",
             Cgroups::V2 { .. } => "cgroup v2",
+        };
+        format!("{kind}{cpu}")
+    }
+
+    /// Whether a test's CPU is held to its worker's share by the cgroup.
+    pub fn limits_cpu(&self) -> bool {
+        match &self.cgroups {
+            Cgroups::V1 { cpu, cpuset, .. } => cpu.is_some() && cpuset.is_some(),
+            Cgroups::V2 { cpu_limits, .. } => *cpu_limits,
         }
     }
 
@@ -186,30 +241,72 @@ impl Drop for RunGroups {
     }
 }
 
+/// A new v1 cpuset folder takes no CPU and no memory node: it gets its parent's.
+fn inherit_cpuset(dir: &Path) -> io::Result<()> {
+    let parent = dir.parent().unwrap_or(dir);
+    for file in ["cpuset.cpus", "cpuset.mems"] {
+        let path = parent.join(file);
+        let value = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        write(&dir.join(file), value.trim())?;
+    }
+    Ok(())
+}
+
 /// One test's folders, made and removed by its supervisor.
 pub(crate) struct TestGroup {
     dirs: Vec<PathBuf>,
+    /// The memory and pids folders (one and the same in v2).
+    mem: PathBuf,
+    pids: PathBuf,
     v2: bool,
 }
 
 impl TestGroup {
     /// Makes the test's folders with their limits (`memory` bytes, 0 = none; `procs`
-    /// processes, 0 = none).
-    pub fn create(cgroups: &Cgroups, name: &str, memory: u64, procs: u64) -> io::Result<TestGroup> {
-        let (dirs, v2) = match cgroups {
-            Cgroups::V1 { memory, pids } => (vec![memory.join(name), pids.join(name)], false),
-            Cgroups::V2 { run } => (vec![run.join(name)], true),
+    /// processes, 0 = none; `cpus` the CPU list the test may run on, e.g. "1" or "0,1",
+    /// with one CPU's time at most).
+    pub fn create(
+        cgroups: &Cgroups,
+        name: &str,
+        memory: u64,
+        procs: u64,
+        cpus: &str,
+    ) -> io::Result<TestGroup> {
+        let (mem, pids, cpu, cpuset, v2) = match cgroups {
+            Cgroups::V1 {
+                memory,
+                pids,
+                cpu,
+                cpuset,
+            } => (
+                memory.join(name),
+                pids.join(name),
+                cpu.as_ref().map(|d| d.join(name)),
+                cpuset.as_ref().map(|d| d.join(name)),
+                false,
+            ),
+            Cgroups::V2 { run, cpu_limits } => {
+                let dir = run.join(name);
+                let cpu = cpu_limits.then(|| dir.clone());
+                (dir.clone(), dir, cpu.clone(), cpu, true)
+            }
         };
         let mut made = TestGroup {
             dirs: Vec::new(),
+            mem: mem.clone(),
+            pids: pids.clone(),
             v2,
         };
-        for dir in &dirs {
+        for dir in [Some(&mem), Some(&pids), cpu.as_ref(), cpuset.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            if made.dirs.contains(dir) {
+                continue;
+            }
             std::fs::create_dir(dir).map_err(|e| io_err(dir, e))?;
             made.dirs.push(dir.clone());
         }
-        let mem = &made.dirs[0];
-        let pids = made.dirs.last().expect("a folder");
         if v2 {
             if memory > 0 {
                 write(&mem.join("memory.max"), &memory.to_string())?;
@@ -217,6 +314,12 @@ impl TestGroup {
             }
             if procs > 0 {
                 write(&pids.join("pids.max"), &procs.to_string())?;
+            }
+            if let Some(dir) = &cpu {
+                if !cpus.is_empty() {
+                    write(&dir.join("cpuset.cpus"), cpus)?;
+                }
+                write(&dir.join("cpu.max"), "100000 100000")?;
             }
         } else {
             if memory > 0 {
@@ -232,6 +335,19 @@ impl TestGroup {
             }
             if procs > 0 {
                 write(&pids.join("pids.max"), &procs.to_string())?;
+            }
+            if let Some(dir) = &cpuset {
+                inherit_cpuset(dir)?;
+                if !cpus.is_empty() {
+                    write(&dir.join("cpuset.cpus"), cpus)?;
+                }
+            }
+            if let Some(dir) = &cpu {
+                let period = std::fs::read_to_string(dir.join("cpu.cfs_period_us"))
+                    .ok()
+                    .and_then(|p| p.trim().parse::<u64>().ok())
+                    .unwrap_or(100_000);
+                write(&dir.join("cpu.cfs_quota_us"), &period.to_string())?;
             }
         }
         Ok(made)
@@ -259,7 +375,7 @@ impl TestGroup {
 
     /// Processes in the test's memory group.
     pub fn pids(&self) -> Vec<libc::pid_t> {
-        std::fs::read_to_string(self.dirs[0].join("cgroup.procs"))
+        std::fs::read_to_string(self.mem.join("cgroup.procs"))
             .unwrap_or_default()
             .lines()
             .filter_map(|l| l.trim().parse().ok())
@@ -275,8 +391,7 @@ impl TestGroup {
                 .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
                 .unwrap_or(0)
         };
-        let mem = &self.dirs[0];
-        let pids = self.dirs.last().expect("a folder");
+        let (mem, pids) = (&self.mem, &self.pids);
         let pids_hit = field(&read(pids, "pids.events"), "max ") > 0;
         if self.v2 {
             let events = read(mem, "memory.events");

@@ -182,7 +182,17 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
             }
         }
     }
+    if spec.mode == Mode::Process {
+        if let Err(e) = drop_privileges(spec.process_ids) {
+            say(format!("setup cannot drop the harness's privileges: {e}"));
+        }
+    }
     let mut limits = vec![];
+    if spec.mode == Mode::Process {
+        // No real-time priority and no raised priority, whatever the harness was allowed.
+        limits.push((libc::RLIMIT_RTPRIO, 0));
+        limits.push((libc::RLIMIT_NICE, 0));
+    }
     if spec.address_space > 0 {
         limits.push((libc::RLIMIT_AS, spec.address_space));
     }
@@ -221,10 +231,64 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
         if let Err(e) = rules.apply() {
             say(format!("setup landlock: {e}"));
         }
+        if let Err(e) = super::seccomp::apply() {
+            say(format!("setup {e}"));
+        }
     }
     sys::close_from(3, Some(fd));
     let e = sys::exec(&command.program, &command.argv, &command.env);
+    if let (Some((uid, _)), Some(libc::EACCES)) = (spec.process_ids, e.raw_os_error()) {
+        // Most likely a folder above the program that only root may pass: the harness's
+        // set-up, not the player's fault.
+        say(format!(
+            "setup uid {uid} (process-mode players of a root harness) may not run {}: {e}; every folder above it must be open to others (chmod o+x)",
+            spec.program.display()
+        ));
+    }
     say(format!("exec {}", e.raw_os_error().unwrap_or(0)))
+}
+
+/// Process mode: ends every capability the player could inherit (the bounding set where the
+/// harness may change it, the ambient set always) and, under a root harness, takes the
+/// unprivileged `ids` with no supplementary group; root's capabilities go with the uid.
+fn drop_privileges(ids: Option<(u32, u32)>) -> std::io::Result<()> {
+    // SAFETY: prctl and id changes with integer arguments on the calling process.
+    unsafe {
+        for cap in 0..64 {
+            // EINVAL past the last capability; EPERM for a harness without CAP_SETPCAP,
+            // whose player cannot gain a capability anyway (no_new_privs follows).
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL)
+            {
+                break;
+            }
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let Some((uid, gid)) = ids else {
+            return Ok(());
+        };
+        let step = |ret: libc::c_int, what: &str| {
+            if ret == 0 {
+                Ok(())
+            } else {
+                let e = std::io::Error::last_os_error();
+                Err(std::io::Error::new(e.kind(), format!("{what}: {e}")))
+            }
+        };
+        step(libc::setgroups(0, std::ptr::null()), "setgroups")?;
+        step(libc::setresgid(gid, gid, gid), "setresgid")?;
+        step(libc::setresuid(uid, uid, uid), "setresuid")?;
+        if libc::geteuid() == 0 || libc::getegid() == 0 {
+            return Err(std::io::Error::other("still root after the change of ids"));
+        }
+    }
+    Ok(())
 }
 
 /// Kills and reaps every process of the test but the caller. Returns a note when some could

@@ -21,6 +21,7 @@ mod init;
 mod landlock;
 pub(crate) mod net;
 pub mod probe;
+mod seccomp;
 pub mod spec;
 pub mod supervisor;
 mod sys;
@@ -123,17 +124,25 @@ impl Isolation {
         }
         if cgroup == Want::Off {
             isolation.notes.push(
-                "--cgroup off: memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted, and processes are capped only inside the sandbox (RLIMIT_NPROC)".to_string(),
+                "--cgroup off: memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted, processes are capped only inside the sandbox (RLIMIT_NPROC), and a test is held to its worker's CPU only by pinning, which its processes can leave".to_string(),
             );
         } else {
             let tag = format!("harness-{}-{}", std::process::id(), unique());
             match cgroup::RunGroups::create(&tag) {
-                Ok(groups) => isolation.cgroups = Some(groups),
+                Ok(groups) => {
+                    if !groups.limits_cpu() {
+                        isolation.notes.push(format!(
+                            "{} without cpu and cpuset: a test is held to its worker's CPU only by pinning, which its processes can leave",
+                            groups.describe()
+                        ));
+                    }
+                    isolation.cgroups = Some(groups);
+                }
                 Err(why) if cgroup == Want::Require => {
                     return Err(Unavailable(format!("--cgroup require: no cgroup can be had: {why}")))
                 }
                 Err(why) => isolation.notes.push(format!(
-                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted (see `harness doctor`)"
+                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted, and a test is held to its worker's CPU only by pinning, which its processes can leave (see `harness doctor`)"
                 )),
             }
         }
@@ -154,13 +163,14 @@ impl Isolation {
                 }
                 Err(why) => isolation.notes.push(format!(
                     "no sandbox ({why}): {}; see `harness doctor`",
-                    process_mode_note()
+                    process_mode_note(outer.0 == 0)
                 )),
             }
         } else {
-            isolation
-                .notes
-                .push(format!("--sandbox off: {}", process_mode_note()));
+            isolation.notes.push(format!(
+                "--sandbox off: {}",
+                process_mode_note(outer.0 == 0)
+            ));
         }
         Ok(isolation)
     }
@@ -244,6 +254,11 @@ impl Isolation {
                 path: program.to_path_buf(),
             });
         }
+        let process_ids = self.process_ids();
+        if let (Some(ids), Some(w)) = (process_ids, work) {
+            // The player's own folders are its id's; the harness's stays root's.
+            open_workdir(w, ids);
+        }
         let (landlock_read, landlock_write) = match (self.mode, work) {
             (Mode::Process, Some(w)) => self.landlock_paths(program, player_dir, w),
             _ => (Vec::new(), Vec::new()),
@@ -276,7 +291,14 @@ impl Isolation {
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
+            process_ids,
         }
+    }
+
+    /// Process mode under a root harness: the host ids players run as.
+    fn process_ids(&self) -> Option<(u32, u32)> {
+        (self.mode == Mode::Process && self.outer.0 == 0)
+            .then_some((PLAYER_HOST_ID, PLAYER_HOST_ID))
     }
 
     /// What landlock lets a player read and write in process mode: the system folders, each
@@ -324,23 +346,69 @@ pub struct TestLimits {
     pub core_dumps: bool,
 }
 
-/// What a player can reach in process mode, for the start-of-run note.
-fn process_mode_note() -> String {
+/// The host uid and gid of a process-mode player under a root harness: no account's, so that
+/// it owns nothing on the host, holds no capability, and its files and processes are told
+/// apart from everything else.
+pub(crate) const PLAYER_HOST_ID: u32 = 0x7000_0000;
+
+/// Gives a process-mode test's `work`, `home` and `tmp` folders to the player's `ids`; their
+/// parent (the harness's, mode 0700) becomes passable, not readable. A failure shows when the
+/// player cannot enter its folder (an ERR naming it).
+fn open_workdir(work: &Path, (uid, gid): (u32, u32)) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(work, std::fs::Permissions::from_mode(0o711));
+    for sub in ["work", "home", "tmp"] {
+        let _ = std::os::unix::fs::chown(work.join(sub), Some(uid), Some(gid));
+    }
+}
+
+/// What process mode holds and what it leaves open (compared with the namespace mode), for
+/// the start-of-run note. `root`: the harness runs as root (players get [`PLAYER_HOST_ID`]).
+fn process_mode_note(root: bool) -> String {
     let abi = probe::landlock_abi();
+    let who = if root {
+        format!("as uid {PLAYER_HOST_ID} (not root)")
+    } else {
+        "as your user".to_string()
+    };
+    let mut held = vec![format!(
+        "players run in process mode {who} with no capabilities and no_new_privs"
+    )];
+    if seccomp::supported() {
+        held.push(
+            "a seccomp filter allows Unix sockets only (no TCP, UDP or other network) and no System V IPC or POSIX message queues".into(),
+        );
+    }
     if abi > 0 {
-        format!(
-            "players run in process mode: landlock (ABI {abi}) keeps their files to the system, PATH and their own folders{}, but they see the other processes of your user in /proc and can connect to the session's Unix sockets by path (D-Bus, ssh-agent, X11)",
+        held.push(format!(
+            "landlock (ABI {abi}) keeps their files to the system, PATH and their own folders{}",
             if abi >= 6 {
-                ", and stops TCP and signals or abstract sockets outside their own processes"
-            } else if abi >= 4 {
-                " and stops TCP"
+                " and their signals and abstract sockets to their own processes"
             } else {
                 ""
             }
-        )
-    } else {
-        "players run in process mode and can see the file system, the network and other processes of your user, including the session's sockets (D-Bus, ssh-agent, X11)".to_string()
+        ));
     }
+    let mut open = vec!["see every process of the machine in /proc and the host's name and mounts"];
+    if !root {
+        open.push("read your other processes' /proc files");
+    }
+    if !seccomp::supported() {
+        open.push("use the network");
+    }
+    if abi == 0 {
+        open.push("read and write wherever your user may");
+    }
+    open.push(if root {
+        "connect by path to Unix sockets open to all users"
+    } else {
+        "connect by path to your session's Unix sockets (D-Bus, ssh-agent, X11)"
+    });
+    format!(
+        "{}; unlike the namespace mode, they can {}",
+        held.join("; "),
+        open.join(", ")
+    )
 }
 
 fn unique() -> u64 {

@@ -22,10 +22,23 @@ pub enum Mode {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cgroups {
-    /// cgroup v1: the run's folders in the `memory` and `pids` hierarchies.
-    V1 { memory: PathBuf, pids: PathBuf },
-    /// cgroup v2: the run's folder (with `memory` and `pids` enabled for its children).
-    V2 { run: PathBuf },
+    /// cgroup v1: the run's folders in the `memory` and `pids` hierarchies, and in the `cpu`
+    /// and `cpuset` ones where they are mounted.
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        #[serde(default)]
+        cpu: Option<PathBuf>,
+        #[serde(default)]
+        cpuset: Option<PathBuf>,
+    },
+    /// cgroup v2: the run's folder (with `memory` and `pids` enabled for its children, and
+    /// `cpu` and `cpuset` where they are delegated: `cpu_limits`).
+    V2 {
+        run: PathBuf,
+        #[serde(default)]
+        cpu_limits: bool,
+    },
 }
 
 /// One read-only view of a host path inside the sandbox, at the same path.
@@ -70,6 +83,10 @@ pub struct Spec {
     /// Namespaces: the host uid and gid the player runs as (the harness's own).
     pub outer_uid: u32,
     pub outer_gid: u32,
+    /// Process mode under a root harness: the unprivileged host uid and gid the player runs
+    /// as, with no capability left (`None`: the harness's own ids, which are not root).
+    #[serde(default)]
+    pub process_ids: Option<(u32, u32)>,
     /// Namespaces: the supervisor gets a network namespace of the run's pool, with the user
     /// namespace that owns it, as descriptors 5 and 6, and joins them instead of making a
     /// network namespace for the test.

@@ -103,8 +103,16 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
         Some(cgroups) => {
             // SAFETY: getpid has no preconditions.
             let name = format!("t{}", unsafe { libc::getpid() });
-            match TestGroup::create(cgroups, &name, spec.memory, spec.procs.saturating_add(2))
-                .and_then(|g| g.join().map(|_| g))
+            // The worker's pinning, inherited: the test's cpuset.
+            let cpus = sys::affinity_list();
+            match TestGroup::create(
+                cgroups,
+                &name,
+                spec.memory,
+                spec.procs.saturating_add(2),
+                &cpus,
+            )
+            .and_then(|g| g.join().map(|_| g))
             {
                 Ok(g) => Some(g),
                 Err(e) => {

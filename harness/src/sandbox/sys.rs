@@ -376,3 +376,20 @@ pub(crate) fn poll_read(fds: &[RawFd], timeout_ms: i32) -> u32 {
             .fold(0, |set, (i, _)| set | 1 << i);
     }
 }
+
+/// The CPUs the calling thread may run on, as a cgroup CPU list ("1", "0,1"); empty when
+/// they cannot be read.
+pub(crate) fn affinity_list() -> String {
+    // SAFETY: cpu_set_t is plain data filled by the call; CPU_ISSET reads inside it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return String::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+            .map(|cpu| cpu.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}

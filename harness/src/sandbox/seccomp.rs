@@ -1,0 +1,230 @@
+//! A seccomp filter for process mode, where the player shares the host's network and IPC
+//! namespaces: it may make Unix sockets only (every other family is refused with
+//! `EAFNOSUPPORT`: no UDP, no raw or packet sockets, no netlink), and it may not touch System
+//! V IPC (shared memory, message queues, semaphores) or POSIX message queues at all (`EPERM`):
+//! those are the host's, shared with every other test and program, and outlive the test.
+//! `io_uring_setup` is refused too (`ENOSYS`), since io_uring makes sockets without the
+//! `socket` call. A system call of another ABI than the harness's own (32-bit calls on a 64-bit
+//! kernel, x32) kills the player: the filter could not judge it.
+//!
+//! The filter is classic BPF written out here (a dozen instructions, no dependency), installed
+//! in the player's process just before its exec, after `no_new_privs`; it is inherited by
+//! everything the player starts and cannot be removed. Architectures other than x86_64 and
+//! aarch64 get no filter ([`supported`] says so, and the start-of-run note with it).
+
+use std::io;
+
+/// `AUDIT_ARCH_*` of the harness's own ABI (linux/audit.h).
+#[cfg(target_arch = "x86_64")]
+const ARCH: Option<u32> = Some(0xC000_003E);
+#[cfg(target_arch = "aarch64")]
+const ARCH: Option<u32> = Some(0xC000_00B7);
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const ARCH: Option<u32> = None;
+
+/// x32 system calls on x86_64 carry this bit in their number.
+const X32_BIT: u32 = 0x4000_0000;
+
+/// Offsets in `struct seccomp_data`: nr, arch, then args[0] (its low 32 bits).
+const NR: u32 = 0;
+const ARCH_AT: u32 = 4;
+#[cfg(target_endian = "little")]
+const ARG0_LOW: u32 = 16;
+#[cfg(target_endian = "big")]
+const ARG0_LOW: u32 = 20;
+
+/// System calls refused with `EPERM`: every System V IPC call and the POSIX queues' entries.
+const IPC: [libc::c_long; 14] = [
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmdt,
+    libc::SYS_shmctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
+];
+
+/// Whether this build can filter (x86_64 and aarch64).
+pub(crate) fn supported() -> bool {
+    ARCH.is_some()
+}
+
+fn stmt(code: u32, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jeq(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
+        code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+        jt,
+        jf,
+        k,
+    }
+}
+
+fn ret(action: u32) -> libc::sock_filter {
+    stmt(libc::BPF_RET | libc::BPF_K, action)
+}
+
+fn load(offset: u32) -> libc::sock_filter {
+    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset)
+}
+
+/// The filter's program. Jumps are relative: `jt`/`jf` skip that many instructions.
+fn program(arch: u32) -> Vec<libc::sock_filter> {
+    let errno = |e: i32| ret(libc::SECCOMP_RET_ERRNO | e as u32);
+    let mut p = vec![
+        load(ARCH_AT),
+        jeq(arch, 1, 0),
+        ret(libc::SECCOMP_RET_KILL_PROCESS),
+        load(NR),
+    ];
+    if cfg!(target_arch = "x86_64") {
+        p.push(libc::sock_filter {
+            code: (libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 1,
+            k: X32_BIT,
+        });
+        p.push(ret(libc::SECCOMP_RET_KILL_PROCESS));
+    }
+    // The socket calls jump to the family check at the end; IPC calls to EPERM just after
+    // the list; io_uring to ENOSYS after that.
+    let sockets = [libc::SYS_socket, libc::SYS_socketpair];
+    let n = (sockets.len() + IPC.len() + 1) as u8;
+    // After the list: [ALLOW, EPERM, ENOSYS, load arg0, jeq AF_UNIX, ALLOW, EAFNOSUPPORT].
+    for (i, nr) in sockets.iter().enumerate() {
+        // Distance from the instruction after this one to `load arg0` (list end + 3).
+        let to_check = n - i as u8 - 1 + 3;
+        p.push(jeq(*nr as u32, to_check, 0));
+    }
+    for (i, nr) in IPC.iter().enumerate() {
+        let k = i + sockets.len();
+        let to_eperm = n - k as u8 - 1 + 1;
+        p.push(jeq(*nr as u32, to_eperm, 0));
+    }
+    p.push(jeq(libc::SYS_io_uring_setup as u32, 2, 0));
+    p.push(ret(libc::SECCOMP_RET_ALLOW));
+    p.push(errno(libc::EPERM));
+    p.push(errno(libc::ENOSYS));
+    p.push(load(ARG0_LOW));
+    p.push(jeq(libc::AF_UNIX as u32, 0, 1));
+    p.push(ret(libc::SECCOMP_RET_ALLOW));
+    p.push(errno(libc::EAFNOSUPPORT));
+    p
+}
+
+/// Installs the filter on the calling thread (and what it execs). Needs `no_new_privs` (or
+/// CAP_SYS_ADMIN). A build without a known architecture installs nothing.
+pub(crate) fn apply() -> io::Result<()> {
+    let Some(arch) = ARCH else {
+        return Ok(());
+    };
+    let filter = program(arch);
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_ptr() as *mut libc::sock_filter,
+    };
+    // SAFETY: a pointer to a live, well-formed program for the call's duration.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            0u32,
+            &prog as *const libc::sock_fprog,
+        )
+    };
+    super::sys::check(ret, "seccomp").map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the program as the kernel would on (nr, arch, arg0): the action it returns.
+    fn run(p: &[libc::sock_filter], nr: u32, arch: u32, arg0: u32) -> u32 {
+        let mut acc = 0u32;
+        let mut pc = 0usize;
+        loop {
+            let i = p[pc];
+            let code = u32::from(i.code);
+            if code == libc::BPF_LD | libc::BPF_W | libc::BPF_ABS {
+                acc = match i.k {
+                    NR => nr,
+                    ARCH_AT => arch,
+                    ARG0_LOW => arg0,
+                    other => panic!("load of offset {other}"),
+                };
+                pc += 1;
+            } else if code == libc::BPF_RET | libc::BPF_K {
+                return i.k;
+            } else if code == libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K {
+                pc += 1 + usize::from(if acc == i.k { i.jt } else { i.jf });
+            } else if code == libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K {
+                pc += 1 + usize::from(if acc >= i.k { i.jt } else { i.jf });
+            } else {
+                panic!("unknown instruction {code:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_filter_allows_unix_sockets_and_refuses_other_families_ipc_and_other_abis() {
+        let Some(arch) = ARCH else { return };
+        let p = program(arch);
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let nr = |n: libc::c_long| n as u32;
+        for call in [libc::SYS_socket, libc::SYS_socketpair] {
+            assert_eq!(run(&p, nr(call), arch, libc::AF_UNIX as u32), allow);
+            for family in [
+                libc::AF_INET,
+                libc::AF_INET6,
+                libc::AF_NETLINK,
+                libc::AF_PACKET,
+            ] {
+                assert_eq!(
+                    run(&p, nr(call), arch, family as u32),
+                    errno(libc::EAFNOSUPPORT)
+                );
+            }
+        }
+        for call in IPC {
+            assert_eq!(run(&p, nr(call), arch, 0), errno(libc::EPERM), "{call}");
+        }
+        assert_eq!(
+            run(&p, nr(libc::SYS_io_uring_setup), arch, 0),
+            errno(libc::ENOSYS)
+        );
+        for call in [
+            libc::SYS_read,
+            libc::SYS_write,
+            libc::SYS_execve,
+            libc::SYS_clone,
+        ] {
+            assert_eq!(run(&p, nr(call), arch, 0), allow, "{call}");
+        }
+        assert_eq!(
+            run(&p, nr(libc::SYS_read), 0x4000_0003, 0),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(
+                run(&p, X32_BIT | nr(libc::SYS_socket), arch, 2),
+                libc::SECCOMP_RET_KILL_PROCESS
+            );
+        }
+    }
+}
