@@ -327,7 +327,7 @@ fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::
     let mut s = format!(
         "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\npass-env = {:?}\ntranscripts = {:?}\n",
         env!("CARGO_PKG_VERSION"),
-        crate::secret::redact_args(std::env::args()).join(" "),
+        crate::secret::redacted_command().join(" "),
         plan.threads,
         containment.isolation.describe(),
         scoring.harness.pass_env,

@@ -10,9 +10,10 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).as_deref() == Some(harness::sandbox::SUPERVISOR_ARG.as_ref()) {
         harness::sandbox::supervisor::main();
     }
-    // First, while this is the only thread: the key of secret seeds leaves the environment,
-    // so no program the harness starts can inherit it.
-    let secret = harness::secret::take_from_env();
-    let cli = harness::cli::Cli::parse();
+    // First, while this is the only thread: the key of secret seeds leaves the environment
+    // and the command line the kernel shows (the harness starts itself again without them),
+    // so no program the harness starts can inherit or read it.
+    let (args, secret) = harness::secret::take_keys();
+    let cli = harness::cli::Cli::parse_from(args);
     ExitCode::from(harness::app::main(cli, secret))
 }

@@ -305,9 +305,7 @@ fn merged_run_toml(shards: &[ShardIn]) -> String {
     let mut table = read(&shards[0]);
     table.insert(
         "command".into(),
-        crate::secret::redact_args(std::env::args())
-            .join(" ")
-            .into(),
+        crate::secret::redacted_command().join(" ").into(),
     );
     let isolations: Vec<toml::Value> = shards
         .iter()

@@ -420,3 +420,67 @@ pub(crate) fn interrupt_fd() -> RawFd {
 pub(crate) fn request_interrupt() {
     on_interrupt(0);
 }
+
+/// Starts this program again in place of the calling process (same pid, the arguments
+/// `args`, the environment as it is now plus `fd_var`=N) with `payload` in an anonymous
+/// in-memory file open as descriptor N: what the kernel shows of the new process in
+/// `/proc/<pid>/cmdline` and `environ` is only what is passed here. Returns only on failure.
+pub(crate) fn reexec_with_payload(
+    args: &[std::ffi::OsString],
+    fd_var: &str,
+    payload: &[u8],
+) -> io::Error {
+    use std::io::{Seek, Write};
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: memfd_create with a C string name; the descriptor is ours. No MFD_CLOEXEC: the
+    // new program inherits it.
+    let fd = unsafe { libc::memfd_create(c"harness-secret".as_ptr(), 0) };
+    if fd < 0 {
+        return io::Error::last_os_error();
+    }
+    // SAFETY: a fresh descriptor, owned here until the exec hands it on.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    if let Err(e) = file
+        .write_all(payload)
+        .and_then(|()| file.rewind().map(|_| ()))
+    {
+        return e;
+    }
+    let Some((first, rest)) = args.split_first() else {
+        return io::Error::other("no program name");
+    };
+    let e = std::process::Command::new("/proc/self/exe")
+        .arg0(first)
+        .args(rest)
+        .env(fd_var, fd.to_string())
+        .exec();
+    drop(file);
+    e
+}
+
+/// Reads all of descriptor `fd` from its start and closes it (the payload of
+/// [`reexec_with_payload`]).
+pub(crate) fn take_payload(fd: RawFd) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // Only a descriptor that is really open: a stale number must not close another file.
+    // SAFETY: F_GETFD only asks.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the descriptor was handed to us by the process we replaced; we own it now.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Makes the calling process undumpable: another process of the same user can no longer read
+/// its memory or environment through /proc, nor trace it (the harness, when it holds a key).
+pub(crate) fn forbid_inspection() {
+    // SAFETY: prctl with integer arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}

@@ -649,7 +649,7 @@ fn tune_toml(
     let mut s = format!(
         "harness-version = {:?}\ncommand = {:?}\nisolation = {:?}\nplayer-name = {:?}\nplayer-hash = {:?}\n",
         env!("CARGO_PKG_VERSION"),
-        crate::secret::redact_args(std::env::args()).join(" "),
+        crate::secret::redacted_command().join(" "),
         containment.isolation.describe(),
         player.name,
         player.hash,
