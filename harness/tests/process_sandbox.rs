@@ -1,0 +1,492 @@
+//! Process mode is a sandbox too (issue 28), and a test gets one worker's CPU in every mode:
+//! hostile fixtures (`tests/fixtures/hostile/`) beside an honest player, each proving it ran
+//! its attack (its `REACHED` / `BLOCKED` lines), under a root harness as in CI and, for the
+//! rows that do not need root, under a harness of an unprivileged user (setpriv).
+//!
+//! - root powers: a root harness's player is not root (no capability, no_new_privs, seccomp):
+//!   sethostname, SCHED_FIFO and a raised priority are refused;
+//! - UDP: a datagram to a host listener on 127.0.0.1 never arrives; no socket but AF_UNIX;
+//! - System V IPC and POSIX queues: no note reaches a later test, no object is left;
+//! - the secret key: neither the player nor this test finds it in the harness's
+//!   /proc/<pid>/environ or cmdline, given on the command line or in the environment;
+//! - session bomb: 200 spinning children in sessions of their own, moved to the other
+//!   worker's CPU, leave the honest neighbour's thinking time per CPU time within noise of
+//!   its figure beside an idle player (a ratio, never an absolute time).
+
+#[path = "support/containment.rs"]
+mod containment;
+mod support;
+
+use std::collections::BTreeMap;
+use std::net::UdpSocket;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use containment::{expect_blocked, expect_verdict, reached, Limits, Mode, Plan, Scratch};
+use support::stderr_log;
+
+fn plan<'a>(scratch: &'a Scratch, mode: Mode, seeds: &'a [u64], players: Vec<PathBuf>) -> Plan<'a> {
+    Plan {
+        scratch,
+        mode,
+        limits: Limits::default(),
+        seeds,
+        threads: 2,
+        players,
+        extra: Vec::new(),
+    }
+}
+
+fn log(scratch: &Scratch, player: &str, seed: u64) -> String {
+    stderr_log(&scratch.results(), "chesspuzzle", player, &seed.to_string())
+}
+
+fn assert_root(what: &str) {
+    // SAFETY: getuid has no preconditions.
+    assert_eq!(
+        unsafe { libc::getuid() },
+        0,
+        "{what} needs a root harness (and switches to another user with setpriv): run the tests as root, as CI does"
+    );
+}
+
+/// Who runs the harness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum As {
+    Root,
+    /// An unprivileged user (setpriv), with a results folder it owns.
+    User,
+}
+
+/// A user id with no process (the harness of [`As::User`]).
+fn free_uid() -> u32 {
+    (42_000..42_100)
+        .find(|uid| {
+            !std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+                std::fs::read_to_string(e.path().join("status"))
+                    .ok()
+                    .and_then(|s| {
+                        s.lines()
+                            .find_map(|l| l.strip_prefix("Uid:"))
+                            .map(|ids| ids.split_whitespace().next() == Some(&uid.to_string()))
+                    })
+                    .unwrap_or(false)
+            })
+        })
+        .expect("a free user id")
+}
+
+/// The plan's command, run by `who`: as root as it is; as a user through setpriv, with the
+/// results folder made for and owned by that user.
+fn command(plan: &Plan, who: As) -> Command {
+    let cmd = plan.command();
+    if who == As::Root {
+        return cmd;
+    }
+    let uid = free_uid();
+    let results = plan.scratch.results();
+    std::fs::create_dir_all(&results).unwrap();
+    std::os::unix::fs::chown(&results, Some(uid), Some(uid)).unwrap();
+    let mut user = Command::new("setpriv");
+    user.arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={uid}"))
+        .arg("--clear-groups")
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .current_dir(cmd.get_current_dir().unwrap())
+        .stdin(std::process::Stdio::null());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => user.env(key, v),
+            None => user.env_remove(key),
+        };
+    }
+    user
+}
+
+/// Runs the plan as `who` and checks what every hostile run must hold (see
+/// [`Plan::run_and_check`]); returns the rows.
+fn run(plan: &Plan, who: As) -> Vec<BTreeMap<String, String>> {
+    if who == As::Root {
+        return plan.run_and_check().1;
+    }
+    let ran = containment::run_within(&mut command(plan, who), plan.deadline());
+    support::expect_exit(&ran.output, 0);
+    let rows = support::scores(&plan.scratch.results());
+    assert_eq!(
+        rows.len(),
+        plan.players.len() * plan.seeds.len(),
+        "every player played every seed: {rows:?}"
+    );
+    plan.check_rows(&rows);
+    let left = plan.scratch.left_running();
+    assert!(left.is_empty(), "processes left running: {left:#?}");
+    rows
+}
+
+/// A root harness's process-mode player runs as another user with no capability, under
+/// no_new_privs and a seccomp filter: the host's name and real-time scheduling are out of
+/// its reach.
+#[test]
+fn root_powers_refused_process_mode() {
+    assert_root("the root row");
+    let s = Scratch::new("root-powers");
+    let players = vec![s.hostile("root-powers", "root-powers", &[]), s.good()];
+    let plan = plan(&s, Mode::Off, &[1, 2], players);
+    let rows = run(&plan, As::Root);
+    expect_verdict(&rows, "root-powers", &["OK"]);
+    for seed in [1, 2] {
+        let log = log(&s, "root-powers", seed);
+        assert!(reached(&log).is_empty(), "seed {seed}:\n{log}");
+        for what in ["sethostname", "SCHED_FIFO", "raise its priority"] {
+            expect_blocked(&log, what);
+        }
+        let field = |key: &str| {
+            log.lines()
+                .find_map(|l| l.strip_prefix(&format!("ID {key}: ")))
+                .unwrap_or_else(|| panic!("no {key} in the fixture's report:\n{log}"))
+                .to_string()
+        };
+        let uid = field("Uid");
+        assert!(
+            uid.split_whitespace().all(|id| id != "0"),
+            "the player ran as root: Uid {uid}"
+        );
+        for caps in ["CapEff", "CapPrm", "CapBnd", "CapAmb"] {
+            assert_eq!(field(caps), "0000000000000000", "{caps}:\n{log}");
+        }
+        assert_eq!(field("NoNewPrivs"), "1", "{log}");
+        assert_eq!(field("Seccomp"), "2", "a seccomp filter:\n{log}");
+        assert_eq!(field("Groups"), "", "no supplementary group:\n{log}");
+    }
+}
+
+/// A datagram to a listener of this test on the host's 127.0.0.1 never arrives; no socket
+/// of another family than AF_UNIX can be made; a Unix socket pair still works.
+fn udp(who: As) {
+    let s = Scratch::new("udp-send");
+    let listener = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let players = vec![s.hostile("udp-send", "udp-send", &[&port]), s.good()];
+    let plan = plan(&s, Mode::Off, &[1, 2, 3], players);
+    let rows = run(&plan, who);
+    expect_verdict(&rows, "udp-send", &["OK"]);
+    for seed in [1, 2, 3] {
+        let log = log(&s, "udp-send", seed);
+        assert_eq!(
+            reached(&log),
+            ["REACHED a Unix socket pair"],
+            "seed {seed}:\n{log}"
+        );
+        for what in [
+            format!("send UDP to 127.0.0.1:{port}"),
+            format!("TCP to 127.0.0.1:{port}"),
+            "socket AF_INET6".into(),
+            "socket AF_NETLINK".into(),
+            "socket AF_PACKET".into(),
+        ] {
+            expect_blocked(&log, &what);
+        }
+    }
+    listener.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 256];
+    if let Ok((n, from)) = listener.recv_from(&mut buf) {
+        panic!(
+            "the host listener got {:?} from {from}",
+            String::from_utf8_lossy(&buf[..n])
+        );
+    }
+}
+
+#[test]
+fn udp_reaches_no_host_listener_process_mode() {
+    assert_root("the root harness's run");
+    udp(As::Root);
+}
+
+#[test]
+fn udp_reaches_no_host_listener_process_mode_unprivileged() {
+    assert_root("switching to an unprivileged user");
+    udp(As::User);
+}
+
+/// A System V IPC key of this test's own (from its folder's name).
+fn ipc_key(s: &Scratch) -> i32 {
+    let h = s.token().bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    (h & 0x3fff_ffff) as i32 | 0x1000_0000
+}
+
+/// The objects with `key` still on the host: "shm", "msg", "sem" from /proc/sysvipc, and
+/// "mqueue" for the POSIX queue /hostile-KEY. Removes them (a failing test leaves nothing).
+fn ipc_leftovers(key: i32) -> Vec<String> {
+    let mut found = Vec::new();
+    for kind in ["shm", "msg", "sem"] {
+        let text = std::fs::read_to_string(format!("/proc/sysvipc/{kind}")).unwrap();
+        for line in text.lines().skip(1) {
+            let mut fields = line.split_whitespace();
+            let (Some(k), Some(id)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            if k.parse::<i32>() != Ok(key) {
+                continue;
+            }
+            found.push(format!("{kind} {line}"));
+            let id: i32 = id.parse().unwrap();
+            // SAFETY: removal of an IPC object this test's fixture made, by its id.
+            unsafe {
+                match kind {
+                    "shm" => libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()),
+                    "msg" => libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()),
+                    _ => libc::semctl(id, 0, libc::IPC_RMID),
+                };
+            }
+        }
+    }
+    let name = std::ffi::CString::new(format!("/hostile-{key}")).unwrap();
+    // SAFETY: mq_open and mq_unlink with a valid C string; the descriptor is closed.
+    unsafe {
+        let q = libc::mq_open(name.as_ptr(), libc::O_RDONLY);
+        if q != -1 {
+            found.push(format!("mqueue /hostile-{key}"));
+            libc::mq_close(q);
+            libc::mq_unlink(name.as_ptr());
+        }
+    }
+    found
+}
+
+/// Notes in shared memory, a message queue, a semaphore and a POSIX message queue: none is
+/// made, none reaches a later test, nothing is left on the host after the run.
+fn sysv_ipc(who: As) {
+    let s = Scratch::new("sysv-ipc");
+    let key = ipc_key(&s);
+    assert!(ipc_leftovers(key).is_empty(), "key {key} was taken before");
+    let players = vec![
+        s.hostile("sysv-ipc", "sysv-ipc", &[&key.to_string()]),
+        s.good(),
+    ];
+    let mut plan = plan(&s, Mode::Off, &[1, 2, 3, 4], players);
+    // One test at a time: each later test looks for the notes of the earlier ones.
+    plan.threads = 1;
+    let rows = run(&plan, who);
+    expect_verdict(&rows, "sysv-ipc", &["OK"]);
+    let left = ipc_leftovers(key);
+    for seed in [1, 2, 3, 4] {
+        let log = log(&s, "sysv-ipc", seed);
+        assert!(reached(&log).is_empty(), "seed {seed}:\n{log}");
+        for what in [
+            "shared memory",
+            "a message queue",
+            "a semaphore",
+            "a POSIX message queue",
+        ] {
+            expect_blocked(&log, &format!("note of an earlier test in {what}"));
+            expect_blocked(&log, &format!("leave a note in {what}"));
+        }
+    }
+    assert!(left.is_empty(), "IPC objects left on the host: {left:#?}");
+}
+
+#[test]
+fn sysv_ipc_passes_no_note_process_mode() {
+    assert_root("the root harness's run");
+    sysv_ipc(As::Root);
+}
+
+#[test]
+fn sysv_ipc_passes_no_note_process_mode_unprivileged() {
+    assert_root("switching to an unprivileged user");
+    sysv_ipc(As::User);
+}
+
+/// What the kernel shows of process `pid`: its command line and environment, NULs as spaces.
+fn proc_blocks(pid: u32) -> String {
+    ["cmdline", "environ"]
+        .iter()
+        .map(|f| std::fs::read(format!("/proc/{pid}/{f}")).unwrap_or_default())
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The key, given on the command line (`in_args`) or in `HARNESS_SECRET`, is never in the
+/// harness's /proc/<pid>/environ or cmdline: not as this test reads them during the run,
+/// nor in what a player that reads its ancestors' found.
+fn secret(who: As, in_args: bool) {
+    let s = Scratch::new("secret-spy");
+    let key = format!("key-{}-{}", s.token(), std::process::id());
+    let players = vec![s.hostile("secret-spy", "secret-spy", &[]), s.good()];
+    let mut plan = plan(&s, Mode::Off, &[1, 2], players);
+    if in_args {
+        plan.extra = vec!["--secret".into(), key.clone()];
+    }
+    let mut cmd = command(&plan, who);
+    if !in_args {
+        cmd.env("HARNESS_SECRET", &key);
+    }
+    let before = s.players_snapshot();
+    let mut started = containment::start(&mut cmd);
+    let harness = started.child.id();
+    // Judged from the harness's start again on (its environment then names the descriptor
+    // the key came in), which is before it starts any player: the first milliseconds of the
+    // process, before anything else, still show what it was started with.
+    let mut looks = 0;
+    while started.child.try_wait().unwrap().is_none() && started.elapsed() < plan.deadline() {
+        let seen = proc_blocks(harness);
+        if looks > 0 || seen.contains("HARNESS_SECRET_FD=") {
+            assert!(
+                !seen.contains(&key),
+                "the key is in /proc/{harness}:\n{seen}"
+            );
+            assert!(seen.contains("--seeds"), "{seen}");
+            looks += 1;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        looks > 0,
+        "the test never read the harness's command line and environment"
+    );
+    let ran = started.finish(plan.deadline());
+    support::expect_exit(&ran.output, 0);
+    let rows = support::scores(&s.results());
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    // Secret seeds are other boards than the baseline's: the good player's verdicts only.
+    expect_verdict(&rows, containment::GOOD, &["OK"]);
+    let bound = plan.limits.per_test().as_millis();
+    for row in &rows {
+        let wall: u128 = row["wall_ms"].parse().unwrap();
+        assert!(wall <= bound, "{row:?}");
+    }
+    assert_eq!(before, s.players_snapshot(), "the player folders changed");
+    assert!(s.left_running().is_empty());
+    let run_toml = std::fs::read_to_string(s.results().join("latest/run.toml")).unwrap();
+    assert!(run_toml.contains("secret-fingerprint"), "{run_toml}");
+    assert!(!run_toml.contains(&key), "{run_toml}");
+    if in_args {
+        assert!(run_toml.contains("--secret ***"), "{run_toml}");
+    }
+    expect_verdict(&rows, "secret-spy", &["OK"]);
+    for seed in [1, 2] {
+        let log = log(&s, "secret-spy", seed);
+        assert!(
+            !log.contains(&key),
+            "seed {seed}: the player found the key:\n{log}"
+        );
+        // Proof that it read the harness's own command line (its arguments).
+        assert!(
+            log.lines()
+                .any(|l| l.starts_with(&format!("READ /proc/{harness}/cmdline"))
+                    && l.contains("--seeds")),
+            "seed {seed}: the player did not read the harness's command line:\n{log}"
+        );
+        assert!(
+            log.contains(&format!("/proc/{harness}/environ")),
+            "seed {seed}: the player did not try the harness's environment:\n{log}"
+        );
+    }
+}
+
+#[test]
+fn secret_not_in_proc_process_mode_env() {
+    assert_root("the root harness's run");
+    secret(As::Root, false);
+}
+
+#[test]
+fn secret_not_in_proc_process_mode_args() {
+    assert_root("the root harness's run");
+    secret(As::Root, true);
+}
+
+#[test]
+fn secret_not_in_proc_process_mode_unprivileged_env() {
+    assert_root("switching to an unprivileged user");
+    secret(As::User, false);
+}
+
+#[test]
+fn secret_not_in_proc_process_mode_unprivileged_args() {
+    assert_root("switching to an unprivileged user");
+    secret(As::User, true);
+}
+
+/// The honest player's thinking time over its CPU time (1.0: it had its CPU whenever it
+/// thought), beside a neighbour of `children` spinners; and the neighbour's log.
+fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
+    let s = Scratch::new("session-bomb");
+    let players = vec![
+        s.hostile(
+            "session-bomb",
+            "session-bomb",
+            &[&children.to_string(), "10000"],
+        ),
+        s.hostile("cpu-worker", "cpu-worker", &["8", "300"]),
+    ];
+    let mut plan = plan(&s, mode, &[1], players);
+    // The bomb holds 10 s before its first click; the worker needs 2.4 s of CPU (about
+    // 30 s of thinking when it gets a tenth of its CPU, as without a CPU cgroup).
+    plan.limits.time = 30.0;
+    let rows = plan.run_and_check().1;
+    expect_verdict(&rows, "session-bomb", &["OK"]);
+    let worker = expect_verdict(&rows, "cpu-worker", &["OK", "TLE"]);
+    let think: f64 = worker[0]["think_ms"].parse().unwrap();
+    let cpu: f64 = worker[0]["cpu_ms"].parse().unwrap();
+    assert!(
+        cpu >= 1200.0,
+        "the honest player worked only {cpu} ms of CPU (its game was too short?): {worker:?}"
+    );
+    (think / cpu, log(&s, "session-bomb", 1))
+}
+
+/// 200 children, each in a session of its own and moved to the other worker's CPU, spin
+/// beside an honest player that thinks by working: its thinking time per CPU time stays
+/// within 2.5 times its figure beside an idle neighbour (measured in turns, idle and bomb
+/// twice, the best bomb figure against the worst idle one, so that the machine's own load
+/// does not decide). Without a CPU cgroup it is about 11 times; with one, 1.4 to 1.8 times
+/// on a 2-vCPU VM, which is what 200 plain processes pinned to the other CPU cost without
+/// any sandbox (the kernel's and the VM's share, not CPU the bomb takes).
+fn session_bomb(mode: Mode) {
+    assert_root("a CPU cgroup (v1 cpu and cpuset)");
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(
+        cpus >= 2,
+        "the session bomb needs 2 CPUs (one per worker); this machine allows {cpus}"
+    );
+    let (mut idle, mut bomb) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        let (ratio, log) = think_per_cpu(mode, 0);
+        assert!(log.contains("SPINNING 0"), "{log}");
+        idle.push(ratio);
+        let (ratio, log) = think_per_cpu(mode, 200);
+        assert!(
+            log.contains("SPINNING 200"),
+            "the bomb did not start its 200 spinners:\n{log}"
+        );
+        for what in ["move to another CPU", "raise its priority", "SCHED_FIFO"] {
+            expect_blocked(&log, what);
+        }
+        assert!(log.contains("REACHED setsid (200 of 200)"), "{log}");
+        bomb.push(ratio);
+    }
+    let worst_idle = idle.iter().cloned().fold(0.0, f64::max);
+    let best_bomb = bomb.iter().cloned().fold(f64::INFINITY, f64::min);
+    eprintln!("{mode:?}: thinking per CPU time {idle:.2?} beside an idle player, {bomb:.2?} beside the bomb");
+    assert!(
+        best_bomb <= 2.5 * worst_idle,
+        "the honest player thought {bomb:.2?} ms per ms of CPU beside the bomb, {idle:.2?} beside an idle player"
+    );
+}
+
+#[test]
+fn session_bomb_leaves_the_neighbour_its_cpu_sandboxed() {
+    session_bomb(Mode::Default);
+}
+
+#[test]
+fn session_bomb_leaves_the_neighbour_its_cpu_process_mode() {
+    session_bomb(Mode::Off);
+}
