@@ -29,6 +29,13 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
 }
 
 /// A shell-script player in a fresh folder: (folder, path).
+/// Lets a process-mode player write into its own folder: under a root harness it runs as an
+/// unprivileged user, who may write only where any user may.
+fn open_for_writing(dir: &Path) {
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o777))
+        .expect("chmod");
+}
+
 fn script(body: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("player.sh");
@@ -257,6 +264,7 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
     let (dir, player) = script(
         "read header\ncd \"$HARNESS_PLAYER_DIR\"\nif [ -e started ]; then sleep 30 & echo $! >> pids; wait; fi\ntouch started\necho '0 0'\nexit 0",
     );
+    open_for_writing(dir.path());
     let child = harness()
         .args([
             "--problem",
@@ -335,6 +343,7 @@ fn resume_runs_only_the_missing_tests_and_reruns_a_changed_player() {
     let (dir, player) = script(&format!(
         "echo run >> \"$HARNESS_PLAYER_DIR/calls\"\n{FIRST_CELL}"
     ));
+    open_for_writing(dir.path());
     let calls = || {
         std::fs::read_to_string(dir.path().join("calls"))
             .unwrap_or_default()
