@@ -17,6 +17,7 @@
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
 pub mod cgroup;
+pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
@@ -275,6 +276,7 @@ impl Isolation {
             core_dumps: limits.core_dumps,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
+            player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
         }
     }
