@@ -17,6 +17,7 @@
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
 pub mod cgroup;
+pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
@@ -254,8 +255,8 @@ impl Isolation {
                 path: program.to_path_buf(),
             });
         }
-        let process_ids = self.process_ids();
-        if let (Some(ids), Some(w)) = (process_ids, work) {
+        let player_ids = ids::player_ids();
+        if let (Mode::Process, Some(ids), Some(w)) = (self.mode, player_ids, work) {
             // The player's own folders are its id's; the harness's stays root's.
             open_workdir(w, ids);
         }
@@ -290,15 +291,9 @@ impl Isolation {
             core_dumps: limits.core_dumps,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
+            player_ids,
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
-            process_ids,
         }
-    }
-
-    /// Process mode under a root harness: the host ids players run as.
-    fn process_ids(&self) -> Option<(u32, u32)> {
-        (self.mode == Mode::Process && self.outer.0 == 0)
-            .then_some((PLAYER_HOST_ID, PLAYER_HOST_ID))
     }
 
     /// What landlock lets a player read and write in process mode: the system folders, each
@@ -346,11 +341,6 @@ pub struct TestLimits {
     pub core_dumps: bool,
 }
 
-/// The host uid and gid of a process-mode player under a root harness: no account's, so that
-/// it owns nothing on the host, holds no capability, and its files and processes are told
-/// apart from everything else.
-pub(crate) const PLAYER_HOST_ID: u32 = 0x7000_0000;
-
 /// Gives a process-mode test's `work`, `home` and `tmp` folders to the player's `ids`; their
 /// parent (the harness's, mode 0700) becomes passable, not readable. A failure shows when the
 /// player cannot enter its folder (an ERR naming it).
@@ -363,11 +353,11 @@ fn open_workdir(work: &Path, (uid, gid): (u32, u32)) {
 }
 
 /// What process mode holds and what it leaves open (compared with the namespace mode), for
-/// the start-of-run note. `root`: the harness runs as root (players get [`PLAYER_HOST_ID`]).
+/// the start-of-run note. `root`: the harness runs as root (players get [`ids::PLAYER_UID`]).
 fn process_mode_note(root: bool) -> String {
     let abi = probe::landlock_abi();
     let who = if root {
-        format!("as uid {PLAYER_HOST_ID} (not root)")
+        format!("as uid {} (not root)", ids::PLAYER_UID)
     } else {
         "as your user".to_string()
     };

@@ -109,17 +109,42 @@ fn make_here() -> io::Result<()> {
     sys::write_file("/proc/self/setgroups", "deny")?;
     sys::write_file("/proc/self/uid_map", &format!("0 {uid} 1\n"))?;
     sys::write_file("/proc/self/gid_map", &format!("0 {gid} 1\n"))?;
-    sys::loopback_up()
+    sys::loopback_up()?;
+    forget_between_tests()
 }
 
-/// Joins `ns` (the calling process must be single-threaded): first its user namespace, which
-/// gives the caller the rights to join its network namespace.
-pub(crate) fn join(user: RawFd, net: RawFd) -> io::Result<()> {
-    // SAFETY: setns on descriptors the caller owns.
-    sys::check(
-        unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
-        "setns user",
-    )?;
+/// What the kernel would otherwise keep of one test's connections for the next test in the
+/// same namespace, turned off (these knobs are the namespace's own: /proc/sys/net is the
+/// caller's network namespace's):
+/// - `tcp_no_metrics_save`: no TCP metrics (RTT, window, MSS per peer address, `ip
+///   tcp_metrics`) saved when a connection closes;
+/// - `tcp_fastopen` 0: no Fast Open, whose client cache (cookie and MSS per peer) is saved
+///   in the same table whatever the knob above says;
+/// - `tcp_max_tw_buckets` 0: a closed connection leaves no TIME_WAIT socket (whose ports a
+///   later test would read in /proc/net/tcp).
+fn forget_between_tests() -> io::Result<()> {
+    for (knob, value) in [
+        ("tcp_no_metrics_save", "1"),
+        ("tcp_fastopen", "0"),
+        ("tcp_max_tw_buckets", "0"),
+    ] {
+        sys::write_file(&format!("/proc/sys/net/ipv4/{knob}"), value)?;
+    }
+    Ok(())
+}
+
+/// Joins a pooled network namespace (the calling process must be single-threaded): first,
+/// when given, the user namespace that owns it, which gives the caller the rights to join the
+/// network namespace (a root caller has them already).
+pub(crate) fn join(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
+    if let Some(user) = user {
+        // SAFETY: setns on a descriptor the caller owns.
+        sys::check(
+            unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
+            "setns user",
+        )?;
+    }
+    // SAFETY: setns on a descriptor the caller owns.
     sys::check(
         unsafe { libc::setns(net, libc::CLONE_NEWNET) } as _,
         "setns net",
