@@ -371,7 +371,7 @@ fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
     std::fs::write(&file, b"")?;
     std::fs::create_dir(&folder)?;
     for path in [&file, &folder] {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0))?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o0))?;
     }
     sys::mount(
         None,
