@@ -553,15 +553,15 @@ fn expected_files_are_the_independent_count_of_the_transcripts() {
     support::recount(&dir);
 }
 
-/// The README's protocol example is a real game: its lines are those of the data case.
+/// The protocol page's example (docs/protocols.md) is a real game: its lines are those of the data case.
 #[test]
 fn the_readme_example_game_is_a_case_here() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .expect("README.md");
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/protocols.md"))
+            .expect("docs/protocols.md");
     let start = readme
         .find("```\n> 3 4 2")
-        .expect("the ChessPuzzle example in README.md");
+        .expect("the ChessPuzzle example in docs/protocols.md");
     let block = readme[start + 4..].split("```").next().expect("its end");
     // A line's message is what comes before the comment (two or more spaces).
     let message = |line: &str| line[2..].split("  ").next().unwrap_or("").to_string();

@@ -354,7 +354,7 @@ fn describe(
         return Err(err(
             path,
             "is a folder with neither Cargo.toml nor player.toml: to make it a player, add a \
-             player.toml (problem and command; see the README's \"Players\")",
+             player.toml (problem and command; see docs/players.md)",
         ));
     }
     check_executable(&abs).map_err(|m| err(path, m))?;

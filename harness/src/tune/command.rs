@@ -335,8 +335,8 @@ fn find_player(
     if params.is_empty() {
         return Err(Error::Usage(format!(
             "player {}: declares no parameters to tune (add [params] to its player.toml, or \
-             [package.metadata.harness.params] to its Cargo.toml; see README \"Tuning \
-             parameters\")",
+             [package.metadata.harness.params] to its Cargo.toml; see \
+             docs/tuning.md)",
             settings.player.display()
         )));
     }
