@@ -162,6 +162,11 @@ pub struct RunArgs {
     /// error (run a bundle of `harness build --out DIR` instead).
     #[arg(long)]
     pub no_build: bool,
+    /// Build players in a sandbox (no network, a memory limit, only their private copy
+    /// writable, nothing left running): always so with a secret key [default: scoring.toml
+    /// [harness] build-sandbox, else off].
+    #[arg(long)]
+    pub build_sandbox: bool,
     /// Which tests keep their transcript (and can be replayed): all, failed (verdict not
     /// OK), none [default: scoring.toml [harness] transcripts, else all].
     #[arg(long, value_name = "WHICH")]
@@ -389,6 +394,9 @@ pub struct BuildArgs {
     /// Only this problem's players (the problem of executable-file players).
     #[arg(long, value_name = "ID")]
     pub problem: Option<String>,
+    /// Build players in a sandbox, as a run with --build-sandbox does.
+    #[arg(long)]
+    pub build_sandbox: bool,
     #[command(flatten)]
     pub common: Common,
 }

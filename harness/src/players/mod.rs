@@ -15,6 +15,7 @@
 
 pub mod bundled;
 pub mod params;
+mod private;
 pub mod variant;
 
 use std::collections::BTreeMap;
@@ -244,15 +245,17 @@ pub(crate) fn discover_with(
         variant_of.push(None);
         found.push((player, kind));
     }
+    // The run's private folder: copies of programs, and the folders of built players.
+    let mut stage = None;
     build_cargo_players(&mut found, builds)?;
-    build_folder_players(&mut found, builds)?;
+    build_folder_players(&mut found, builds, &mut stage)?;
     // Built under the program's own name; from here on a variant is its own player.
     for ((player, _), v) in found.iter_mut().zip(&variant_of) {
         if let Some(i) = v {
             variants[*i].apply(player);
         }
     }
-    let players = fix_for_the_run(found, &variant_of, variants)?;
+    let players = fix_for_the_run(found, &variant_of, variants, &mut stage)?;
     Ok((players, skipped))
 }
 
@@ -278,19 +281,17 @@ fn fix_for_the_run(
     found: Vec<(Player, Kind)>,
     variant_of: &[Option<usize>],
     variants: &[variant::Variant],
+    stage: &mut Option<Arc<tempfile::TempDir>>,
 ) -> Result<Vec<Player>, PlayerError> {
-    let mut stage = None;
     let mut players = Vec::new();
     for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
         let snapshot = match &kind {
-            Kind::Folder { .. } | Kind::Bundled { .. } => Snapshot::of_folder(&player),
-            Kind::Cargo { .. } | Kind::File => {
-                let stage = match &mut stage {
-                    Some(stage) => stage,
-                    None => stage.insert(Arc::new(new_stage()?)),
-                };
-                Snapshot::copy(&mut player, stage)?
+            // Built in the run's private folder (`private`): that copy is what is watched.
+            Kind::Folder { build: Some(_), .. } => {
+                Snapshot::of_folder(&player, Some(the_stage(stage)?))
             }
+            Kind::Folder { .. } | Kind::Bundled { .. } => Snapshot::of_folder(&player, None),
+            Kind::Cargo { .. } | Kind::File => Snapshot::copy(&mut player, the_stage(stage)?)?,
         };
         player.snapshot = Some(Arc::new(snapshot));
         player.hash = hash_player(&player, &kind);
@@ -300,6 +301,16 @@ fn fix_for_the_run(
         players.push(player);
     }
     Ok(players)
+}
+
+/// The run's private folder, made at its first use.
+fn the_stage(
+    stage: &mut Option<Arc<tempfile::TempDir>>,
+) -> Result<&Arc<tempfile::TempDir>, PlayerError> {
+    match stage {
+        Some(stage) => Ok(stage),
+        None => Ok(stage.insert(Arc::new(new_stage()?))),
+    }
 }
 
 /// Why something a `players/*` glob matched is not a player a user could mean: a folder of
@@ -585,13 +596,14 @@ fn resolve_command(
     Ok((program, args))
 }
 
-/// Runs the `build` command of every `player.toml` player that has one, in its folder, then
-/// finds its program (which the build may have made).
+/// Builds every `player.toml` player that has a `build` command in a copy of its folder
+/// private to the run ([`private::build_in_copy`]), then finds its program there.
 fn build_folder_players(
     found: &mut [(Player, Kind)],
     builds: &mut Builds,
+    stage: &mut Option<Arc<tempfile::TempDir>>,
 ) -> Result<(), PlayerError> {
-    for (player, kind) in found.iter_mut() {
+    for (index, (player, kind)) in found.iter_mut().enumerate() {
         let Kind::Folder {
             command,
             build: Some(build),
@@ -600,20 +612,15 @@ fn build_folder_players(
             continue;
         };
         let player_toml = player.cwd.join("player.toml");
-        let (program, args) = build.split_first().expect("checked when read");
-        // A program named by a path is the folder's own (Command would look beside us).
-        let program = match program.contains('/') {
-            true => player.cwd.join(program),
-            false => PathBuf::from(program),
-        };
-        let mut cmd = Command::new(program);
-        cmd.args(args).current_dir(&player.cwd);
-        builds.run_command(cmd).map_err(|e| {
-            err(
-                &player_toml,
-                format!("build command `{}` {e}", build.join(" ")),
-            )
-        })?;
+        let copy = private::build_in_copy(
+            player,
+            build,
+            command,
+            index,
+            the_stage(stage)?,
+            builds,
+        )?;
+        player.cwd = copy;
         (player.program, player.args) = resolve_command(&player.cwd, command, &player_toml)?;
     }
     Ok(())
@@ -662,34 +669,83 @@ fn build_cargo_players(
         }
     }
     for (root, members) in groups {
+        let first = found[members[0]].0.source.clone();
+        let names: Vec<&str> = members.iter().map(|&i| found[i].0.name.as_str()).collect();
+        let folder = root.parent().unwrap_or(Path::new("/"));
+        let contained = builds.contained();
+        // Contained: the sources are read-only and there is no network, so the lock file
+        // and the dependencies must be there already.
+        let mut job = match contained {
+            true => {
+                if !folder.join("Cargo.lock").is_file() {
+                    return Err(err(
+                        &first,
+                        format!(
+                            "its workspace has no Cargo.lock, and a contained build cannot \
+                             write one: make it once, outside, with `cargo fetch \
+                             --manifest-path {}` (which also downloads its dependencies)",
+                            root.display()
+                        ),
+                    ));
+                }
+                let target = private::contained_target(folder);
+                std::fs::create_dir_all(&target)
+                    .map_err(|e| err(&first, format!("{}: {e}", target.display())))?;
+                private::cargo_job(folder, &target)
+            }
+            false => crate::sandbox::BuildJob {
+                cwd: std::env::current_dir().unwrap_or_else(|_| folder.to_path_buf()),
+                ..Default::default()
+            },
+        };
+        let program = std::env::var_os("CARGO").map_or_else(
+            || resolve_program(folder, "cargo").unwrap_or_else(|| "cargo".into()),
+            PathBuf::from,
+        );
+        job.program = program;
         // Not --quiet: the log keeps cargo's status lines (which crate a hung build was at);
         // the screen shows only warnings and errors.
-        let mut cmd = cargo();
-        cmd.args([
-            "build",
-            "--release",
-            "--message-format",
-            "json-render-diagnostics",
-        ])
-        .arg("--manifest-path")
-        .arg(&root);
-        for &i in &members {
-            cmd.args(["-p", &found[i].0.name]);
+        job.argv = ["cargo", "build", "--release"].map(String::from).to_vec();
+        if contained {
+            job.argv.push("--offline".into());
         }
-        let first = &found[members[0]].0.source;
-        let names: Vec<&str> = members.iter().map(|&i| found[i].0.name.as_str()).collect();
-        let stdout = builds
-            .run(cmd)
-            .map_err(|e| err(first, format!("cargo build of {} {e}", names.join(", "))))?;
+        job.argv.extend(
+            ["--message-format", "json-render-diagnostics", "--manifest-path"].map(String::from),
+        );
+        job.argv.push(root.display().to_string());
+        for &i in &members {
+            job.argv.extend(["-p".to_string(), found[i].0.name.clone()]);
+        }
+        let logged = builds.log().len();
+        let stdout = builds.run_job(&job, false).map_err(|e| {
+            let said = String::from_utf8_lossy(&builds.log()[logged..]);
+            let hint = match contained && said.contains("offline") {
+                true => format!(
+                    "\n(a contained build has no network: fetch its dependencies once, \
+                     outside, with `cargo fetch --manifest-path {}`)",
+                    root.display()
+                ),
+                false => String::new(),
+            };
+            err(
+                &first,
+                format!("cargo build of {} {e}{hint}", names.join(", ")),
+            )
+        })?;
         let binaries = built_binaries(&stdout);
         for &i in &members {
             let player = &mut found[i].0;
-            player.program = binaries.get(&player.name).cloned().ok_or_else(|| {
+            let built = binaries.get(&player.name).cloned().ok_or_else(|| {
                 err(
                     &player.source,
                     format!("cargo built no binary named {:?}", player.name),
                 )
             })?;
+            player.program = match contained {
+                true => private::check_built(&built, &job.writable[0])
+                    .map_err(|m| err(&player.source, m))?,
+                false => built,
+            };
         }
     }
     Ok(())
@@ -953,8 +1009,9 @@ impl Snapshot {
         snapshot
     }
 
-    /// A `player.toml` player: its folder, its program and the files its arguments name.
-    fn of_folder(player: &Player) -> Snapshot {
+    /// A `player.toml` player: its folder, its program and the files its arguments name;
+    /// `stage` holds the folder when it is the run's private copy.
+    fn of_folder(player: &Player, stage: Option<&Arc<tempfile::TempDir>>) -> Snapshot {
         let mut files = vec![player.program.clone()];
         files.extend(
             player
@@ -965,7 +1022,7 @@ impl Snapshot {
                 // is not the player's code, and its times change as it is used.
                 .filter(|p| p.is_absolute() && p.is_file()),
         );
-        Snapshot::new(Some(player.cwd.clone()), files, None)
+        Snapshot::new(Some(player.cwd.clone()), files, stage.cloned())
     }
 
     /// Copies a player's program into the run's private folder, as

@@ -209,8 +209,13 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         None => (settings(args)?, None),
     };
     check(args, &settings)?;
-    let build_timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
-    let mut builds = crate::build::Builds::new(build_timeout);
+    let h = &scoring.harness;
+    let mut builds = crate::build::Builds::from_settings(
+        h,
+        false,
+        settings.sandbox.unwrap_or(h.sandbox),
+        settings.cgroup.unwrap_or(h.cgroup),
+    );
     let Some((player, params)) = find_player(&settings, recorded_hash, &mut builds)? else {
         return Ok(None);
     };
