@@ -934,10 +934,16 @@ pub(crate) fn hash_covers(player: &Player) -> String {
             UNHASHED_EXTENSIONS.join(", *.")
         )
     } else if player.source.join("player.toml").is_file() {
+        // A build step's player is hashed as built, in the run's private copy of its folder.
+        let folder = std::fs::canonicalize(&player.source).unwrap_or_else(|_| player.cwd.clone());
+        let built = match folder == player.cwd {
+            true => "",
+            false => " (as its build left it in the run's copy)",
+        };
         format!(
-            "the command, every file under {} but {}/ and *.{}, and the program when the \
-             command names it by a path",
-            player.cwd.display(),
+            "the command, every file under {}{built} but {}/ and *.{}, and the program when \
+             the command names it by a path",
+            folder.display(),
             UNHASHED_FOLDERS.join("/, "),
             UNHASHED_EXTENSIONS.join(", *.")
         )
