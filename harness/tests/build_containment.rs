@@ -107,7 +107,10 @@ fn a_contained_build_reads_no_secret_reaches_no_network_and_leaves_no_daemon() {
         assert!(log.contains("REACHED read /etc/shadow"), "{log}");
     }
     let daemons = running(&scratch.tag(), " daemon ");
-    assert!(!daemons.is_empty(), "the daemon outlived the build and the run");
+    assert!(
+        !daemons.is_empty(),
+        "the daemon outlived the build and the run"
+    );
     for pid in daemons {
         // SAFETY: plain syscall on a process this test's fixture started (it has the tag).
         unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -218,7 +221,10 @@ fn a_second_run_of_a_build_step_player_never_rebuilds_into_the_first_runs_folder
     let a = containment::start(&mut a);
     let deadline = Instant::now() + Duration::from_secs(300);
     while running(&scratch.tag(), " play").is_empty() {
-        assert!(Instant::now() < deadline, "run A's first game never started");
+        assert!(
+            Instant::now() < deadline,
+            "run A's first game never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // Run B of the same player while A is mid-run (its own results, so its own build).

@@ -612,14 +612,8 @@ fn build_folder_players(
             continue;
         };
         let player_toml = player.cwd.join("player.toml");
-        let copy = private::build_in_copy(
-            player,
-            build,
-            command,
-            index,
-            the_stage(stage)?,
-            builds,
-        )?;
+        let copy =
+            private::build_in_copy(player, build, command, index, the_stage(stage)?, builds)?;
         player.cwd = copy;
         (player.program, player.args) = resolve_command(&player.cwd, command, &player_toml)?;
     }
@@ -710,7 +704,12 @@ fn build_cargo_players(
             job.argv.push("--offline".into());
         }
         job.argv.extend(
-            ["--message-format", "json-render-diagnostics", "--manifest-path"].map(String::from),
+            [
+                "--message-format",
+                "json-render-diagnostics",
+                "--manifest-path",
+            ]
+            .map(String::from),
         );
         job.argv.push(root.display().to_string());
         for &i in &members {

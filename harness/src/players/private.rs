@@ -92,8 +92,9 @@ pub(super) fn build_in_copy(
         program: match (program.contains('/'), builds.contained()) {
             (true, _) => copy.join(program),
             // Looked up on PATH here: the sandbox starts a path.
-            (false, true) => super::resolve_program(&copy, program)
-                .unwrap_or_else(|| program.into()),
+            (false, true) => {
+                super::resolve_program(&copy, program).unwrap_or_else(|| program.into())
+            }
             (false, false) => program.into(),
         },
         argv: build.to_vec(),
@@ -179,10 +180,7 @@ pub(super) fn cargo_job(root: &Path, target: &Path) -> BuildJob {
         .map(PathBuf::from)
         .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
     let mut readable = vec![root.to_path_buf()];
-    let mut env = vec![(
-        "CARGO_TARGET_DIR".to_string(),
-        target.display().to_string(),
-    )];
+    let mut env = vec![("CARGO_TARGET_DIR".to_string(), target.display().to_string())];
     if let Some(cargo_home) = &cargo_home {
         for part in ["bin", "registry", "git", "config.toml", "config"] {
             let path = cargo_home.join(part);

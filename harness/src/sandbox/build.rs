@@ -78,8 +78,7 @@ impl Isolation {
             .chain(&job.readable)
             .map(|path| Bind { path: path.clone() })
             .collect();
-        if !self.visible(&job.program) && !job.readable.iter().any(|r| job.program.starts_with(r))
-        {
+        if !self.visible(&job.program) && !job.readable.iter().any(|r| job.program.starts_with(r)) {
             spec.binds.push(Bind {
                 path: job.program.clone(),
             });
