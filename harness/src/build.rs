@@ -167,13 +167,6 @@ impl Builds {
         if self.refuse {
             return Err(BuildError::Refused);
         }
-        let _ = writeln!(
-            self.log,
-            "$ {}   (in {}, contained)",
-            job.argv.join(" "),
-            job.cwd.display()
-        );
-        let from = self.log.len();
         let contain = self.contain.as_mut().expect("checked above");
         if contain.isolation.is_none() {
             let isolation = Isolation::prepare(contain.sandbox, contain.cgroup, &contain.binds)
@@ -184,6 +177,13 @@ impl Builds {
             }
             contain.isolation = Some(isolation);
         }
+        let _ = writeln!(
+            self.log,
+            "$ {}   (in {}, contained)",
+            job.argv.join(" "),
+            job.cwd.display()
+        );
+        let from = self.log.len();
         let memory = contain.memory;
         let isolation = contain.isolation.as_ref().expect("made above");
         // A clean environment, as a player's: PATH, a UTF-8 locale, then the job's own.

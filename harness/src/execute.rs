@@ -38,7 +38,8 @@ pub fn run(
     plan.notes
         .extend(containment.isolation.notes.iter().cloned());
     fit_to_machine(&mut plan);
-    let (mut files, prior, resumed) = open_files(&mut plan, &containment, scoring)?;
+    let (mut files, prior, resumed) =
+        open_files(&mut plan, &containment, scoring, &builds.describe())?;
     files.transcripts = plan.transcripts;
     if let Err(e) = builds.write_log(&files.dir) {
         eprintln!("warning: cannot keep the build log: {e}");
@@ -145,10 +146,11 @@ fn open_files(
     plan: &mut RunPlan,
     containment: &Containment,
     scoring: &crate::config::Scoring,
+    builds: &str,
 ) -> Result<(RunFiles, Vec<ScoreRow>, bool)> {
     let layout = Layout::new(&plan.problems());
     let Some(dir) = plan.request.resume.clone() else {
-        let toml = run_toml(plan, containment, scoring);
+        let toml = run_toml(plan, containment, scoring, builds);
         // A results folder that cannot be made is the user's to fix (a file, no permission).
         let files = (plan.request.sharding)
             .create_files(&plan.request.results, layout, &toml)
@@ -323,9 +325,15 @@ fn finish(
 }
 
 /// What was run, kept beside the results so a run can be understood, compared and resumed.
-fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::Scoring) -> String {
+/// `builds` says how the players were built ([`Builds::describe`]).
+fn run_toml(
+    plan: &RunPlan,
+    containment: &Containment,
+    scoring: &crate::config::Scoring,
+    builds: &str,
+) -> String {
     let mut s = format!(
-        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\npass-env = {:?}\ntranscripts = {:?}\n",
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\nbuilds = {builds:?}\npass-env = {:?}\ntranscripts = {:?}\n",
         env!("CARGO_PKG_VERSION"),
         crate::secret::redact_args(std::env::args()).join(" "),
         plan.threads,

@@ -131,6 +131,8 @@ fn a_contained_build_reads_no_secret_reaches_no_network_and_leaves_no_daemon() {
         log.contains("(in ") && log.contains(", contained)"),
         "the build ran contained: {log}"
     );
+    let run_toml = std::fs::read_to_string(scratch.results().join("latest/run.toml")).unwrap();
+    assert!(run_toml.contains("builds = \"contained ("), "{run_toml}");
     // The fixture ran (its daemon was started) and was held.
     assert!(log.contains("REACHED leave a daemon"), "{log}");
     expect_blocked(&log, "read /etc/shadow");

@@ -3,12 +3,14 @@
 //! A path is one player and may be: a Cargo package (a folder with `Cargo.toml`, problem from
 //! `[package.metadata.harness] problem = "..."`), built once in release mode before the run;
 //! a folder with a `player.toml` (`name`, `problem`, `command`, relative to that folder), for
-//! any language, with an optional `build` command run in its folder before the run; or an
-//! executable file (its problem from `--problem`). This module reads manifests, runs
-//! `cargo build` and `build` commands (through [`crate::build`]) and keeps each player the same
-//! for the whole run: Cargo and executable-file players run from a copy of their program
-//! taken when the run starts, in a run-private folder removed when the run ends; a
-//! `player.toml` folder is watched ([`Player::check_unchanged`]). It never runs a player.
+//! any language, with an optional `build` command run before the run in a copy of the folder
+//! private to the run ([`private`]); or an executable file (its problem from `--problem`).
+//! This module reads manifests, runs `cargo build` and `build` commands (through
+//! [`crate::build`], contained or not) and keeps each player the same for the whole run:
+//! Cargo and executable-file players run from a copy of their program taken when the run
+//! starts, a built `player.toml` player from its private copy, all in a run-private folder
+//! removed when the run ends; that copy, or the folder of a `player.toml` player without a
+//! build, is watched ([`Player::check_unchanged`]). It never runs a player.
 //!
 //! A player's name becomes folder names under `results/` and cells of CSV files, so it must
 //! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
@@ -115,7 +117,8 @@ struct PlayerToml {
     /// The user's variables passed through, by name.
     #[serde(default)]
     pass_env: Vec<String>,
-    /// A command run in the folder once before the run (a compiler), outside the sandbox.
+    /// A command run once before the run (a compiler), in the run's private copy of the
+    /// folder; contained when builds are ([`crate::build`]).
     build: Option<Vec<String>>,
     /// Declared parameters ([`crate::players::params`]): their defaults reach the player.
     params: Option<toml::Table>,
