@@ -375,3 +375,55 @@ fn a_cargo_player_whose_dependencies_are_not_fetched_gets_an_error_naming_the_fi
         "{text}"
     );
 }
+
+#[test]
+fn a_contained_build_over_its_memory_limit_is_killed_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("greedy-build");
+    std::fs::create_dir(&player).unwrap();
+    // 400 MB held at once, then a line that says it got them.
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"chesspuzzle\"\n\
+         build = [\"python3\", \"-c\", \"x = bytearray(400 << 20); print('held', len(x) >> 20, 'MB')\"]\n\
+         command = [\"python3\", \"main.py\"]\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        support::root().join("players/chesspuzzle-python/main.py"),
+        player.join("main.py"),
+    )
+    .unwrap();
+    let config = dir.path().join("scoring.toml");
+    std::fs::write(&config, "[harness]\nbuild-memory-limit = 64\n").unwrap();
+    let run = |contained: bool| {
+        let mut cmd = support::harness();
+        cmd.args(["--seeds", "1", "--config"])
+            .arg(&config)
+            .arg("--testcases")
+            .arg(support::root().join("testcases"))
+            .arg("--results")
+            .arg(dir.path().join("results"))
+            .arg("--players")
+            .arg(&player);
+        if contained {
+            cmd.arg("--build-sandbox");
+        }
+        cmd.output().unwrap()
+    };
+    // As the user, the build gets its memory (the limit is the sandbox's).
+    let out = run(false);
+    support::expect_exit(&out, 0);
+    assert!(
+        build_log(&dir.path().join("results")).contains("held 400 MB"),
+        "{}",
+        build_log(&dir.path().join("results"))
+    );
+    let out = run(true);
+    support::expect_exit(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("ran out of memory") && stderr.contains("build-memory-limit = 64 MB"),
+        "{stderr}"
+    );
+}

@@ -63,8 +63,16 @@ impl Isolation {
             }
             Mode::Namespaces => None,
         };
+        // A program found on PATH outside what the build sees (a pyenv shim) is looked up
+        // again among the PATH entries it sees, as a player's is.
+        let named = job.argv.first().is_some_and(|a| !a.contains('/'));
+        let shown = job.readable.iter().any(|r| job.program.starts_with(r));
+        let program = match named && !shown {
+            true => self.visible_program(&job.program, true),
+            false => job.program.clone(),
+        };
         let mut spec = self.spec(
-            &job.program,
+            &program,
             job.argv.clone(),
             &job.cwd,
             job.env.clone(),
@@ -78,9 +86,9 @@ impl Isolation {
             .chain(&job.readable)
             .map(|path| Bind { path: path.clone() })
             .collect();
-        if !self.visible(&job.program) && !job.readable.iter().any(|r| job.program.starts_with(r)) {
+        if !self.visible(&program) && !job.readable.iter().any(|r| program.starts_with(r)) {
             spec.binds.push(Bind {
-                path: job.program.clone(),
+                path: program.clone(),
             });
         }
         spec.writable_binds = job.writable.clone();
