@@ -50,6 +50,8 @@ struct Contain {
     /// Bytes of memory for a build's whole tree.
     memory: u64,
     isolation: Option<Isolation>,
+    /// How the last sandbox was made (kept once it is freed), for [`Builds::describe`].
+    described: Option<String>,
 }
 
 /// Why a build did not give a program.
@@ -128,7 +130,16 @@ impl Builds {
             binds: binds.to_vec(),
             memory: memory_mb << 20,
             isolation: None,
+            described: None,
         });
+    }
+
+    /// Frees the sandbox of contained builds (their cgroups, their scratch folder) once the
+    /// players are built; a later build makes it again.
+    pub(crate) fn release_sandbox(&mut self) {
+        if let Some(contain) = &mut self.contain {
+            contain.isolation = None;
+        }
     }
 
     /// Adds a line to the builds' log (what was done instead of a build).
@@ -146,9 +157,9 @@ impl Builds {
         match &self.contain {
             None => "as the user, outside the sandbox".to_string(),
             Some(Contain {
-                isolation: Some(isolation),
+                described: Some(how),
                 ..
-            }) => format!("contained ({})", isolation.describe()),
+            }) => format!("contained ({how})"),
             Some(_) => "contained".to_string(),
         }
     }
@@ -175,6 +186,7 @@ impl Builds {
                 eprintln!("builds: {note}");
                 let _ = writeln!(self.log, "[note: {note}]");
             }
+            contain.described = Some(isolation.describe());
             contain.isolation = Some(isolation);
         }
         let _ = writeln!(

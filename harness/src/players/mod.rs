@@ -252,6 +252,7 @@ pub(crate) fn discover_with(
     let mut stage = None;
     build_cargo_players(&mut found, builds)?;
     build_folder_players(&mut found, builds, &mut stage)?;
+    builds.release_sandbox();
     // Built under the program's own name; from here on a variant is its own player.
     for ((player, _), v) in found.iter_mut().zip(&variant_of) {
         if let Some(i) = v {

@@ -239,3 +239,122 @@ pub(super) fn check_built(program: &Path, target: &Path) -> Result<PathBuf, Stri
     }
     Ok(real)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: PathBuf, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_private_copy_keeps_sources_times_modes_and_links_but_no_build_outputs_or_fifos() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("player");
+        write(from.join("main.cpp"), "int main() {}\n");
+        write(from.join("lib/deep/util.h"), "// util\n");
+        write(from.join("target/main"), "stale build");
+        write(from.join(".git/HEAD"), "ref\n");
+        write(from.join("lib/__pycache__/x.pyc"), "cache");
+        write(from.join("node_modules/m/index.js"), "module");
+        std::os::unix::fs::symlink("/etc/hostname", from.join("link")).unwrap();
+        let fifo = std::ffi::CString::new(from.join("pipe").to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string; mkfifo only makes the file.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let script = from.join("build.sh");
+        write(script.clone(), "true\n");
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+        std::fs::File::options()
+            .write(true)
+            .open(from.join("main.cpp"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+
+        let to = dir.path().join("copy");
+        copy_folder(&from, &to, &NOT_COPIED).unwrap();
+        assert_eq!(
+            std::fs::read(to.join("main.cpp")).unwrap(),
+            b"int main() {}\n"
+        );
+        assert!(to.join("lib/deep/util.h").is_file());
+        assert!(
+            to.join("node_modules/m/index.js").is_file(),
+            "a player may need it"
+        );
+        for gone in ["target", ".git", "lib/__pycache__", "pipe"] {
+            assert!(!to.join(gone).exists(), "{gone} was copied");
+        }
+        assert_eq!(
+            std::fs::read_link(to.join("link")).unwrap(),
+            Path::new("/etc/hostname"),
+            "a link stays a link"
+        );
+        let meta = std::fs::metadata(to.join("main.cpp")).unwrap();
+        assert_eq!(
+            meta.modified().unwrap(),
+            old,
+            "times kept (make judges the copy)"
+        );
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(to.join("build.sh"))
+                .unwrap()
+                .permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o755);
+    }
+
+    #[test]
+    fn the_build_key_follows_sources_commands_and_containment_not_build_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path();
+        write(folder.join("main.cpp"), "int main() {}\n");
+        let command = ["target/main".to_string()];
+        let build = ["make".to_string()];
+        let key =
+            |build: &[String], contained: bool| source_key(folder, &command, build, contained);
+        let first = key(&build, false);
+        write(folder.join("target/main"), "built");
+        assert_eq!(key(&build, false), first, "build outputs are not sources");
+        assert_ne!(key(&build, true), first, "a contained build is kept apart");
+        assert_ne!(key(&["make".into(), "-j2".into()], false), first);
+        write(folder.join("main.cpp"), "int main() { return 1; }\n");
+        assert_ne!(key(&build, false), first, "a source changed");
+    }
+
+    #[test]
+    fn a_built_program_must_be_a_plain_file_of_the_builds_own_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("harness-sandbox");
+        write(target.join("release/p"), "binary");
+        assert!(check_built(&target.join("release/p"), &target).is_ok());
+        std::os::unix::fs::symlink("/etc/hostname", target.join("release/q")).unwrap();
+        let err = check_built(&target.join("release/q"), &target).unwrap_err();
+        assert!(err.contains("is not a file of its output folder"), "{err}");
+        std::os::unix::fs::symlink(dir.path(), target.join("up")).unwrap();
+        write(dir.path().join("outside"), "x");
+        assert!(check_built(&target.join("up/outside"), &target).is_err());
+    }
+
+    #[test]
+    fn a_build_is_published_whole_and_a_second_publisher_keeps_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = dir.path().join("built");
+        write(built.join("target/main"), "one");
+        let entry = dir.path().join("cache/0123456789abcdef");
+        publish(&built, &entry).unwrap();
+        assert_eq!(std::fs::read(entry.join("target/main")).unwrap(), b"one");
+        write(built.join("target/main"), "two");
+        publish(&built, &entry).unwrap();
+        assert_eq!(std::fs::read(entry.join("target/main")).unwrap(), b"one");
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("cache"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["0123456789abcdef"], "no half-written entry left");
+    }
+}
