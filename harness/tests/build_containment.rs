@@ -427,3 +427,74 @@ fn a_contained_build_over_its_memory_limit_is_killed_and_said_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn sigterm_during_a_contained_build_ends_the_run_and_leaves_nothing() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!(
+        "sleeper-{}",
+        dir.path().file_name().unwrap().to_string_lossy()
+    );
+    let player = dir.path().join("hangs");
+    std::fs::create_dir(&player).unwrap();
+    // A build that starts a background process and waits, both under the token's name.
+    std::fs::write(
+        player.join("player.toml"),
+        format!(
+            "problem = \"chesspuzzle\"\nbuild = [\"sh\", \"-c\", \"cp /bin/sleep ./{token} && \
+             (./{token} 300 &) && echo started >&2 && exec ./{token} 300\"]\n\
+             command = [\"target/main\"]\n"
+        ),
+    )
+    .unwrap();
+    let mut harness = support::harness()
+        .args(["--seeds", "1", "--build-sandbox", "--results"])
+        .arg(dir.path().join("results"))
+        .arg("--players")
+        .arg(&player)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = harness.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    // The build's stderr reaches the screen as it comes: it is running.
+    let mut seen = Vec::new();
+    while !seen.iter().any(|l: &String| l == "started") {
+        match rx.recv_timeout(Duration::from_secs(240)) {
+            Ok(line) => seen.push(line),
+            Err(e) => panic!("the build never started ({e}): {seen:?}"),
+        }
+    }
+    assert_eq!(
+        support::processes_mentioning(&token).len(),
+        2,
+        "both of the build's processes run"
+    );
+    // SAFETY: plain syscall on the harness this test started.
+    unsafe { libc::kill(harness.id() as i32, libc::SIGTERM) };
+    let status = harness.wait().unwrap();
+    seen.extend(rx.iter());
+    assert_eq!(status.code(), Some(130), "{seen:?}");
+    assert!(
+        seen.iter().any(|l| l.contains("was interrupted")),
+        "{seen:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !support::processes_mentioning(&token).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "left running: {:?}",
+            support::processes_mentioning(&token)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!dir.path().join("results").exists(), "nothing written");
+}
