@@ -715,6 +715,61 @@ fn a_time_limit_after_a_partial_line_says_so_and_does_not_blame_the_machine() {
 }
 
 #[test]
+fn a_player_that_never_flushes_gets_a_time_limit_that_says_so_with_the_move_and_the_limit() {
+    let results = tempfile::tempdir().unwrap();
+    // Python block-buffers stdout into a pipe: its answer waits in the buffer while it waits
+    // for the reply. The other player answers once (flushed) and then goes silent.
+    let dir = tempfile::tempdir().unwrap();
+    let python = dir.path().join("unflushed.py");
+    let py = "#!/usr/bin/env python3\nimport sys\nsys.stdin.readline()\nprint('0 0')\nsys.stdin.read()\n";
+    let once = dir.path().join("once.sh");
+    let sh = "#!/bin/sh\nread header\necho '0 0'\nread line\nsleep 30\n";
+    for (path, text) in [(&python, py), (&once, sh)] {
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    let (code, _out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1",
+            "--time-limit",
+            "5",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&python)
+        .arg(&once));
+    assert_eq!(code, 0, "{err}");
+    let scores = read_csv(&results.path().join("latest/scores.csv"));
+    let col = |name: &str| scores[0].iter().position(|h| h == name).unwrap();
+    let reason = |player: &str| {
+        let row = scores[1..]
+            .iter()
+            .find(|r| r[col("player")] == player)
+            .expect("a row");
+        assert_eq!(row[col("verdict")], "TLE", "{row:?}");
+        row[col("reason")].clone()
+    };
+    let silent = "thinking time over the limit of 5 s per test at move 1: no bytes received: \
+                  did the player flush its output?";
+    assert_eq!(reason("unflushed"), silent);
+    // The failure line on screen says it too.
+    assert!(
+        err.contains(&format!("TLE chesspuzzle unflushed seed 1: {silent}")),
+        "{err}"
+    );
+    let since = reason("once");
+    assert!(
+        since.contains("at move 2: no bytes received since the last message"),
+        "{since}"
+    );
+}
+
+#[test]
 fn results_naming_a_file_says_it_is_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("results.txt");

@@ -238,7 +238,10 @@ fn json_lines_carry_every_test_and_standing_and_nothing_else_is_on_stdout() {
         let key = (
             t["player"].as_str().unwrap().to_string(),
             // A seed is a number, as scripts compare it.
-            t["seed"].as_u64().unwrap_or_else(|| panic!("{t}")).to_string(),
+            t["seed"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{t}"))
+                .to_string(),
         );
         let (score, hash) = &csv[&key];
         // serde_json's own float parsing may be off by one unit in the last place.
