@@ -145,6 +145,24 @@ fn variants_of_one_program_run_side_by_side_with_their_own_names_hashes_and_sett
     let (code, out, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("largest"), "{out}");
+    // The runs' report.html link the replay pages compare wrote, as those the run wrote.
+    assert!(out.contains("updated "), "no report.html updated: {out}");
+    for run in std::fs::read_dir(results.path()).unwrap().flatten() {
+        let replays = run.path().join("replays");
+        if run.file_name() == "latest" || !replays.is_dir() {
+            continue;
+        }
+        let report = std::fs::read_to_string(run.path().join("report.html")).unwrap();
+        for page in std::fs::read_dir(&replays).unwrap().flatten() {
+            let name = page.file_name().to_string_lossy().to_string();
+            let href = format!("href=\"replays/{name}\"");
+            assert!(
+                report.contains(&href),
+                "{href} not in {}",
+                run.path().display()
+            );
+        }
+    }
     // Its replay commands work as printed.
     let command = out
         .lines()

@@ -504,19 +504,50 @@ pub(crate) fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
     let env_of = |problem: &str| -> Result<Env, Error> {
         Ok(crate::context::Context::load(&args.common)?.env(problem, None))
     };
+    // The runs that get new replay pages: their report.html links them once rewritten.
+    let replayed = std::cell::RefCell::new(std::collections::BTreeSet::new());
     let link = |c: &report::Comparison, i: usize, case: &CaseKey| {
-        replay_link(&results, &page, c, i, case, &env_of)
+        replay_link(
+            &results,
+            &page,
+            c,
+            i,
+            case,
+            &env_of,
+            &mut replayed.borrow_mut(),
+        )
     };
     let html = extremes::html(&comparisons, args.largest, link, args.results.as_deref());
     crate::rundir::write_atomic(&page, html.as_bytes())
         .map_err(|e| Error::fault(format!("cannot write {}: {e}", page.display())))?;
     println!("wrote {}", page.display());
+    for run in replayed.into_inner() {
+        relink_report(&run);
+    }
     Ok(crate::exit::OK)
+}
+
+/// Rewrites the `report.html` of a run that got new replay pages, so it links them as it
+/// links those the run wrote itself. A run without a report keeps none; a failure is a note.
+fn relink_report(run: &Path) {
+    if !run.join("report.html").is_file() {
+        return;
+    }
+    let rewritten = crate::replay::read_scores(run)
+        .and_then(|rows| crate::report::html::write(run, &rows).map_err(|e| e.to_string()));
+    match rewritten {
+        Ok(()) => println!("updated {}", run.join("report.html").display()),
+        Err(e) => eprintln!(
+            "note: {}: not updated: {e}",
+            run.join("report.html").display()
+        ),
+    }
 }
 
 /// The replay page of entry `i`'s game on `case`, written now if its run has the transcript,
 /// as a link from `page` (relative when the page is in the results folder). `None` when
-/// there is no page to link (no transcript, no replays for the problem, a keyed run).
+/// there is no page to link (no transcript, no replays for the problem, a keyed run). The
+/// folder of a run that got a new page joins `replayed`.
 fn replay_link(
     results: &Path,
     page: &Path,
@@ -524,6 +555,7 @@ fn replay_link(
     i: usize,
     case: &CaseKey,
     env_of: &dyn Fn(&str) -> Result<Env, Error>,
+    replayed: &mut std::collections::BTreeSet<PathBuf>,
 ) -> Option<String> {
     let e = &c.entries[i];
     if e.secret.is_some() || !crate::problem::has_views(&c.problem) {
@@ -551,6 +583,7 @@ fn replay_link(
         let problem = problem::by_id(&c.problem)?;
         let env = env_of(&c.problem).ok()?;
         crate::replay::write(&dir, problem.as_ref(), &env, &row).ok()?;
+        replayed.insert(dir.clone());
     }
     let here = page.parent().and_then(|p| std::fs::canonicalize(p).ok());
     let file = std::fs::canonicalize(&file).ok()?;
