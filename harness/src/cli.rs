@@ -142,9 +142,14 @@ pub struct RunArgs {
     pub wide: bool,
     /// Show the one test of this run as it is played (one player, one seed): every message
     /// as it passes (`> ` to the player, `< ` from it) and the player's stderr as it writes
-    /// it (`[stderr] `), on stderr.
+    /// it (`[stderr] `), on stderr. A debugging run: not linked as results/latest, not in
+    /// best.csv, never the baseline of a later run.
     #[arg(long)]
     pub verbose: bool,
+    /// A few words about the run ("try wider beam"), kept in its run.toml and shown by
+    /// `harness runs`, `compare` and the comparison with the previous run.
+    #[arg(long, visible_alias = "comment", value_name = "TEXT")]
+    pub tag: Option<String>,
     /// JSON lines on stdout, for scripts: a "test" line as each test finishes, a "standing"
     /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
     #[arg(long)]

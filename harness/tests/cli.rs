@@ -545,6 +545,30 @@ fn a_run_is_compared_with_the_previous_run_of_the_same_players() {
         );
     }
 
+    // A tag (or --comment) is kept in run.toml and named by the next run's comparison.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1..3"])
+        .args(["--comment", "try \"wider\" beam", "--results"])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    let tagged = std::fs::read_link(results.path().join("latest")).unwrap();
+    let run_toml = std::fs::read_to_string(results.path().join(&tagged).join("run.toml")).unwrap();
+    assert!(
+        run_toml.contains("\ntag = 'try \"wider\" beam'\n"),
+        "{run_toml}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, third, err) = go();
+    assert_eq!(code, 0, "{err}");
+    let line = format!(
+        "chesspuzzle: vs previous run {} \"try \\\"wider\\\" beam\" (3 common tests)",
+        tagged.display()
+    );
+    assert!(third.contains(&line), "{third}");
+
     let (code, _, err) = run(harness()
         .args(["--problem", "chesspuzzle", "--group-by", "Q", "--results"])
         .arg(results.path())

@@ -24,12 +24,12 @@ fn run(mut cmd: Command) -> (i32, String, String) {
     )
 }
 
-/// The whole conversation of a test of the latest run under `results` (transcripts keep only
+/// The whole conversation of a test of the run `run_id` under `results` (transcripts keep only
 /// the player's lines; `harness replay --transcript` rebuilds the judge's).
-fn full_transcript(results: &Path, player: &str, seed: &str) -> String {
+fn full_transcript(results: &Path, run_id: &str, player: &str, seed: &str) -> String {
     let mut cmd = harness(&[
         "replay",
-        "latest",
+        run_id,
         "--player",
         player,
         "--seed",
@@ -335,11 +335,26 @@ fn verbose_shows_the_messages_and_the_stderr_of_one_test_as_they_pass() {
         "--verbose",
     ]);
     cmd.arg("--results").arg(results.path());
-    let (code, _, err) = run(cmd);
+    let (code, out, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
+    // A debugging run: kept, said so, but not linked as latest.
+    assert!(!results.path().join("latest").exists(), "{out}");
+    assert!(out.contains("debugging run: not linked as latest"), "{out}");
+    let id = std::fs::read_dir(results.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .find(|n| !n.ends_with(".csv"))
+        .expect("the run's folder");
+    let run_toml = std::fs::read_to_string(results.path().join(&id).join("run.toml")).unwrap();
+    assert!(run_toml.contains("\ndebug = true\n"), "{run_toml}");
+    assert!(
+        !results.path().join("best.csv").exists(),
+        "a debugging run in best.csv"
+    );
     // Every message of the test was shown, in order: the whole conversation (the judge's
     // lines rebuilt from the compact transcript).
-    let transcript = full_transcript(results.path(), "chesspuzzle-python", "2");
+    let transcript = full_transcript(results.path(), &id, "chesspuzzle-python", "2");
     let messages = |text: &str| -> Vec<String> {
         text.lines()
             .filter(|l| l.starts_with("> ") || l.starts_with("< "))
@@ -454,7 +469,7 @@ fn the_replay_of_a_refused_linez_move_shows_the_cells_that_were_allowed() {
         .collect();
     // The empty cells joined to the first number by empty neighbours, counted here from the
     // board the player was sent (the transcript), by a search of this test's own.
-    let transcript = full_transcript(results.path(), "self", "4");
+    let transcript = full_transcript(results.path(), "latest", "self", "4");
     let board: Vec<Vec<u8>> = transcript
         .lines()
         .take(9)

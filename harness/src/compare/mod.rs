@@ -130,6 +130,8 @@ pub(crate) fn filter_cases(
 ///
 /// A run with a secret key has other tests under the same seeds: it is compared only with
 /// earlier runs made with the same key, and leaves `best.csv` (tests made without a key) alone.
+/// A debugging run (`--verbose`) is outside the history: no comparison with earlier runs, and
+/// `best.csv` left alone.
 pub struct History {
     flags: Flags,
     /// The results folder (earlier runs, `best.csv`).
@@ -137,6 +139,8 @@ pub struct History {
     scale: f64,
     /// The fingerprint of the run's secret key.
     secret: Option<String>,
+    /// A debugging run ([`crate::rundir::Meta::debug`]).
+    debug: bool,
 }
 
 impl History {
@@ -145,6 +149,7 @@ impl History {
         scoring: &Scoring,
         results: &Path,
         secret: Option<&Secret>,
+        debug: bool,
     ) -> Result<History, Error> {
         if flags.vs_best && secret.is_some() {
             return Err(Error::Usage(
@@ -158,6 +163,7 @@ impl History {
             results: results.to_path_buf(),
             scale: scoring.harness.relative_scale,
             secret: secret.map(|s| s.fingerprint().to_string()),
+            debug,
         })
     }
 
@@ -208,6 +214,9 @@ impl History {
                 Err(e) => lines.push(format!("warning: no groups: {e}")),
             }
         }
+        if self.debug {
+            return Ok(lines);
+        }
         for c in &comparisons {
             if let Some(line) = versus_previous(results, run, c, self.scale, &self.secret)? {
                 lines.push(line);
@@ -239,9 +248,14 @@ impl Reporter for History {
 }
 
 /// "vs <previous run> (<n> common tests): <player> +0.12% (95% CI ..., p = ...), ...": each
-/// player of this run against itself in the newest earlier run of the same problem with the
-/// same player names and the same secret key (`secret`, a fingerprint) that shares at least
-/// one test with it. `None` when there is no such run.
+/// player of this run against itself in the earlier run that is the best baseline, or `None`
+/// when no earlier run shares a test with it.
+///
+/// The baseline is an earlier run of the same problem and secret key (`secret`, a
+/// fingerprint), not a debugging run, with players of this run: of those, the runs sharing
+/// at least half as much evidence as the one that shares most (common players x tests common
+/// to all of them in both runs), the newest. So a 200-seed run of the same players beats a
+/// newer 1-seed one, and a run with a variant added is compared on the players in common.
 fn versus_previous(
     results: &Path,
     run: &str,
@@ -249,53 +263,111 @@ fn versus_previous(
     scale: f64,
     secret: &Option<String>,
 ) -> Result<Option<String>, String> {
-    let mut names: Vec<&str> = current.entries.iter().map(|e| e.player.as_str()).collect();
+    let Some((id, previous)) = baseline(results, run, &current.entries, secret) else {
+        return Ok(None);
+    };
+    let mut names: Vec<&str> = previous.iter().map(|e| e.player.as_str()).collect();
     names.sort();
-    let earlier = runs::list(results);
-    for id in earlier.iter().rev().filter(|id| id.as_str() < run) {
-        let Ok(entries) = runs::load_run(&results.join(id)) else {
-            continue;
-        };
-        if entries.first().is_some_and(|e| e.secret != *secret) {
+    let mine: Vec<Entry> = current
+        .entries
+        .iter()
+        .filter(|e| names.contains(&e.player.as_str()))
+        .cloned()
+        .collect();
+    let both: Vec<Entry> = previous.iter().chain(&mine).cloned().collect();
+    let options = Options {
+        groups: Some(Vec::new()),
+        scale,
+        ..Options::default()
+    };
+    let c = report::compare(&both, info, &options)?
+        .into_iter()
+        .next()
+        .expect("one problem");
+    let mut line = previous_line(&c, &names, run, &id);
+    let mut new: Vec<&str> = current
+        .entries
+        .iter()
+        .map(|e| e.player.as_str())
+        .filter(|p| !names.contains(p))
+        .collect();
+    if !new.is_empty() {
+        new.sort();
+        let _ = write!(line, "; not in that run: {}", new.join(", "));
+    }
+    Ok(Some(line))
+}
+
+/// The earlier run to compare `current` (this run's entries of one problem) with, and its
+/// entries of the players in common (see [`versus_previous`]).
+fn baseline(
+    results: &Path,
+    run: &str,
+    current: &[Entry],
+    secret: &Option<String>,
+) -> Option<(String, Vec<Entry>)> {
+    let problem = &current.first()?.problem;
+    // (evidence, id, entries of the players in common)
+    let mut candidates: Vec<(usize, String, Vec<Entry>)> = Vec::new();
+    for id in runs::list(results)
+        .into_iter()
+        .filter(|id| id.as_str() < run)
+    {
+        let dir = results.join(&id);
+        let meta = crate::rundir::Meta::read(&dir);
+        if meta.debug || meta.secret != *secret {
             continue;
         }
+        let Ok(entries) = runs::load_run(&dir) else {
+            continue;
+        };
         let previous: Vec<Entry> = entries
             .into_iter()
-            .filter(|e| e.problem == current.problem)
+            .filter(|e| &e.problem == problem && current.iter().any(|c| c.player == e.player))
             .collect();
-        let mut theirs: Vec<&str> = previous.iter().map(|e| e.player.as_str()).collect();
-        theirs.sort();
-        if theirs != names {
-            continue;
+        let evidence = previous.len() * tests_shared(&previous, current);
+        if evidence > 0 {
+            candidates.push((evidence, id, previous));
         }
-        let both: Vec<Entry> = previous
-            .iter()
-            .chain(current.entries.iter())
-            .cloned()
-            .collect();
-        let options = Options {
-            groups: Some(Vec::new()),
-            scale,
-            ..Options::default()
-        };
-        let c = report::compare(&both, info, &options)?
-            .into_iter()
-            .next()
-            .expect("one problem");
-        // A run of other seeds says nothing about this one: look further back.
-        if c.common.is_empty() {
-            continue;
-        }
-        return Ok(Some(previous_line(&c, &names, run, id)));
     }
-    Ok(None)
+    let most = candidates.iter().map(|c| c.0).max()?;
+    // Ids are UTC timestamps: the last candidate with enough evidence is the newest.
+    let (_, id, previous) = candidates
+        .into_iter()
+        .rev()
+        .find(|(evidence, _, _)| 2 * evidence >= most)?;
+    Some((id, previous))
+}
+
+/// The tests that every entry of `previous` and every entry of `current` of the same player
+/// have: what the comparison of the two runs is made on.
+fn tests_shared(previous: &[Entry], current: &[Entry]) -> usize {
+    let Some(first) = previous.first() else {
+        return 0;
+    };
+    let mine = |p: &Entry| current.iter().find(|c| c.player == p.player);
+    first
+        .tests
+        .keys()
+        .filter(|k| {
+            previous.iter().all(|p| {
+                p.tests.contains_key(*k) && mine(p).is_some_and(|c| c.tests.contains_key(*k))
+            })
+        })
+        .count()
 }
 
 /// "<problem>: vs previous run <id> (<n> common tests): <player> +0.12% (95% CI ..., p =
 /// ..., same build); ..." from a comparison `c` of the run `run` with the run `id`.
 fn previous_line(c: &report::Comparison, names: &[&str], run: &str, id: &str) -> String {
+    let tag = c
+        .entries
+        .iter()
+        .find(|e| e.run == id)
+        .and_then(|e| e.tag.as_deref())
+        .map_or(String::new(), |t| format!(" {t:?}"));
     let mut line = format!(
-        "{}: vs previous run {id} ({} common tests):",
+        "{}: vs previous run {id}{tag} ({} common tests):",
         c.problem,
         c.common.len()
     );
@@ -672,6 +744,10 @@ fn list_runs(results: &Path, ids: &[String]) -> String {
                 players.join(", ")
             );
         }
+        let marks = crate::rundir::Meta::read(&results.join(id)).marks();
+        if !marks.is_empty() {
+            let _ = writeln!(out, "{:<19}  {}", "", marks.join("; "));
+        }
     }
     out
 }
@@ -691,5 +767,97 @@ fn date_of(id: &str) -> String {
         )
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    /// Rows of chesspuzzle tests: each player on each seed, scoring `base` plus a little.
+    fn rows(players: &[(&str, &str)], seeds: std::ops::RangeInclusive<u64>) -> Vec<ScoreRow> {
+        let mut out = Vec::new();
+        for (player, hash) in players {
+            for s in seeds.clone() {
+                let score = 0.5 + 0.001 * (s % 7) as f64;
+                let mut row =
+                    ScoreRow::new("chesspuzzle", player, &s.to_string(), score, Verdict::Ok);
+                row.player_hash = hash.to_string();
+                out.push(row);
+            }
+        }
+        out
+    }
+
+    /// A run folder under `results` with these rows and `run_toml`.
+    fn write_run(results: &Path, id: &str, rows: &[ScoreRow], run_toml: &str) {
+        let dir = results.join(id);
+        std::fs::create_dir_all(&dir).unwrap();
+        let layout = crate::rundir::Layout::new(&[]);
+        std::fs::write(dir.join("scores.csv"), layout.file(rows).unwrap()).unwrap();
+        std::fs::write(dir.join("run.toml"), run_toml).unwrap();
+    }
+
+    /// The "vs previous run" line of run `id` made of `rows`.
+    fn line(results: &Path, id: &str, rows: &[ScoreRow]) -> Option<String> {
+        let entries = runs::entries(id, None, rows);
+        let options = Options {
+            groups: Some(Vec::new()),
+            ..Options::default()
+        };
+        let c = report::compare(&entries, info, &options).unwrap();
+        versus_previous(results, id, &c[0], 1.0, &None).unwrap()
+    }
+
+    #[test]
+    fn the_baseline_is_the_run_sharing_most_tests_never_a_debugging_run() {
+        let results = tempfile::tempdir().unwrap();
+        let r = results.path();
+        let both = [("a", "h1"), ("b", "h2")];
+        write_run(r, "20260101-000000", &rows(&both, 1..=100), "");
+        write_run(
+            r,
+            "20260102-000000",
+            &rows(&both, 1..=200),
+            "tag = \"wider beam\"\n",
+        );
+        // Newer: a --verbose run of an old build of a on one seed, and a plain 1-seed run.
+        write_run(
+            r,
+            "20260103-000000",
+            &rows(&[("a", "old")], 1..=1),
+            "debug = true\n",
+        );
+        write_run(r, "20260103-000001", &rows(&[("a", "old")], 2..=2), "");
+        write_run(r, "20260103-000002", &rows(&both, 1..=1), "debug = true\n");
+
+        let alone = line(r, "20260104-000000", &rows(&[("a", "h1")], 1..=400)).unwrap();
+        assert!(
+            alone.starts_with(
+                "chesspuzzle: vs previous run 20260102-000000 \"wider beam\" (200 common tests): a +0.00%"
+            ),
+            "{alone}"
+        );
+        assert!(alone.contains("same build"), "{alone}");
+        // A variant added: compared on the players in common, the variant named.
+        let three = [("a", "h1"), ("b", "h2"), ("a-deep", "h3")];
+        let added = line(r, "20260104-000000", &rows(&three, 1..=400)).unwrap();
+        assert!(
+            added.starts_with("chesspuzzle: vs previous run 20260102-000000 \"wider beam\" (200 common tests): a "),
+            "{added}"
+        );
+        assert!(added.contains("; b +0.00%"), "{added}");
+        assert!(added.ends_with("; not in that run: a-deep"), "{added}");
+        // Among runs with enough in common, the newest: 150 common tests are not less than
+        // half of 200.
+        write_run(r, "20260103-000003", &rows(&both, 51..=200), "");
+        let newer = line(r, "20260104-000000", &rows(&both, 1..=400)).unwrap();
+        assert!(
+            newer.contains("vs previous run 20260103-000003 (150 common tests)"),
+            "{newer}"
+        );
+        // No earlier run shares a test: no line.
+        assert_eq!(line(r, "20260104-000000", &rows(&both, 500..=510)), None);
     }
 }
