@@ -150,6 +150,10 @@ pub struct RunArgs {
     /// `harness runs`, `compare` and the comparison with the previous run.
     #[arg(long, visible_alias = "comment", value_name = "TEXT")]
     pub tag: Option<String>,
+    /// A line per finished test, printed above the progress bar as it finishes:
+    /// `seed 12  player-x  OK  1234  0.81 s` (test, player, verdict, score, thinking time).
+    #[arg(long)]
+    pub each: bool,
     /// JSON lines on stdout, for scripts: a "test" line as each test finishes, a "standing"
     /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
     #[arg(long)]

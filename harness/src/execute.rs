@@ -102,8 +102,9 @@ fn reporters(
 ) -> Vec<Box<dyn Reporter>> {
     let args = &plan.request.args;
     let sharding = &plan.request.sharding;
-    let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(Progress::new(state.to_play, args.verbose))];
+    let mut progress = Progress::new(state.to_play, args.verbose);
+    progress.each = args.each;
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(progress)];
     // A shard touches no shared file: best.csv, the comparison, replays and report.html are
     // the merge's.
     if !sharding.is_shard() {

@@ -281,6 +281,41 @@ fn json_lines_carry_every_test_and_standing_and_nothing_else_is_on_stdout() {
 }
 
 #[test]
+fn each_prints_a_line_per_finished_test() {
+    let results = tempfile::tempdir().unwrap();
+    let go = |each: bool| {
+        let mut cmd = harness(&["--players", "players/chesspuzzle-python", "--seeds", "1..3"]);
+        if each {
+            cmd.arg("--each");
+        }
+        cmd.arg("--results").arg(results.path());
+        run(cmd)
+    };
+    let (code, _, err) = go(true);
+    assert_eq!(code, 0, "{err}");
+    let scores = scores(&results.path().join("latest"));
+    for seed in ["1", "2", "3"] {
+        let (score, _) = &scores[&("chesspuzzle-python".to_string(), seed.to_string())];
+        let score: f64 = score.parse().unwrap();
+        // Whole scores as they are, others to 4 places (as the report shows them).
+        let shown = if score.fract() == 0.0 {
+            format!("{score}")
+        } else {
+            format!("{score:.4}")
+        };
+        let start = format!("seed {seed}  chesspuzzle-python  OK  {shown}  ");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no {start:?} in:\n{err}"));
+        assert!(line.ends_with(" s"), "{line}");
+    }
+    let (code, _, err) = go(false);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("chesspuzzle-python  OK"), "{err}");
+}
+
+#[test]
 fn gen_view_player_prints_what_a_player_reads_first_and_a_player_answers_it_by_hand() {
     let (code, first, err) = run(harness(&[
         "gen",
