@@ -81,6 +81,7 @@ fn run(args: &RunArgs) -> Result<u8> {
         &request.results,
         request.args.secret.secret.as_ref(),
         request.debug(),
+        request.args.vs_run,
     )?;
     let build_timeout = std::time::Duration::from_secs_f64(context.scoring.harness.build_timeout);
     let mut builds = crate::build::Builds::new(build_timeout);

@@ -146,6 +146,10 @@ pub struct RunArgs {
     /// best.csv, never the baseline of a later run.
     #[arg(long)]
     pub verbose: bool,
+    /// Relative scores against the best of this run's players only, instead of the best
+    /// known score of each test (results/best.csv and this run).
+    #[arg(long, conflicts_with = "vs_best")]
+    pub vs_run: bool,
     /// A few words about the run ("try wider beam"), kept in its run.toml and shown by
     /// `harness runs`, `compare` and the comparison with the previous run.
     #[arg(long, visible_alias = "comment", value_name = "TEXT")]
@@ -187,7 +191,7 @@ pub struct RunArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct CompareFlags {
     /// Relative scores against the best score of every run recorded so far (results/best.csv)
-    /// instead of the best of the players compared.
+    /// instead of the best of the players compared (a run's default: see --vs-run).
     #[arg(long)]
     pub vs_best: bool,
     /// Per-group means by a test parameter or column: `K`, `H*W`, `moves`; `EXPR:10,20` cuts

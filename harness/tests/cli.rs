@@ -579,6 +579,54 @@ fn a_run_is_compared_with_the_previous_run_of_the_same_players() {
 }
 
 #[test]
+fn a_runs_relative_scores_are_against_the_best_known_score_of_each_test() {
+    let results = tempfile::tempdir().unwrap();
+    // An earlier run scored 10 on every test: more than this player ever does.
+    let mut best = String::from("problem,seed,score,player,run,player_hash\n");
+    for seed in 1..=3 {
+        best.push_str(&format!(
+            "chesspuzzle,{seed},10,legend,20260101-000000,ffff\n"
+        ));
+    }
+    std::fs::write(results.path().join("best.csv"), best).unwrap();
+    let player = root().join("players/chesspuzzle-python");
+    let go = |extra: &[&str]| {
+        run(harness()
+            .args(["--problem", "chesspuzzle", "--seeds", "1..3"])
+            .args(extra)
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player))
+    };
+    let relative = || {
+        let rows = read_csv(&results.path().join("latest/leaderboard.csv"));
+        let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+        let mean: f64 = rows[1][col("mean")].parse().unwrap();
+        let relative: f64 = rows[1][col("relative")].parse().unwrap();
+        (mean, relative)
+    };
+    let (code, out, err) = go(&[]);
+    assert_eq!(code, 0, "{err}");
+    let (mean, rel) = relative();
+    assert!(mean > 0.0 && mean < 10.0, "{mean}");
+    // 1,000,000 x mean(score / 10), the known best of every test.
+    assert!(
+        (rel - 100_000.0 * mean).abs() < 1e-6 * rel.max(1.0),
+        "{rel} for a mean of {mean}"
+    );
+    assert!(
+        out.contains("relative: to the best known score of each test (results/best.csv and this run; the best of 3 of 3 tests is from an earlier run"),
+        "{out}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, out, err) = go(&["--vs-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(relative().1, 1_000_000.0);
+    assert!(out.contains("among this run's players (--vs-run)"), "{out}");
+}
+
+#[test]
 fn gen_and_solve_round_trip_for_an_exact_answer_problem() {
     let (code, input, err) =
         run(harness().args(["gen", "--problem", "russian-checkers", "--seed", "3"]));

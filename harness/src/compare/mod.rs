@@ -132,6 +132,11 @@ pub(crate) fn filter_cases(
 /// earlier runs made with the same key, and leaves `best.csv` (tests made without a key) alone.
 /// A debugging run (`--verbose`) is outside the history: no comparison with earlier runs, and
 /// `best.csv` left alone.
+///
+/// The yardstick of the run's relative scores is the best known score of each test: the best
+/// of `best.csv` (every earlier run) and of this run, as pahcer has it, so a run's relative
+/// score says how near it is to the best ever seen. `--vs-run` takes the best of this run's
+/// players instead; a keyed run always does (`best.csv` holds other tests).
 pub struct History {
     flags: Flags,
     /// The results folder (earlier runs, `best.csv`).
@@ -150,6 +155,7 @@ impl History {
         results: &Path,
         secret: Option<&Secret>,
         debug: bool,
+        vs_run: bool,
     ) -> Result<History, Error> {
         if flags.vs_best && secret.is_some() {
             return Err(Error::Usage(
@@ -158,8 +164,10 @@ impl History {
                     .into(),
             ));
         }
+        let mut parsed = Flags::parse(flags)?;
+        parsed.vs_best = secret.is_none() && !vs_run;
         Ok(History {
-            flags: Flags::parse(flags)?,
+            flags: parsed,
             results: results.to_path_buf(),
             scale: scoring.harness.relative_scale,
             secret: secret.map(|s| s.fingerprint().to_string()),
@@ -198,6 +206,12 @@ impl History {
                 summary.set_relative(&c.problem, label, t.relative);
             }
         }
+        lines.push(yardstick(
+            &best,
+            &comparisons,
+            self.flags.vs_best,
+            &self.secret,
+        ));
         // Groups apart, so a --group-by no test has costs only the group table.
         if let Some(groups) = self.flags.groups.clone().filter(|g| !g.is_empty()) {
             options.groups = Some(groups);
@@ -245,6 +259,46 @@ impl Reporter for History {
         }
         Ok(())
     }
+}
+
+/// The line under the leaderboard that says what its relative scores are relative to.
+fn yardstick(
+    best: &BestTable,
+    comparisons: &[report::Comparison],
+    vs_best: bool,
+    secret: &Option<String>,
+) -> String {
+    if !vs_best {
+        let why = match secret {
+            Some(_) => "a keyed run: results/best.csv holds other tests",
+            None => "--vs-run",
+        };
+        return format!(
+            "relative: to the best score of each test among this run's players ({why})"
+        );
+    }
+    // The tests whose best known score came from an earlier run.
+    let earlier = comparisons
+        .iter()
+        .flat_map(|c| c.common.iter().map(move |case| (c, case)))
+        .filter(|(c, case)| {
+            let i = info(&c.problem);
+            best.get(&c.problem, case).is_some_and(|known| {
+                // Not reached by any player of this run.
+                !c.entries.iter().any(|e| {
+                    let t = &e.tests[*case];
+                    let ok = t.verdict == crate::verdict::Verdict::Ok;
+                    relative::counted(t.score, ok, i.keeps_score_on_fault)
+                        .is_some_and(|s| !relative::better(known, s, i.objective))
+                })
+            })
+        })
+        .count();
+    let tests: usize = comparisons.iter().map(|c| c.common.len()).sum();
+    format!(
+        "relative: to the best known score of each test (results/best.csv and this run; the \
+         best of {earlier} of {tests} tests is from an earlier run; --vs-run: this run's players only)"
+    )
 }
 
 /// "vs <previous run> (<n> common tests): <player> +0.12% (95% CI ..., p = ...), ...": each
