@@ -616,14 +616,20 @@ fn a_runs_relative_scores_are_against_the_best_known_score_of_each_test() {
         "{rel} for a mean of {mean}"
     );
     assert!(
-        out.contains("relative: to the best known score of each test (results/best.csv and this run; the best of 3 of 3 tests is from an earlier run"),
+        out.contains(
+            "relative: to the best known score of each test, of results/best.csv and this run \
+             (3 of 3 from earlier runs; "
+        ),
         "{out}"
     );
     std::thread::sleep(Duration::from_millis(1100));
     let (code, out, err) = go(&["--vs-run"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(relative().1, 1_000_000.0);
-    assert!(out.contains("among this run's players (--vs-run)"), "{out}");
+    assert!(
+        out.contains("relative: to the best score of each test in this run (--vs-run)"),
+        "{out}"
+    );
 }
 
 #[test]

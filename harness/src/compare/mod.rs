@@ -273,9 +273,7 @@ fn yardstick(
             Some(_) => "a keyed run: results/best.csv holds other tests",
             None => "--vs-run",
         };
-        return format!(
-            "relative: to the best score of each test among this run's players ({why})"
-        );
+        return format!("relative: to the best score of each test in this run ({why})");
     }
     // The tests whose best known score came from an earlier run.
     let earlier = comparisons
@@ -296,8 +294,8 @@ fn yardstick(
         .count();
     let tests: usize = comparisons.iter().map(|c| c.common.len()).sum();
     format!(
-        "relative: to the best known score of each test (results/best.csv and this run; the \
-         best of {earlier} of {tests} tests is from an earlier run; --vs-run: this run's players only)"
+        "relative: to the best known score of each test, of results/best.csv and this run \
+         ({earlier} of {tests} from earlier runs; --vs-run: this run's best)"
     )
 }
 
