@@ -387,6 +387,11 @@ fn verbose_shows_the_messages_and_the_stderr_of_one_test_as_they_pass() {
         !results.path().join("best.csv").exists(),
         "a debugging run in best.csv"
     );
+    let mut cmd = harness(&["runs"]);
+    cmd.arg("--results").arg(results.path());
+    let (code, listed, listing_err) = run(cmd);
+    assert_eq!(code, 0, "{listing_err}");
+    assert!(listed.contains("debugging run (--verbose)"), "{listed}");
     // Every message of the test was shown, in order: the whole conversation (the judge's
     // lines rebuilt from the compact transcript).
     let transcript = full_transcript(results.path(), &id, "chesspuzzle-python", "2");
