@@ -1,6 +1,7 @@
-//! A run folder (`results/<run-id>/`): where each of its files lives, and `scores.csv`'s one
+//! A run folder (`results/<run-id>/`): where each of its files lives, `scores.csv`'s one
 //! row type, [`ScoreRow`], through which every reader and writer of the file goes (the run
-//! itself, resume, compare, replay, the HTML report).
+//! itself, resume, compare, replay, the HTML report), and what its `run.toml` says of it
+//! beside the scores ([`Meta`]: its tag, its key, a debugging run).
 //!
 //! One policy for a row that cannot be read: an error naming the file and the line
 //! ([`BadRows::Fail`]), except when finishing an interrupted run, where such rows are skipped,

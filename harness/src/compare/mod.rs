@@ -359,35 +359,41 @@ fn baseline(
     secret: &Option<String>,
 ) -> Option<(String, Vec<Entry>)> {
     let problem = &current.first()?.problem;
-    // (evidence, id, entries of the players in common)
-    let mut candidates: Vec<(usize, String, Vec<Entry>)> = Vec::new();
-    for id in runs::list(results)
-        .into_iter()
-        .filter(|id| id.as_str() < run)
-    {
-        let dir = results.join(&id);
+    // The entries of an earlier run's players in common with this run.
+    let in_common = |id: &str| -> Option<Vec<Entry>> {
+        let dir = results.join(id);
         let meta = crate::rundir::Meta::read(&dir);
         if meta.debug || meta.secret != *secret {
-            continue;
+            return None;
         }
-        let Ok(entries) = runs::load_run(&dir) else {
-            continue;
-        };
+        let entries = runs::load_run(&dir).ok()?;
         let previous: Vec<Entry> = entries
             .into_iter()
             .filter(|e| &e.problem == problem && current.iter().any(|c| c.player == e.player))
             .collect();
+        Some(previous)
+    };
+    // (evidence, id): only the numbers are kept, a history can be large.
+    let mut candidates: Vec<(usize, String)> = Vec::new();
+    for id in runs::list(results)
+        .into_iter()
+        .filter(|id| id.as_str() < run)
+    {
+        let Some(previous) = in_common(&id) else {
+            continue;
+        };
         let evidence = previous.len() * tests_shared(&previous, current);
         if evidence > 0 {
-            candidates.push((evidence, id, previous));
+            candidates.push((evidence, id));
         }
     }
     let most = candidates.iter().map(|c| c.0).max()?;
     // Ids are UTC timestamps: the last candidate with enough evidence is the newest.
-    let (_, id, previous) = candidates
+    let (_, id) = candidates
         .into_iter()
         .rev()
-        .find(|(evidence, _, _)| 2 * evidence >= most)?;
+        .find(|(evidence, _)| 2 * evidence >= most)?;
+    let previous = in_common(&id)?;
     Some((id, previous))
 }
 
