@@ -80,6 +80,8 @@ fn run(args: &RunArgs) -> Result<u8> {
         &context.scoring,
         &request.results,
         request.args.secret.secret.as_ref(),
+        request.debug(),
+        request.args.vs_run,
     )?;
     let args = &request.args;
     let harness = &context.scoring.harness;

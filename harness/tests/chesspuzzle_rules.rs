@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use harness::problem::chesspuzzle::{self, Board, Cell, Tile};
 use harness::problem::Channel;
 use harness::testkit::{scripted, FnPlayer};
-use harness::verdict::{Fault, Verdict};
+use harness::verdict::{Fault, Overtime, Verdict, Waiting};
 
 fn data_files(kind: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -512,7 +512,17 @@ impl Channel for FaultyPlayer {
 fn wire_faults_score_zero_with_their_verdict() {
     let board: Board = "3 3 2\n111\n111\n111\n\n111\n111\n111".parse().unwrap();
     for (fault, verdict) in [
-        (Fault::TimeLimit, Verdict::TimeLimit),
+        (
+            Fault::TimeLimit(Overtime {
+                limit: std::time::Duration::from_secs(10),
+                waiting: Waiting::Line {
+                    line: 1,
+                    partial: 0,
+                    earlier: false,
+                },
+            }),
+            Verdict::TimeLimit,
+        ),
         (Fault::Eof, Verdict::WrongAnswer),
         (Fault::LineTooLong(4096), Verdict::ProtocolError),
         (Fault::NotText { byte: 0, at: 0 }, Verdict::ProtocolError),

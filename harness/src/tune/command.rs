@@ -573,6 +573,9 @@ fn print_outcome(params: &[Param], outcome: &Outcome, best: Option<usize>, finis
                 p.var()
             );
         }
+        for note in params::edge_notes(params, &trial.values) {
+            println!("note: {note}");
+        }
     }
     if let Some(s) = &outcome.summary {
         for line in summary_lines(s) {
@@ -596,10 +599,16 @@ fn write_outcome(
     if let Some(b) = best {
         let trial = &outcome.trials[b];
         let mut s = format!(
-            "# The best trial of this tuning on the tuning seeds ({}).\ntrial = {b}\nmean = {}\n\n[values]\n",
+            "# The best trial of this tuning on the tuning seeds ({}).\ntrial = {b}\nmean = {}\n",
             settings.seeds,
             trial.mean().unwrap_or(0.0)
         );
+        // The parameters whose best value is at an end of the declared range.
+        let edges = params::edge_notes(params, &trial.values);
+        if !edges.is_empty() {
+            s.push_str(&format!("at-edge = {edges:?}\n"));
+        }
+        s.push_str("\n[values]\n");
         for (p, v) in params.iter().zip(&trial.values) {
             s.push_str(&format!("{:?} = {:?}\n", p.name, p.show(*v)));
         }
