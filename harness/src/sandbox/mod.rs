@@ -16,6 +16,7 @@
 //!
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
+mod build;
 pub mod cgroup;
 pub mod ids;
 mod init;
@@ -32,6 +33,7 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
+pub use build::{BuildJob, BUILD_LIMITS};
 pub use spec::Mode;
 pub use spec::{Bind, Report, Spec, StartError};
 
@@ -273,6 +275,7 @@ impl Isolation {
             env,
             cwd,
             binds,
+            writable_binds: Vec::new(),
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {

@@ -130,6 +130,19 @@ fn bind_ro(source: &Path, target: &Path, exec: Exec) -> io::Result<()> {
     sys::mount(None, target, None, ro_flags(source, exec), None)
 }
 
+/// Shows the folder `source` writable at `target` (a build's own folders), without setuid
+/// or device files.
+fn bind_rw(source: &Path, target: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(target)?;
+    sys::mount(Some(source), target, None, libc::MS_BIND, None)?;
+    let flags = libc::MS_BIND
+        | libc::MS_REMOUNT
+        | libc::MS_NOSUID
+        | libc::MS_NODEV
+        | sys::mount_flags(source).unwrap_or(0);
+    sys::mount(None, target, None, flags, None)
+}
+
 /// Recreates a symlink, or shows the target read-only.
 fn mirror(source: &Path, target: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(source) {
@@ -189,6 +202,10 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         if !visible_without_bind(&bind.path) {
             bind_ro(&bind.path, &inside(root, &bind.path), Exec::Allowed)?;
         }
+    }
+    step.set("writable binds");
+    for path in &spec.writable_binds {
+        bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
     proc_of_the_test(root)?;
