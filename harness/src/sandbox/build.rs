@@ -91,6 +91,14 @@ impl Isolation {
                 path: program.clone(),
             });
         }
+        if let Some(ids) = spec.player_ids {
+            // The build runs as the player id (never root): what it writes must be its own.
+            // These folders are the harness's (the run's private copy, the contained builds'
+            // target), never the user's.
+            for dir in &job.writable {
+                give_to(dir, ids)?;
+            }
+        }
         spec.writable_binds = job.writable.clone();
         if let Some(work) = &work {
             spec.landlock_read.extend(job.readable.iter().cloned());
@@ -100,4 +108,20 @@ impl Isolation {
         }
         Ok(spec)
     }
+}
+
+/// Makes `path` and everything under it owned by `ids` (without following links); entries
+/// already theirs are left as they are, so a folder given once costs a walk, not a write.
+fn give_to(path: &std::path::Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.uid() != uid || meta.gid() != gid {
+        std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            give_to(&entry?.path(), (uid, gid))?;
+        }
+    }
+    Ok(())
 }

@@ -102,8 +102,12 @@ impl Isolation {
         cgroup: Want,
         extra_binds: &[PathBuf],
     ) -> Result<Isolation, Unavailable> {
+        use std::os::unix::fs::PermissionsExt;
         let scratch = tempfile::Builder::new()
             .prefix("harness-run-")
+            // Passable, not readable: a process-mode player or build of a root harness (the
+            // player id) reaches its own folder in it.
+            .permissions(std::fs::Permissions::from_mode(0o711))
             .tempdir()
             .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;
         std::fs::create_dir(scratch.path().join("root"))
