@@ -153,6 +153,16 @@ pub fn checks() -> Vec<Check> {
         detail: format!("ABI {abi} (used in process mode: files, TCP, signals and abstract sockets outside the player's own)"),
         fix: "boot with lsm=...,landlock (kernel 5.13+)",
     });
+    out.push(Check {
+        what: "seccomp filter",
+        ok: super::seccomp::supported(),
+        detail: if super::seccomp::supported() {
+            "used in process mode: Unix sockets only, no System V IPC or POSIX message queues".into()
+        } else {
+            "no filter for this architecture: process-mode players reach the network and System V IPC".into()
+        },
+        fix: "an x86_64 or aarch64 build of the harness",
+    });
     let pidfd = crate::os::pid_fd(std::process::id() as i32).is_some();
     out.push(Check {
         what: "pidfd",
