@@ -9,8 +9,8 @@
 //! private file system view ([`view`], [`init`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode, where the
 //! kernel's unprivileged controls contain the player instead: the player id of a root harness
-//! ([`ids`]), no capability and no_new_privs ([`init`]), landlock ([`landlock`]) and a seccomp
-//! filter ([`seccomp`]: Unix sockets only, no System V IPC). Either way the player starts in a
+//! ([`ids`]), no capability and no_new_privs (`init`), landlock (`landlock`) and a seccomp
+//! filter (`seccomp`: Unix sockets only, no System V IPC). Either way the player starts in a
 //! new session without a terminal, with a clean environment, only descriptors 0-2, its
 //! limits in force before its first instruction (memory, processes and one worker's CPU where
 //! there is a cgroup), and every process of the test is killed and reaped when the test ends. The harness talks to the player
