@@ -448,9 +448,10 @@ fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
 /// beside an honest player that thinks by working: its thinking time per CPU time stays
 /// within 2.5 times its figure beside an idle neighbour (measured in turns, idle and bomb
 /// twice, the best bomb figure against the worst idle one, so that the machine's own load
-/// does not decide). Without a CPU cgroup it is about 11 times; with one, 1.4 to 1.8 times
-/// on a 2-vCPU VM, which is what 200 plain processes pinned to the other CPU cost without
-/// any sandbox (the kernel's and the VM's share, not CPU the bomb takes).
+/// does not decide). Without a CPU cgroup the bomb's children reach the other CPU (the
+/// BLOCKED check fails first) and the figure was 4-5 times the idle one; with one, 1.0 to 2.3
+/// times on a loaded 2-vCPU VM, which is what 200 plain processes pinned to the other CPU
+/// cost without any sandbox (the kernel's and the VM's share, not CPU the bomb takes).
 fn session_bomb(mode: Mode) {
     assert_root("a CPU cgroup (v1 cpu and cpuset)");
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
