@@ -91,10 +91,10 @@ impl Isolation {
                 path: program.clone(),
             });
         }
-        if let Some(ids) = spec.player_ids {
+        if let (Mode::Process, Some(ids)) = (self.mode, spec.player_ids) {
             // The build runs as the player id (never root): what it writes must be its own.
             // These folders are the harness's (the run's private copy, the contained builds'
-            // target), never the user's.
+            // target), never the user's. (The namespace mode's view gives them at its bind.)
             for dir in &job.writable {
                 give_to(dir, ids)?;
             }

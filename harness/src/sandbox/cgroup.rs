@@ -5,8 +5,9 @@
 //! cgroup v1 (`memory` and `pids` hierarchies where the harness may make folders, as on a
 //! root account; `cpu` and `cpuset` too where they are mounted) or v2 (a delegated subtree
 //! with `memory` and `pids`; `cpu` and `cpuset` where delegated). The harness makes one folder
-//! per run ([`RunGroups`]); the supervisor of each test makes, joins, reads and removes the
-//! test's own folder ([`TestGroup`]).
+//! per run ([`RunGroups`]); the supervisor of each test makes, reads and removes the test's
+//! own folder ([`TestGroup`]), which only the player's processes enter (see
+//! [`TestGroup::entrances`]).
 //!
 //! CPU: a test gets the CPUs its worker is pinned to (the supervisor's affinity, inherited from
 //! the worker) as its cpuset, and at most one CPU's time per period. The player cannot leave

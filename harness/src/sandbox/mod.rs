@@ -8,12 +8,13 @@
 //! namespace of its own for the test's time ([`net`]: borrowed from the run's pool), with a
 //! private file system view ([`view`], [`init`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode, where the
-//! kernel's unprivileged controls contain the player instead: the player id of a root harness
-//! ([`ids`]), no capability and no_new_privs (`init`), landlock (`landlock`) and a seccomp
-//! filter (`seccomp`: Unix sockets only, no System V IPC). Either way the player starts in a
-//! new session without a terminal, with a clean environment, only descriptors 0-2, its
-//! limits in force before its first instruction (memory, processes and one worker's CPU where
-//! there is a cgroup), and every process of the test is killed and reaped when the test ends. The harness talks to the player
+//! kernel's unprivileged controls contain the player instead: no capability and no_new_privs
+//! (`init`), landlock (`landlock`) and a seccomp filter (`seccomp`: Unix sockets only, no
+//! System V IPC). Either way the player starts in a new session without a terminal, with a
+//! clean environment, only descriptors 0-2, a fresh and empty session keyring, never as root
+//! ([`ids`]), its limits in force before its first instruction (memory, processes and one
+//! worker's CPU where there is a cgroup), and every process of the test is killed and reaped
+//! when the test ends. The harness talks to the player
 //! over the pipes directly; it only tells the supervisor when the test is over (end of file
 //! on the control pipe) and reads its [`spec::Report`].
 //!

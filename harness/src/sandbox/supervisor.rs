@@ -6,8 +6,13 @@
 //! and run Rust code in the child.
 //!
 //! Descriptors on entry: 0, 1, 2 the player's pipes; 3 the control pipe (the spec as one JSON
-//! line, then end of file when the test is over or the harness is gone); 4 the report pipe.
-//! Nothing else, and an empty environment.
+//! line, then end of file when the test is over or the harness is gone); 4 the report pipe;
+//! with a pooled network namespace, 5, 6 and 7 its user, network and mount namespaces
+//! (`net`). Nothing else, and an empty environment.
+//!
+//! Neither the supervisor nor the init is ever in the test's cgroups (only the player's
+//! processes are), so the kernel's OOM killer, choosing in the test's memory group, never
+//! takes them; an init that ends without its report anyway makes the test ERR, with why.
 
 use std::ffi::CString;
 use std::io::{Read, Write};
@@ -20,7 +25,8 @@ use super::{sys, view};
 
 const CONTROL: RawFd = 3;
 const REPORT: RawFd = 4;
-/// With `shared_net`: the pool's user namespace; the network namespace follows.
+/// With `shared_net`: the pool's user namespace; the network namespace follows, then (where
+/// the pool has one) the mount namespace tests are made from.
 const NET_NS: RawFd = 5;
 
 /// How long the init gets to end the test's processes before it is killed itself.
@@ -31,7 +37,7 @@ pub fn main() -> ! {
     if std::env::args_os().nth(2).is_some_and(|a| a == "net") {
         super::net::helper_main();
     }
-    sys::close_from(NET_NS + 2, None);
+    sys::close_from(NET_NS + 3, None);
     // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
     let mut report_pipe = unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
@@ -60,12 +66,13 @@ pub fn main() -> ! {
     std::process::exit(0);
 }
 
-/// Closes descriptors 5 and 6 (nothing else: the test's pipes may be numbered above).
+/// Closes descriptors 5, 6 and 7 (nothing else: the test's pipes may be numbered above).
 fn close_net_fds() {
     // SAFETY: closing descriptors that are ours by the contract above, or not open.
     unsafe {
         libc::close(NET_NS);
         libc::close(NET_NS + 1);
+        libc::close(NET_NS + 2);
     }
 }
 
@@ -158,6 +165,8 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
 /// what the init reported, with the init's pid when it is still to be reaped (its exit, the
 /// kernel's teardown of the namespaces, takes a while and is nobody's business but ours).
 fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t>) {
+    let pooled: Spec;
+    let mut spec = spec;
     let setup = |e: std::io::Error, what: &str| {
         (
             Report {
@@ -185,9 +194,18 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
         // else joins that user namespace first, for the right to join the network one.
         let user = spec.player_ids.is_none().then_some(NET_NS);
         let joined = super::net::join(user, NET_NS + 1);
+        let own_etc = joined.is_ok() && super::net::join_mount(NET_NS + 2);
         close_net_fds();
         if let Err(e) = joined {
             return setup(e, "cannot join the tests' network namespace");
+        }
+        if own_etc {
+            // The pool's mount namespace has the view's /etc where the host's is.
+            pooled = Spec {
+                etc: std::path::PathBuf::from("/etc"),
+                ..spec.clone()
+            };
+            spec = &pooled;
         }
     } else {
         flags |= libc::CLONE_NEWNET;

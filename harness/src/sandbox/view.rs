@@ -1,6 +1,7 @@
 //! The file system a sandboxed player sees, built inside the test's own mount namespace: a
 //! fresh tmpfs root holding read-only views of the system folders and of the player's own
-//! files, a private /proc, a minimal /dev, and one size-capped tmpfs for everything the
+//! files, a private /proc (masked as container runtimes mask it), a minimal /dev of
+//! read-only device nodes, and one size-capped tmpfs for everything the
 //! player may write (its working folder, HOME, /tmp, /var/tmp, /dev/shm). Runs in the
 //! test's init process, which holds every capability of the test's user namespace until the
 //! player is started; nothing here runs in the harness.
@@ -47,8 +48,13 @@ pub(crate) const PLAYER_ID: u32 = 1000;
 /// program may need (links kept as links) and a `passwd`/`group` naming only the player.
 /// Each test then shows it read-only with one bind instead of one per entry.
 pub(crate) fn prepare_etc(dir: &Path) -> io::Result<()> {
+    prepare_etc_from(Path::new("/etc"), dir)
+}
+
+/// [`prepare_etc`] from the host's /etc seen at `etc`.
+pub(crate) fn prepare_etc_from(etc: &Path, dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    if let Ok(entries) = std::fs::read_dir("/etc") {
+    if let Ok(entries) = std::fs::read_dir(etc) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if ETC.contains(&name.as_str()) || ETC_PREFIXES.iter().any(|p| name.starts_with(p)) {
@@ -143,6 +149,22 @@ fn bind_rw(source: &Path, target: &Path) -> io::Result<()> {
     sys::mount(None, target, None, flags, None)
 }
 
+/// Makes `path` and everything under it the player's (links themselves, never followed).
+fn give_to_player(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.uid() != PLAYER_ID || meta.gid() != PLAYER_ID {
+        std::os::unix::fs::lchown(path, Some(PLAYER_ID), Some(PLAYER_ID))
+            .map_err(|e| io::Error::new(e.kind(), format!("chown {}: {e}", path.display())))?;
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            give_to_player(&entry?.path())?;
+        }
+    }
+    Ok(())
+}
+
 /// Recreates a symlink, or shows the target read-only.
 fn mirror(source: &Path, target: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(source) {
@@ -205,10 +227,15 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
     }
     step.set("writable binds");
     for path in &spec.writable_binds {
+        if spec.player_ids.is_some() {
+            // A root harness's player is not the owner of what the harness made: its writable
+            // folders (a build's private copy, its output folder) become its own.
+            give_to_player(path)?;
+        }
         bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
-    proc_of_the_test(root)?;
+    proc_of_the_test(root, &spec.etc)?;
     step.set("pivot");
     std::env::set_current_dir(root)?;
     sys::pivot_here()?;
@@ -344,7 +371,7 @@ const PROC_READ_ONLY: [&str; 4] = ["bus", "fs", "irq", "sys"];
 /// A /proc of the test's own PID namespace. No user namespace can be made inside (so no
 /// mounts of the player's own), the kernel's knobs are read-only and [`PROC_MASKED`] is
 /// covered.
-fn proc_of_the_test(root: &Path) -> io::Result<()> {
+fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
     // A process the player cannot trace (the test's init) is not even listed: hidepid=4
@@ -368,18 +395,19 @@ fn proc_of_the_test(root: &Path) -> io::Result<()> {
             sys::mount(None, &path, None, ro_flags(&path, Exec::Denied), None)?;
         }
     }
-    mask(root, &proc_dir)
+    mask(spare, &proc_dir)
 }
 
 /// Covers every [`PROC_MASKED`] entry of `proc_dir` with an empty file or folder of mode 0,
-/// read-only, from a small tmpfs made for it and detached at once (so that mountinfo names
-/// only `/file` and `/folder` of a tmpfs, nothing of the host).
-fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
-    let masks = root.join("masks");
-    std::fs::create_dir(&masks)?;
+/// read-only, from a small tmpfs made for it (so that mountinfo names only `/file` and
+/// `/folder` of a tmpfs, nothing of the host). The tmpfs is mounted over `spare`, a folder of
+/// the old root already shown where it is needed: the pivot detaches it with the old root,
+/// where an unmount of its own would make every test wait for an RCU grace period.
+fn mask(spare: &Path, proc_dir: &Path) -> io::Result<()> {
+    let masks = spare;
     sys::mount(
         Some(Path::new("tmpfs")),
-        &masks,
+        masks,
         Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         Some("size=4k,nr_inodes=4,mode=0"),
@@ -388,11 +416,11 @@ fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
     std::fs::write(&file, b"")?;
     std::fs::create_dir(&folder)?;
     for path in [&file, &folder] {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o0))?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o000))?;
     }
     sys::mount(
         None,
-        &masks,
+        masks,
         None,
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         None,
@@ -406,6 +434,5 @@ fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
         // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
         sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
     }
-    sys::umount_detached(&masks)?;
-    std::fs::remove_dir(&masks)
+    Ok(())
 }
