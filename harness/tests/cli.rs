@@ -46,7 +46,11 @@ const FIRST_CELL: &str = "read header\necho '0 0'\nwhile read line; do echo '0 0
 #[test]
 fn bad_seed_specs_are_usage_errors_naming_the_spec() {
     let (_d, player) = script(FIRST_CELL);
-    for (spec, needle) in [("5..1", "\"5..1\" is empty"), ("x", "\"x\"")] {
+    for (spec, needle) in [
+        ("5..1", "\"5..1\" is empty"),
+        ("x", "\"x\""),
+        ("1-10", "did you mean 1..10?"),
+    ] {
         let (code, _, err) = run(harness()
             .args(["--problem", "chesspuzzle", "--seeds", spec, "--players"])
             .arg(&player));

@@ -318,8 +318,10 @@ fn the_stage(
 }
 
 /// Why something a `players/*` glob matched is not a player a user could mean: a folder of
-/// run results (an old `players/results/`), or a text file (a README, notes). `None` for
-/// everything else, which [`describe`] then judges.
+/// run results (an old `players/results/`), or a file kept beside the players that is not
+/// executable: a text file (a README, notes), a project file (LICENSE, Makefile), a hidden
+/// file (`.gitignore`). `None` for everything else, which [`describe`] then judges (so a
+/// program that is not executable yet gets "chmod +x it").
 fn not_a_player(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if meta.is_dir() {
@@ -338,13 +340,43 @@ fn not_a_player(path: &Path) -> Option<String> {
                 .to_string()
         });
     }
-    let text = ["md", "txt", "toml", "csv", "json"];
-    let is_text = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| text.contains(&e));
     let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
-    (is_text && !executable).then(|| "a text file, not executable: not a player".to_string())
+    if executable {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy().to_lowercase();
+    let text = [
+        "md", "markdown", "txt", "rst", "adoc", "org", "toml", "csv", "tsv", "json", "yaml", "yml",
+        "ini", "cfg", "log", "html", "pdf",
+    ];
+    let project = [
+        "readme",
+        "license",
+        "licence",
+        "copying",
+        "notice",
+        "authors",
+        "changelog",
+        "changes",
+        "contributing",
+        "todo",
+        "makefile",
+        "gnumakefile",
+        "dockerfile",
+    ];
+    let stem = name.split('.').next().unwrap_or_default();
+    let is_text = name
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| text.contains(&ext));
+    if name.starts_with('.') {
+        Some("a hidden file, not executable: not a player".to_string())
+    } else if is_text {
+        Some("a text file, not executable: not a player".to_string())
+    } else if project.contains(&stem) {
+        Some("a project file (README, LICENSE, Makefile...), not executable: not a player".into())
+    } else {
+        None
+    }
 }
 
 fn describe(
