@@ -894,3 +894,45 @@ fn results_naming_a_file_says_it_is_a_file() {
         "{err}"
     );
 }
+
+#[test]
+fn negative_numbers_are_usage_errors_naming_the_flag() {
+    let (_d, player) = script(FIRST_CELL);
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--time-limit", "-1"],
+            "--time-limit -1: must be a positive number",
+        ),
+        (
+            &["--threads", "-2"],
+            "'--threads <N>': must be 0 or more, got -2",
+        ),
+        (
+            &["--memory-limit", "-5"],
+            "'--memory-limit <MB>': must be 0 or more, got -5",
+        ),
+        (
+            &["--time-limit", "-0.5"],
+            "--time-limit -0.5: must be a positive number",
+        ),
+        (
+            &["--threads", "two"],
+            "'--threads <N>': must be a whole number, got \"two\"",
+        ),
+    ];
+    for (flags, needle) in cases {
+        let (code, _, err) = run(harness()
+            .args(["--problem", "chesspuzzle", "--seeds", "1", "--players"])
+            .arg(&player)
+            .args(flags));
+        assert_eq!(code, 2, "{flags:?}: {err}");
+        assert!(err.contains(needle), "{flags:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{flags:?}: {err}");
+    }
+    let (code, _, err) = run(harness().args(["tune", "players/linez-python", "--trials", "-3"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("must be 0 or more, got -3"), "{err}");
+    let (code, _, err) = run(harness().args(["replay", "--worst", "-1"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("must be 0 or more, got -1"), "{err}");
+}
