@@ -240,10 +240,7 @@ impl RunPlan {
         if args.verbose {
             check_verbose(&suites)?;
         }
-        let notes: Vec<String> = skipped
-            .iter()
-            .map(|s| format!("skipped player {}: {}", s.name, s.reason))
-            .collect();
+        let notes = crate::players::skip_notes(&skipped, args.problem.as_deref());
         if suites.is_empty() {
             notes.iter().for_each(|n| eprintln!("{n}"));
             return Err(Error::usage("no player plays the chosen problem"));

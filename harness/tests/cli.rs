@@ -936,3 +936,35 @@ fn negative_numbers_are_usage_errors_naming_the_flag() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("must be 0 or more, got -1"), "{err}");
 }
+
+#[test]
+fn problem_sums_up_the_players_of_other_problems_in_one_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<PathBuf> = vec![root().join("players/linez-python")];
+    for i in 0..5 {
+        let player = dir.path().join(format!("chess-{i}"));
+        std::fs::create_dir(&player).unwrap();
+        std::fs::write(
+            player.join("player.toml"),
+            "problem = \"chesspuzzle\"\ncommand = [\"python3\", \"main.py\"]\n",
+        )
+        .unwrap();
+        args.push(player);
+    }
+    let results = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--problem", "linez", "--seeds", "1", "--players"])
+        .args(&args)
+        .arg("--results")
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    let skipped: Vec<&str> = err.lines().filter(|l| l.contains("skipped")).collect();
+    assert_eq!(skipped.len(), 1, "{err}");
+    assert!(
+        skipped[0].starts_with("skipped 5 players that play another problem than linez: chess-0,"),
+        "{err}"
+    );
+    for i in 0..5 {
+        assert!(err.contains(&format!("chess-{i}")), "{err}");
+    }
+}

@@ -60,6 +60,62 @@ pub struct Player {
 pub struct Skipped {
     pub name: String,
     pub reason: String,
+    /// Skipped for playing this problem, not the one `--problem` chose.
+    pub plays: Option<String>,
+}
+
+/// The notes on skipped players to show before a run: one line each, except the players of
+/// another problem than `only` (`--problem`), summed up in one note (how many, and their
+/// names wrapped to 100 columns): a run of one problem skips every other player.
+pub(crate) fn skip_notes(skipped: &[Skipped], only: Option<&str>) -> Vec<String> {
+    let one = |s: &Skipped| format!("skipped player {}: {}", s.name, s.reason);
+    let (others, mut notes): (Vec<&Skipped>, Vec<String>) = (
+        skipped.iter().filter(|s| s.plays.is_some()).collect(),
+        skipped
+            .iter()
+            .filter(|s| s.plays.is_none())
+            .map(one)
+            .collect(),
+    );
+    match only {
+        Some(only) if others.len() > 1 => {
+            let head = format!(
+                "skipped {} players that play another problem than {only}:",
+                others.len()
+            );
+            notes.push(wrap(head, others.iter().map(|s| s.name.as_str()), 100));
+        }
+        _ => notes.extend(others.into_iter().map(one)),
+    }
+    notes
+}
+
+/// `head` and then `words` joined by ", ", broken into lines of at most `width` columns (a
+/// longer word has a line of its own), the lines after the first indented by two spaces.
+fn wrap<'a>(head: String, words: impl Iterator<Item = &'a str>, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = head;
+    let words: Vec<&str> = words.collect();
+    for (i, word) in words.iter().enumerate() {
+        let item = if i + 1 < words.len() {
+            format!("{word},")
+        } else {
+            word.to_string()
+        };
+        if line.trim_start().is_empty() || line.chars().count() + 1 + item.chars().count() <= width
+        {
+            if !line.trim_start().is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&item);
+        } else {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("  {item}");
+        }
+    }
+    out.push_str(&line);
+    out
 }
 
 /// A problem with the players: the message names the offending path.
@@ -199,6 +255,7 @@ pub(crate) fn discover_with(
             skipped.push(Skipped {
                 name: path.display().to_string(),
                 reason,
+                plays: None,
             });
             continue;
         }
@@ -210,6 +267,7 @@ pub(crate) fn discover_with(
                 skipped.push(Skipped {
                     reason: format!("plays {}, not {only}", player.problem),
                     name: shown,
+                    plays: Some(player.problem.clone()),
                 });
                 continue;
             }
@@ -1172,6 +1230,49 @@ fn stamp_file(path: &Path, h: &mut impl std::hash::Hasher) {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn players_of_other_problems_are_one_note_with_their_names_wrapped() {
+        let other = |name: &str| Skipped {
+            name: name.to_string(),
+            reason: "plays chesspuzzle, not linez".into(),
+            plays: Some("chesspuzzle".into()),
+        };
+        let stray = Skipped {
+            name: "players/README".into(),
+            reason: "a project file".into(),
+            plays: None,
+        };
+        let mut skipped: Vec<Skipped> = (0..12)
+            .map(|i| other(&format!("chesspuzzle-player-{i:02}")))
+            .collect();
+        skipped.push(stray.clone());
+        let notes = skip_notes(&skipped, Some("linez"));
+        assert_eq!(notes.len(), 2, "{notes:#?}");
+        assert_eq!(notes[0], "skipped player players/README: a project file");
+        let lines: Vec<&str> = notes[1].lines().collect();
+        assert!(
+            lines[0].starts_with("skipped 12 players that play another problem than linez: "),
+            "{}",
+            notes[1]
+        );
+        assert!(lines.len() > 1 && lines.iter().all(|l| l.chars().count() <= 100));
+        assert!(lines[1..].iter().all(|l| l.starts_with("  ")));
+        let names: Vec<&str> = notes[1]
+            .split_once(": ")
+            .unwrap()
+            .1
+            .split(',')
+            .map(str::trim)
+            .collect();
+        let expected: Vec<String> = (0..12)
+            .map(|i| format!("chesspuzzle-player-{i:02}"))
+            .collect();
+        assert_eq!(names, expected);
+        // One player of another problem keeps its own line.
+        let notes = skip_notes(&[other("solo")], Some("linez"));
+        assert_eq!(notes, ["skipped player solo: plays chesspuzzle, not linez"]);
+    }
 
     fn discover_one(path: &Path) -> Player {
         let mut builds = Builds::new(Duration::from_secs(60));
