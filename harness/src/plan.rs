@@ -369,10 +369,11 @@ impl FilterUse {
                 .map(|f| format!("--filter {f}"))
                 .collect();
             return Err(Error::usage(format!(
-                "{}: no test of this run matches (0 of {}); `harness gen` shows a seed's \
+                "{}: no test of this run matches (0 of {}); `{} gen` shows a seed's \
                  parameters",
                 filters.join(" "),
-                self.before
+                self.before,
+                crate::invocation::program()
             )));
         }
         Ok(())

@@ -402,7 +402,8 @@ fn link_or_command(run: &Path, row: &Row, run_id: &str) -> String {
         )
     } else {
         format!(
-            "<code>harness replay {} --player {} --seed {}</code>",
+            "<code>{} replay {} --player {} --seed {}</code>",
+            escape(crate::invocation::program()),
             escape(run_id),
             escape(&row.player),
             escape(&row.seed)
