@@ -93,7 +93,7 @@ pub struct RunArgs {
     /// Seeds: `1..100` (inclusive), `7`, `1,5,9..12`, or `examples` (the problem's example
     /// seeds from scoring.toml) [default: examples]. Exact-answer problems also run their
     /// fixed tests.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_negative_numbers = true)]
     pub seeds: Option<String>,
     /// Only run this problem (players of other problems are skipped with a note).
     #[arg(long, value_name = "ID", help = format!(
@@ -264,11 +264,11 @@ pub struct TuneArgs {
     #[arg(value_name = "PLAYER")]
     pub player: Option<PathBuf>,
     /// Tuning seeds, played in this order by every trial [default: 1..50].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_negative_numbers = true)]
     pub seeds: Option<String>,
     /// Held-out seeds: the best values against the defaults at the end, never used in tuning
     /// (must share no seed with --seeds) [default: 1001..1200].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_negative_numbers = true)]
     pub holdout: Option<String>,
     /// Trials in all, the defaults (trial 0) included [default: 100].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>)]

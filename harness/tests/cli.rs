@@ -928,7 +928,8 @@ fn results_naming_a_file_says_it_is_a_file() {
 #[test]
 fn negative_numbers_are_usage_errors_naming_the_flag() {
     let (_d, player) = script(FIRST_CELL);
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (&["--seeds", "-3"], "\"-3\" in \"-3\" is not a seed"),
         (
             &["--time-limit", "-1"],
             "--time-limit -1: must be a positive number",
@@ -952,9 +953,14 @@ fn negative_numbers_are_usage_errors_naming_the_flag() {
     ];
     for (flags, needle) in cases {
         let (code, _, err) = run(harness()
-            .args(["--problem", "chesspuzzle", "--seeds", "1", "--players"])
+            .args(["--problem", "chesspuzzle", "--players"])
             .arg(&player)
-            .args(flags));
+            .args(flags)
+            .args(if flags[0] == "--seeds" {
+                &[][..]
+            } else {
+                &["--seeds", "1"][..]
+            }));
         assert_eq!(code, 2, "{flags:?}: {err}");
         assert!(err.contains(needle), "{flags:?}: {err}");
         assert!(!err.contains("unexpected argument"), "{flags:?}: {err}");
