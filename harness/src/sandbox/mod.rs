@@ -153,7 +153,8 @@ impl Isolation {
                     return Err(Unavailable(format!("--cgroup require: no cgroup can be had: {why}")))
                 }
                 Err(why) => isolation.notes.push(format!(
-                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted, and a test is held to its worker's CPU only by pinning, which its processes can leave (see `harness doctor`)"
+                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted, and a test is held to its worker's CPU only by pinning, which its processes can leave (see `{} doctor`)",
+                    crate::invocation::program()
                 )),
             }
         }
@@ -173,8 +174,9 @@ impl Isolation {
                     )))
                 }
                 Err(why) => isolation.notes.push(format!(
-                    "no sandbox ({why}): {}; see `harness doctor`",
-                    process_mode_note(outer.0 == 0)
+                    "no sandbox ({why}): {}; see `{} doctor`",
+                    process_mode_note(outer.0 == 0),
+                    crate::invocation::program()
                 )),
             }
         } else {
