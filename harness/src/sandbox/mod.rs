@@ -18,6 +18,7 @@
 
 mod build;
 pub mod cgroup;
+pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
@@ -280,6 +281,7 @@ impl Isolation {
             core_dumps: limits.core_dumps,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
+            player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
         }
     }

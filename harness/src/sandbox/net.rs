@@ -112,14 +112,18 @@ fn make_here() -> io::Result<()> {
     sys::loopback_up()
 }
 
-/// Joins `ns` (the calling process must be single-threaded): first its user namespace, which
-/// gives the caller the rights to join its network namespace.
-pub(crate) fn join(user: RawFd, net: RawFd) -> io::Result<()> {
-    // SAFETY: setns on descriptors the caller owns.
-    sys::check(
-        unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
-        "setns user",
-    )?;
+/// Joins a pooled network namespace (the calling process must be single-threaded): first,
+/// when given, the user namespace that owns it, which gives the caller the rights to join the
+/// network namespace (a root caller has them already).
+pub(crate) fn join(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
+    if let Some(user) = user {
+        // SAFETY: setns on a descriptor the caller owns.
+        sys::check(
+            unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
+            "setns user",
+        )?;
+    }
+    // SAFETY: setns on a descriptor the caller owns.
     sys::check(
         unsafe { libc::setns(net, libc::CLONE_NEWNET) } as _,
         "setns net",

@@ -175,11 +175,12 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         | libc::CLONE_NEWUTS
         | libc::CLONE_NEWCGROUP;
     if spec.shared_net {
-        // A root harness's groups go now: the pool's namespace denies `setgroups` to the
-        // test's init. (Refused to anyone else, who has no right to drop them.)
-        // SAFETY: a plain call on the calling process.
-        unsafe { libc::setgroups(0, std::ptr::null()) };
-        let joined = super::net::join(NET_NS, NET_NS + 1);
+        // A root harness joins the network namespace alone: its test's user namespace is then
+        // a child of the host's, where it may map the player to an id of its own
+        // ([`write_id_maps`]); the pool's user namespace maps only the harness's user. Anyone
+        // else joins that user namespace first, for the right to join the network one.
+        let user = spec.player_ids.is_none().then_some(NET_NS);
+        let joined = super::net::join(user, NET_NS + 1);
         close_net_fds();
         if let Err(e) = joined {
             return setup(e, "cannot join the tests' network namespace");
@@ -270,29 +271,36 @@ fn init_report(text: &[u8], init_exit: Option<Exit>) -> Report {
     })
 }
 
-/// Maps the player's id inside (1000) to the harness's own user outside. Capabilities end
-/// at the player's exec (it is not root inside); a root harness keeps the right to drop the
-/// player's supplementary groups, an unprivileged one must deny `setgroups`.
+/// Maps the player's id inside (1000) to its host id outside: the harness's own user, or
+/// under a root harness the player's own unprivileged id ([`super::ids`]), with root inside
+/// mapped to root outside for the test's init alone (it builds the view as root inside and
+/// must own what it makes there; the player can never become it: no capability survives its
+/// exec, every mount is nosuid, and it runs with no_new_privs). Capabilities end at the
+/// player's exec; a root harness keeps the right to drop the player's supplementary groups,
+/// an unprivileged one must deny `setgroups`.
 fn write_id_maps(pid: libc::pid_t, spec: &Spec) -> std::io::Result<()> {
     let proc_dir = format!("/proc/{pid}");
     let inner = view::PLAYER_ID;
-    if spec.outer_uid != 0 && !spec.shared_net {
-        sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
-    }
-    // In the pool's user namespace (shared_net), the harness's user and group are root.
-    let (uid, gid) = if spec.shared_net {
-        (0, 0)
-    } else {
-        (spec.outer_uid, spec.outer_gid)
+    let (uid_map, gid_map) = match spec.player_ids {
+        Some((uid, gid)) => (
+            format!("0 0 1\n{inner} {uid} 1\n"),
+            format!("0 0 1\n{inner} {gid} 1\n"),
+        ),
+        None => {
+            if !spec.shared_net {
+                sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
+            }
+            // In the pool's user namespace (shared_net), the harness's user and group are root.
+            let (uid, gid) = if spec.shared_net {
+                (0, 0)
+            } else {
+                (spec.outer_uid, spec.outer_gid)
+            };
+            (format!("{inner} {uid} 1\n"), format!("{inner} {gid} 1\n"))
+        }
     };
-    sys::write_file(
-        &format!("{proc_dir}/uid_map"),
-        &format!("{inner} {uid} 1\n"),
-    )?;
-    sys::write_file(
-        &format!("{proc_dir}/gid_map"),
-        &format!("{inner} {gid} 1\n"),
-    )
+    sys::write_file(&format!("{proc_dir}/uid_map"), &uid_map)?;
+    sys::write_file(&format!("{proc_dir}/gid_map"), &gid_map)
 }
 
 /// The program, arguments and environment as C strings, made before any fork.
