@@ -109,7 +109,28 @@ fn make_here() -> io::Result<()> {
     sys::write_file("/proc/self/setgroups", "deny")?;
     sys::write_file("/proc/self/uid_map", &format!("0 {uid} 1\n"))?;
     sys::write_file("/proc/self/gid_map", &format!("0 {gid} 1\n"))?;
-    sys::loopback_up()
+    sys::loopback_up()?;
+    forget_between_tests()
+}
+
+/// What the kernel would otherwise keep of one test's connections for the next test in the
+/// same namespace, turned off (these knobs are the namespace's own: /proc/sys/net is the
+/// caller's network namespace's):
+/// - `tcp_no_metrics_save`: no TCP metrics (RTT, window, MSS per peer address, `ip
+///   tcp_metrics`) saved when a connection closes;
+/// - `tcp_fastopen` 0: no Fast Open, whose client cache (cookie and MSS per peer) is saved
+///   in the same table whatever the knob above says;
+/// - `tcp_max_tw_buckets` 0: a closed connection leaves no TIME_WAIT socket (whose ports a
+///   later test would read in /proc/net/tcp).
+fn forget_between_tests() -> io::Result<()> {
+    for (knob, value) in [
+        ("tcp_no_metrics_save", "1"),
+        ("tcp_fastopen", "0"),
+        ("tcp_max_tw_buckets", "0"),
+    ] {
+        sys::write_file(&format!("/proc/sys/net/ipv4/{knob}"), value)?;
+    }
+    Ok(())
 }
 
 /// Joins a pooled network namespace (the calling process must be single-threaded): first,

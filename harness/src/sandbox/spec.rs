@@ -137,6 +137,10 @@ pub struct Report {
     /// Every process of the test is known to be gone (its init reaped them all in time).
     #[serde(default)]
     pub all_gone: bool,
+    /// The sandbox itself failed during the test (the test's init ended without a report):
+    /// the harness's fault, never the player's verdict. Why, in words.
+    #[serde(default)]
+    pub failure: Option<String>,
     /// Harness-side notes (a cgroup that could not be removed...), for the log.
     pub notes: Vec<String>,
 }

@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use super::cgroup::TestGroup;
-use super::spec::{Exit, Mode, Report, Spec, StartError};
+use super::spec::{Mode, Report, Spec, StartError};
 use super::{sys, view};
 
 const CONTROL: RawFd = 3;
@@ -103,8 +103,8 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
         Some(cgroups) => {
             // SAFETY: getpid has no preconditions.
             let name = format!("t{}", unsafe { libc::getpid() });
-            match TestGroup::create(cgroups, &name, spec.memory, spec.procs.saturating_add(2))
-                .and_then(|g| g.join().map(|_| g))
+            match TestGroup::create(cgroups, &name, spec.memory, spec.procs)
+                .and_then(|g| g.entrances().map(|e| (g, e)))
             {
                 Ok(g) => Some(g),
                 Err(e) => {
@@ -116,6 +116,7 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
             }
         }
     };
+    let entrances = group.as_ref().map_or(&[][..], |(_, e)| &e[..]);
     let (mut report, init) = match spec.mode {
         Mode::Process => {
             // A player of the same user must not trace or read the supervisor.
@@ -123,10 +124,12 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
             let _ = sys::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
             // SAFETY: descriptor 3 is the control pipe.
             let stop = unsafe { OwnedFd::from_raw_fd(CONTROL) };
-            (super::init::run(spec, &stop, group.as_ref()), None)
+            let group = group.as_ref().map(|(g, _)| g);
+            (super::init::run(spec, &stop, group, entrances), None)
         }
-        Mode::Namespaces => namespaces(spec),
+        Mode::Namespaces => namespaces(spec, entrances),
     };
+    let group = group.map(|(g, _)| g);
     if let Some(group) = &group {
         let (peak_kb, oom, hit, procs_hit) = group.stats();
         report.max_memory_kb = peak_kb;
@@ -145,7 +148,6 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
         let _ = sys::wait(pid, false);
     }
     if let Some(group) = group {
-        group.leave(None);
         group.remove();
     }
 }
@@ -153,7 +155,7 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
 /// Starts the test's init in fresh namespaces, waits for the end of the test, and returns
 /// what the init reported, with the init's pid when it is still to be reaped (its exit, the
 /// kernel's teardown of the namespaces, takes a while and is nobody's business but ours).
-fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
+fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t>) {
     let setup = |e: std::io::Error, what: &str| {
         (
             Report {
@@ -209,7 +211,7 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
             // SAFETY: plain exit of a forked child.
             unsafe { libc::_exit(1) };
         }
-        super::init::namespace_init(spec, stop_r, report_w);
+        super::init::namespace_init(spec, stop_r, report_w, entrances);
     }
     drop((stop_r, report_w, go_r));
     // Only now: the init was made dumpable, so an unprivileged supervisor may write its id
@@ -229,12 +231,16 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
-    (read_init_report(pid, &report_r), Some(pid))
+    read_init_report(pid, &report_r)
 }
 
 /// Reads the init's report (one JSON line); an init that does not send it within
-/// [`TEARDOWN`] is killed, and the report says so.
-fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report {
+/// [`TEARDOWN`] is killed, and the report says so. Returns the init's pid unless it has been
+/// reaped here (it ended without a report: the report then says how it ended).
+fn read_init_report(
+    pid: libc::pid_t,
+    report_r: &std::os::fd::OwnedFd,
+) -> (Report, Option<libc::pid_t>) {
     let deadline = Instant::now() + TEARDOWN;
     let mut text = Vec::new();
     let mut buf = [0u8; 4096];
@@ -242,11 +248,11 @@ fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             sys::kill(pid, libc::SIGKILL);
-            let mut report = init_report(&text, None);
+            let mut report = init_report(&text).unwrap_or_default();
             report
                 .notes
                 .push("the test's init did not end in time and was killed".into());
-            return report;
+            return (report, Some(pid));
         }
         if sys::poll_read(&[report_r.as_raw_fd()], left.as_millis().max(1) as i32) == 0 {
             continue;
@@ -258,17 +264,29 @@ fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report
         }
         text.extend_from_slice(&buf[..n as usize]);
     }
-    init_report(&text, None)
+    if let Some(report) = init_report(&text) {
+        return (report, Some(pid));
+    }
+    // The init is gone without its report (killed, or it failed): how it ended, when that
+    // can be known within the teardown time.
+    let ended = loop {
+        match sys::wait(pid, false) {
+            Ok(Some(w)) => break Some(w.exit),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            _ => break None,
+        }
+    };
+    let how = ended.map_or_else(|| "still ending".to_string(), |e| e.to_string());
+    let report = Report {
+        failure: Some(format!("the test's init ended without a report ({how})")),
+        ..Report::default()
+    };
+    (report, ended.is_none().then_some(pid))
 }
 
-/// The init's report, or what can be said without one.
-fn init_report(text: &[u8], init_exit: Option<Exit>) -> Report {
-    serde_json::from_slice(text.trim_ascii()).unwrap_or_else(|_| Report {
-        notes: vec![format!(
-            "the test's init ended without a report ({init_exit:?})"
-        )],
-        ..Report::default()
-    })
+/// The init's report, if it sent one whole.
+fn init_report(text: &[u8]) -> Option<Report> {
+    serde_json::from_slice(text.trim_ascii()).ok()
 }
 
 /// Maps the player's id inside (1000) to its host id outside: the harness's own user, or

@@ -86,18 +86,31 @@ pub(crate) fn visible_without_bind(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
 }
 
-fn ro_flags(source: &Path) -> libc::c_ulong {
+/// Whether a view may run what it shows: only system folders and the player's own files.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exec {
+    Allowed,
+    Denied,
+}
+
+fn ro_flags(source: &Path, exec: Exec) -> libc::c_ulong {
     // A remount in a user namespace must keep the flags the original mount locked.
+    let noexec = if exec == Exec::Denied {
+        libc::MS_NOEXEC
+    } else {
+        0
+    };
     libc::MS_BIND
         | libc::MS_REMOUNT
         | libc::MS_RDONLY
         | libc::MS_NOSUID
         | libc::MS_NODEV
+        | noexec
         | sys::mount_flags(source).unwrap_or(0)
 }
 
 /// Shows `source` read-only at `target` (made as an empty file or folder first).
-fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
+fn bind_ro(source: &Path, target: &Path, exec: Exec) -> io::Result<()> {
     let meta = std::fs::metadata(source)?;
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)?;
@@ -114,7 +127,7 @@ fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
         libc::MS_BIND | libc::MS_REC,
         None,
     )?;
-    sys::mount(None, target, None, ro_flags(source), None)
+    sys::mount(None, target, None, ro_flags(source, exec), None)
 }
 
 /// Shows the folder `source` writable at `target` (a build's own folders), without setuid
@@ -138,7 +151,7 @@ fn mirror(source: &Path, target: &Path) -> io::Result<()> {
             let link = std::fs::read_link(source)?;
             std::os::unix::fs::symlink(link, target)
         }
-        Ok(_) => bind_ro(source, target),
+        Ok(_) => bind_ro(source, target, Exec::Allowed),
     }
 }
 
@@ -178,16 +191,16 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         mirror(Path::new(dir), &inside(root, Path::new(dir)))?;
     }
     step.set("etc");
-    bind_ro(&spec.etc, &root.join("etc"))?;
+    bind_ro(&spec.etc, &root.join("etc"), Exec::Denied)?;
     step.set("box");
     let boxed = writable_box(root, spec.disk)?;
     step.set("dev");
-    let dev = devices(root, &boxed)?;
+    devices(root, &boxed)?;
     step.set("binds");
     // The player's own files, read-only, at their host paths.
     for bind in &spec.binds {
         if !visible_without_bind(&bind.path) {
-            bind_ro(&bind.path, &inside(root, &bind.path))?;
+            bind_ro(&bind.path, &inside(root, &bind.path), Exec::Allowed)?;
         }
     }
     step.set("writable binds");
@@ -195,7 +208,7 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
-    proc_of_the_test(root, &dev)?;
+    proc_of_the_test(root)?;
     step.set("pivot");
     std::env::set_current_dir(root)?;
     sys::pivot_here()?;
@@ -252,8 +265,9 @@ fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
     Ok(boxed)
 }
 
-/// /dev: the harmless devices only, and the private /dev/shm (from the box). Returns it.
-fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
+/// /dev: the harmless devices only (read-only views of the host's), and the private /dev/shm
+/// (from the box).
+fn devices(root: &Path, boxed: &Path) -> io::Result<()> {
     let dev = root.join("dev");
     std::fs::create_dir(&dev)?;
     sys::mount(
@@ -266,13 +280,18 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
     for name in ["null", "zero", "full", "random", "urandom"] {
         let target = dev.join(name);
         std::fs::write(&target, b"")?;
-        sys::mount(
-            Some(&Path::new("/dev").join(name)),
-            &target,
-            None,
-            libc::MS_BIND,
-            None,
-        )?;
+        let source = Path::new("/dev").join(name);
+        sys::mount(Some(&source), &target, None, libc::MS_BIND, None)?;
+        // Read-only: a device node is still read and written through a read-only mount, but
+        // its mode, owner and times can no longer be changed (they are the host's inode's).
+        // Never nodev, which would make it unusable.
+        let flags = libc::MS_BIND
+            | libc::MS_REMOUNT
+            | libc::MS_RDONLY
+            | libc::MS_NOSUID
+            | libc::MS_NOEXEC
+            | sys::mount_flags(&source).unwrap_or(0);
+        sys::mount(None, &target, None, flags, None)?;
     }
     for (name, target) in [
         ("fd", "/proc/self/fd"),
@@ -291,19 +310,46 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
         None,
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
         None,
-    )?;
-
-    Ok(dev)
+    )
 }
 
+/// What container runtimes hide of /proc (runc's and Docker's masked paths), with the files
+/// only root may read, so that a player sees none of them whoever runs the harness: each is
+/// covered by an empty entry no one may open.
+const PROC_MASKED: [&str; 19] = [
+    "acpi",
+    "asound",
+    "interrupts",
+    "kcore",
+    "keys",
+    "key-users",
+    "kmsg",
+    "kpagecgroup",
+    "kpagecount",
+    "kpageflags",
+    "latency_stats",
+    "pagetypeinfo",
+    "sched_debug",
+    "scsi",
+    "slabinfo",
+    "sysrq-trigger",
+    "timer_list",
+    "timer_stats",
+    "vmallocinfo",
+];
+
+/// The kernel's knobs, read-only (as runc leaves them).
+const PROC_READ_ONLY: [&str; 4] = ["bus", "fs", "irq", "sys"];
+
 /// A /proc of the test's own PID namespace. No user namespace can be made inside (so no
-/// mounts of the player's own), and the kernel's knobs are read-only.
-fn proc_of_the_test(root: &Path, dev: &Path) -> io::Result<()> {
+/// mounts of the player's own), the kernel's knobs are read-only and [`PROC_MASKED`] is
+/// covered.
+fn proc_of_the_test(root: &Path) -> io::Result<()> {
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
     // A process the player cannot trace (the test's init) is not even listed: hidepid=4
     // ("ptraceable", Linux 5.8+), else hidepid=2 (which still shows it to a player in the
-    // owner's group, the case of a root harness).
+    // owner's group).
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     let proc_fs = Some(Path::new("proc"));
     sys::mount(proc_fs, &proc_dir, Some("proc"), flags, Some("hidepid=4"))
@@ -315,19 +361,51 @@ fn proc_of_the_test(root: &Path, dev: &Path) -> io::Result<()> {
             .to_string(),
         "0",
     )?;
-    let sysctl = proc_dir.join("sys");
+    for name in PROC_READ_ONLY {
+        let path = proc_dir.join(name);
+        if path.exists() {
+            sys::mount(Some(&path), &path, None, libc::MS_BIND | libc::MS_REC, None)?;
+            sys::mount(None, &path, None, ro_flags(&path, Exec::Denied), None)?;
+        }
+    }
+    mask(root, &proc_dir)
+}
+
+/// Covers every [`PROC_MASKED`] entry of `proc_dir` with an empty file or folder of mode 0,
+/// read-only, from a small tmpfs made for it and detached at once (so that mountinfo names
+/// only `/file` and `/folder` of a tmpfs, nothing of the host).
+fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
+    let masks = root.join("masks");
+    std::fs::create_dir(&masks)?;
     sys::mount(
-        Some(&sysctl),
-        &sysctl,
+        Some(Path::new("tmpfs")),
+        &masks,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        Some("size=4k,nr_inodes=4,mode=0"),
+    )?;
+    let (file, folder) = (masks.join("file"), masks.join("folder"));
+    std::fs::write(&file, b"")?;
+    std::fs::create_dir(&folder)?;
+    for path in [&file, &folder] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0))?;
+    }
+    sys::mount(
         None,
-        libc::MS_BIND | libc::MS_REC,
+        &masks,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         None,
     )?;
-    sys::mount(None, &sysctl, None, ro_flags(&sysctl), None)?;
-    let trigger = proc_dir.join("sysrq-trigger");
-    if trigger.exists() {
-        sys::mount(Some(&dev.join("null")), &trigger, None, libc::MS_BIND, None)?;
+    for name in PROC_MASKED {
+        let target = proc_dir.join(name);
+        let Ok(meta) = std::fs::symlink_metadata(&target) else {
+            continue;
+        };
+        let source = if meta.is_dir() { &folder } else { &file };
+        // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
+        sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
     }
-
-    Ok(())
+    sys::umount_detached(&masks)?;
+    std::fs::remove_dir(&masks)
 }
