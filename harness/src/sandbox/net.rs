@@ -22,11 +22,13 @@ use std::sync::Mutex;
 
 use super::sys;
 
-/// A borrowed network namespace with the user namespace that owns it.
+/// A borrowed network namespace with the user namespace that owns it, and the mount
+/// namespace the tests that borrow it are made from (see [`own_etc`]), where it could be made.
 #[derive(Debug)]
 pub(crate) struct NetNs {
     pub user: OwnedFd,
     pub net: OwnedFd,
+    pub mnt: Option<OwnedFd>,
 }
 
 static POOL: Mutex<Vec<NetNs>> = Mutex::new(Vec::new());
@@ -56,7 +58,8 @@ fn make() -> io::Result<NetNs> {
     drop((in_r, out_w));
     let mut ready = [0u8; 1];
     let opened = match std::fs::File::from(out_r).read_exact(&mut ready) {
-        Ok(()) if ready[0] == b'!' => open_namespaces(pid),
+        Ok(()) if ready[0] == b'!' => open_namespaces(pid, true),
+        Ok(()) if ready[0] == b'?' => open_namespaces(pid, false),
         Ok(()) => Err(io::Error::other("the helper answered something else")),
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
             Err(io::Error::other("the helper ended without making them"))
@@ -68,25 +71,33 @@ fn make() -> io::Result<NetNs> {
     opened.map_err(|e| io::Error::new(e.kind(), format!("the tests' network namespace: {e}")))
 }
 
-fn open_namespaces(pid: libc::pid_t) -> io::Result<NetNs> {
+fn open_namespaces(pid: libc::pid_t, with_mnt: bool) -> io::Result<NetNs> {
     let open = |what: &str| -> io::Result<OwnedFd> {
         Ok(std::fs::File::open(format!("/proc/{pid}/ns/{what}"))?.into())
     };
     Ok(NetNs {
         user: open("user")?,
         net: open("net")?,
+        mnt: if with_mnt { Some(open("mnt")?) } else { None },
     })
 }
 
 /// The helper (`harness __sandbox net`): descriptor 0 is read to its end before it exits, 1
-/// gets one `!` once the namespaces are ready. Never returns.
+/// gets one `!` once the namespaces are ready (`?` when all but the mount namespace are).
+/// Never returns.
 pub(crate) fn helper_main() -> ! {
     let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-    let ok = make_here().is_ok();
+    let made = make_here();
+    let ok = made.is_ok();
+    let answer: &[u8] = if made.is_ok_and(|()| own_etc().is_ok()) {
+        b"!"
+    } else {
+        b"?"
+    };
     // SAFETY: descriptors 0 and 1 are ours by the contract above.
     let (mut input, mut output) =
         unsafe { (std::fs::File::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
-    if ok && output.write_all(b"!").is_ok() {
+    if ok && output.write_all(answer).is_ok() {
         drop(output);
         let _ = io::copy(&mut input, &mut io::sink());
     }
@@ -100,7 +111,7 @@ fn make_here() -> io::Result<()> {
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     // SAFETY: unshare on the calling process.
     sys::check(
-        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) } as _,
+        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::CLONE_NEWNS) } as _,
         "unshare",
     )?;
     // Even root has no capability outside a namespace it made: mapping its own group
@@ -133,6 +144,42 @@ fn forget_between_tests() -> io::Result<()> {
     Ok(())
 }
 
+/// Makes the helper's mount namespace the one the tests are made from: the host's mounts, but
+/// /etc a tmpfs holding the copy every test shows (`view::prepare_etc`), read-only. A test's
+/// view binds it from there, so its mountinfo shows `/` of a tmpfs at /etc instead of the
+/// path of a run folder on the host.
+fn own_etc() -> io::Result<()> {
+    let slash = std::path::Path::new("/");
+    let etc = std::path::Path::new("/etc");
+    sys::mount(None, slash, None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    // The host's /etc, still read through this descriptor once it is covered.
+    let host = std::fs::File::open(etc)?;
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    sys::mount(
+        Some(std::path::Path::new("tmpfs")),
+        etc,
+        Some("tmpfs"),
+        flags,
+        Some("size=16m,mode=755"),
+    )?;
+    let seen = std::path::PathBuf::from(format!("/proc/self/fd/{}", host.as_raw_fd()));
+    super::view::prepare_etc_from(&seen, etc)?;
+    sys::mount(
+        None,
+        etc,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | flags,
+        None,
+    )
+}
+
+/// Enters the mount namespace of a pooled namespace ([`own_etc`]); false when the descriptor
+/// is not there (the pool's helper could not make it) or the namespace cannot be entered.
+pub(crate) fn join_mount(mnt: RawFd) -> bool {
+    // SAFETY: setns on a descriptor number the caller owns or that is closed (EBADF).
+    unsafe { libc::setns(mnt, libc::CLONE_NEWNS) == 0 }
+}
+
 /// Joins a pooled network namespace (the calling process must be single-threaded): first,
 /// when given, the user namespace that owns it, which gives the caller the rights to join the
 /// network namespace (a root caller has them already).
@@ -153,8 +200,11 @@ pub(crate) fn join(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
 }
 
 impl NetNs {
-    /// The two descriptors, user first, for handing to a supervisor.
-    pub(crate) fn fds(&self) -> [RawFd; 2] {
-        [self.user.as_raw_fd(), self.net.as_raw_fd()]
+    /// The descriptors, user, network, then mount (when there is one), for handing to a
+    /// supervisor.
+    pub(crate) fn fds(&self) -> Vec<RawFd> {
+        let mut fds = vec![self.user.as_raw_fd(), self.net.as_raw_fd()];
+        fds.extend(self.mnt.as_ref().map(|m| m.as_raw_fd()));
+        fds
     }
 }

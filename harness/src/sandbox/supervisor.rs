@@ -20,7 +20,8 @@ use super::{sys, view};
 
 const CONTROL: RawFd = 3;
 const REPORT: RawFd = 4;
-/// With `shared_net`: the pool's user namespace; the network namespace follows.
+/// With `shared_net`: the pool's user namespace; the network namespace follows, then (where
+/// the pool has one) the mount namespace tests are made from.
 const NET_NS: RawFd = 5;
 
 /// How long the init gets to end the test's processes before it is killed itself.
@@ -31,7 +32,7 @@ pub fn main() -> ! {
     if std::env::args_os().nth(2).is_some_and(|a| a == "net") {
         super::net::helper_main();
     }
-    sys::close_from(NET_NS + 2, None);
+    sys::close_from(NET_NS + 3, None);
     // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
     let mut report_pipe = unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
@@ -60,12 +61,13 @@ pub fn main() -> ! {
     std::process::exit(0);
 }
 
-/// Closes descriptors 5 and 6 (nothing else: the test's pipes may be numbered above).
+/// Closes descriptors 5, 6 and 7 (nothing else: the test's pipes may be numbered above).
 fn close_net_fds() {
     // SAFETY: closing descriptors that are ours by the contract above, or not open.
     unsafe {
         libc::close(NET_NS);
         libc::close(NET_NS + 1);
+        libc::close(NET_NS + 2);
     }
 }
 
@@ -156,6 +158,8 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
 /// what the init reported, with the init's pid when it is still to be reaped (its exit, the
 /// kernel's teardown of the namespaces, takes a while and is nobody's business but ours).
 fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t>) {
+    let pooled: Spec;
+    let mut spec = spec;
     let setup = |e: std::io::Error, what: &str| {
         (
             Report {
@@ -183,9 +187,18 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
         // else joins that user namespace first, for the right to join the network one.
         let user = spec.player_ids.is_none().then_some(NET_NS);
         let joined = super::net::join(user, NET_NS + 1);
+        let own_etc = joined.is_ok() && super::net::join_mount(NET_NS + 2);
         close_net_fds();
         if let Err(e) = joined {
             return setup(e, "cannot join the tests' network namespace");
+        }
+        if own_etc {
+            // The pool's mount namespace has the view's /etc where the host's is.
+            pooled = Spec {
+                etc: std::path::PathBuf::from("/etc"),
+                ..spec.clone()
+            };
+            spec = &pooled;
         }
     } else {
         flags |= libc::CLONE_NEWNET;

@@ -47,8 +47,13 @@ pub(crate) const PLAYER_ID: u32 = 1000;
 /// program may need (links kept as links) and a `passwd`/`group` naming only the player.
 /// Each test then shows it read-only with one bind instead of one per entry.
 pub(crate) fn prepare_etc(dir: &Path) -> io::Result<()> {
+    prepare_etc_from(Path::new("/etc"), dir)
+}
+
+/// [`prepare_etc`] from the host's /etc seen at `etc`.
+pub(crate) fn prepare_etc_from(etc: &Path, dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    if let Ok(entries) = std::fs::read_dir("/etc") {
+    if let Ok(entries) = std::fs::read_dir(etc) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if ETC.contains(&name.as_str()) || ETC_PREFIXES.iter().any(|p| name.starts_with(p)) {
@@ -388,7 +393,7 @@ fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
     std::fs::write(&file, b"")?;
     std::fs::create_dir(&folder)?;
     for path in [&file, &folder] {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0))?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o000))?;
     }
     sys::mount(
         None,
