@@ -3,8 +3,9 @@
 //!
 //! cgroup v1 (`memory` and `pids` hierarchies where the harness may make folders, as on a
 //! root account) or v2 (a delegated subtree with `memory` and `pids`). The harness makes one
-//! folder per run ([`RunGroups`]); the supervisor of each test makes, joins, reads and removes
-//! the test's own folder ([`TestGroup`]).
+//! folder per run ([`RunGroups`]); the supervisor of each test makes, reads and removes the
+//! test's own folder ([`TestGroup`]), which only the player's processes enter (see
+//! [`TestGroup::entrances`]).
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -8,11 +8,15 @@
 //!
 //! Each namespace belongs to a user namespace of its own (the pool's), made by a helper
 //! process (`harness __sandbox net`) that maps the harness's user to root there, brings
-//! loopback up and exits; the harness keeps the two namespaces open by descriptor. A test's
-//! supervisor joins both before it makes the test's user namespace, which is then a child of
-//! the pool's. A player therefore has no capability over the network namespace it is in: it
-//! cannot configure it, and nothing it does leaves state in it but what dies with its
-//! sockets (the kernel's packet counters and TCP connections in TIME_WAIT excepted).
+//! loopback up, turns off what the kernel keeps of closed connections ([`forget_between_tests`]),
+//! makes the mount namespace tests are made from ([`own_etc`]) and exits; the harness keeps
+//! the three namespaces open by descriptor. A test's supervisor joins them before it makes
+//! the test's user namespace, which is then a child of the pool's (a root harness joins the
+//! network and mount namespaces only: its test's user namespace is a child of the host's, so
+//! that it may map the player to an unprivileged id of its own). A player therefore has no
+//! capability over the network namespace it is in: it cannot configure it, and nothing it
+//! does leaves state in it but what dies with its sockets, and the namespace's counters
+//! (packets and bytes per protocol and on the loopback), which it can move but not reset.
 //!
 //! This module may start the helper process and open namespace descriptors; nothing else.
 

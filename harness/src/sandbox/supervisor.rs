@@ -6,8 +6,13 @@
 //! and run Rust code in the child.
 //!
 //! Descriptors on entry: 0, 1, 2 the player's pipes; 3 the control pipe (the spec as one JSON
-//! line, then end of file when the test is over or the harness is gone); 4 the report pipe.
-//! Nothing else, and an empty environment.
+//! line, then end of file when the test is over or the harness is gone); 4 the report pipe;
+//! with a pooled network namespace, 5, 6 and 7 its user, network and mount namespaces
+//! (`net`). Nothing else, and an empty environment.
+//!
+//! Neither the supervisor nor the init is ever in the test's cgroups (only the player's
+//! processes are), so the kernel's OOM killer, choosing in the test's memory group, never
+//! takes them; an init that ends without its report anyway makes the test ERR, with why.
 
 use std::ffi::CString;
 use std::io::{Read, Write};

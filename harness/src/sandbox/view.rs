@@ -1,6 +1,7 @@
 //! The file system a sandboxed player sees, built inside the test's own mount namespace: a
 //! fresh tmpfs root holding read-only views of the system folders and of the player's own
-//! files, a private /proc, a minimal /dev, and one size-capped tmpfs for everything the
+//! files, a private /proc (masked as container runtimes mask it), a minimal /dev of
+//! read-only device nodes, and one size-capped tmpfs for everything the
 //! player may write (its working folder, HOME, /tmp, /var/tmp, /dev/shm). Runs in the
 //! test's init process, which holds every capability of the test's user namespace until the
 //! player is started; nothing here runs in the harness.
