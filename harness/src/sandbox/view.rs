@@ -149,6 +149,22 @@ fn bind_rw(source: &Path, target: &Path) -> io::Result<()> {
     sys::mount(None, target, None, flags, None)
 }
 
+/// Makes `path` and everything under it the player's (links themselves, never followed).
+fn give_to_player(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.uid() != PLAYER_ID || meta.gid() != PLAYER_ID {
+        std::os::unix::fs::lchown(path, Some(PLAYER_ID), Some(PLAYER_ID))
+            .map_err(|e| io::Error::new(e.kind(), format!("chown {}: {e}", path.display())))?;
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            give_to_player(&entry?.path())?;
+        }
+    }
+    Ok(())
+}
+
 /// Recreates a symlink, or shows the target read-only.
 fn mirror(source: &Path, target: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(source) {
@@ -211,6 +227,11 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
     }
     step.set("writable binds");
     for path in &spec.writable_binds {
+        if spec.player_ids.is_some() {
+            // A root harness's player is not the owner of what the harness made: its writable
+            // folders (a build's private copy, its output folder) become its own.
+            give_to_player(path)?;
+        }
         bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
