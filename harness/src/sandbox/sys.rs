@@ -123,17 +123,6 @@ pub(crate) fn pivot_here() -> io::Result<()> {
     std::env::set_current_dir("/")
 }
 
-/// Detaches the mount at `target` (it stays alive while binds of it are mounted elsewhere).
-pub(crate) fn umount_detached(target: &Path) -> io::Result<()> {
-    let c = cstr(target)?;
-    // SAFETY: a valid C string.
-    check(
-        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } as _,
-        &format!("umount {}", target.display()),
-    )
-    .map(|_| ())
-}
-
 /// Makes the caller join a new, empty session keyring of its own (`keyctl(JOIN_SESSION_KEYRING,
 /// NULL)`): the keys of the session it was started in are no longer reachable, and what it
 /// adds dies with its last process. A kernel without keys (ENOSYS) has nothing to reach.

@@ -235,7 +235,7 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
-    proc_of_the_test(root)?;
+    proc_of_the_test(root, &spec.etc)?;
     step.set("pivot");
     std::env::set_current_dir(root)?;
     sys::pivot_here()?;
@@ -371,7 +371,7 @@ const PROC_READ_ONLY: [&str; 4] = ["bus", "fs", "irq", "sys"];
 /// A /proc of the test's own PID namespace. No user namespace can be made inside (so no
 /// mounts of the player's own), the kernel's knobs are read-only and [`PROC_MASKED`] is
 /// covered.
-fn proc_of_the_test(root: &Path) -> io::Result<()> {
+fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
     // A process the player cannot trace (the test's init) is not even listed: hidepid=4
@@ -395,18 +395,19 @@ fn proc_of_the_test(root: &Path) -> io::Result<()> {
             sys::mount(None, &path, None, ro_flags(&path, Exec::Denied), None)?;
         }
     }
-    mask(root, &proc_dir)
+    mask(spare, &proc_dir)
 }
 
 /// Covers every [`PROC_MASKED`] entry of `proc_dir` with an empty file or folder of mode 0,
-/// read-only, from a small tmpfs made for it and detached at once (so that mountinfo names
-/// only `/file` and `/folder` of a tmpfs, nothing of the host).
-fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
-    let masks = root.join("masks");
-    std::fs::create_dir(&masks)?;
+/// read-only, from a small tmpfs made for it (so that mountinfo names only `/file` and
+/// `/folder` of a tmpfs, nothing of the host). The tmpfs is mounted over `spare`, a folder of
+/// the old root already shown where it is needed: the pivot detaches it with the old root,
+/// where an unmount of its own would make every test wait for an RCU grace period.
+fn mask(spare: &Path, proc_dir: &Path) -> io::Result<()> {
+    let masks = spare;
     sys::mount(
         Some(Path::new("tmpfs")),
-        &masks,
+        masks,
         Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         Some("size=4k,nr_inodes=4,mode=0"),
@@ -419,7 +420,7 @@ fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
     }
     sys::mount(
         None,
-        &masks,
+        masks,
         None,
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         None,
@@ -433,6 +434,5 @@ fn mask(root: &Path, proc_dir: &Path) -> io::Result<()> {
         // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
         sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
     }
-    sys::umount_detached(&masks)?;
-    std::fs::remove_dir(&masks)
+    Ok(())
 }
