@@ -98,6 +98,11 @@ impl PollFd {
     pub fn ready(&self) -> bool {
         self.0.revents != 0
     }
+
+    /// Both directions are closed (the peer of a socket is gone, not merely done writing).
+    pub fn hung_up(&self) -> bool {
+        self.0.revents & libc::POLLHUP != 0
+    }
 }
 
 /// Waits until one of the descriptors is ready or the timeout passes (`None`: no limit).
@@ -156,6 +161,8 @@ pub(crate) struct Waiter {
 pub(crate) enum Interest {
     Read,
     Write,
+    /// Either (a socket the game both reads and writes).
+    ReadWrite,
 }
 
 impl Waiter {
@@ -185,6 +192,7 @@ impl Waiter {
                 events: match interest {
                     Interest::Read => libc::EPOLLIN as u32,
                     Interest::Write => libc::EPOLLOUT as u32,
+                    Interest::ReadWrite => (libc::EPOLLIN | libc::EPOLLOUT) as u32,
                 },
                 u64: token as u64,
             };
@@ -198,10 +206,40 @@ impl Waiter {
             match interest {
                 Interest::Read => PollFd::readable(fd),
                 Interest::Write => PollFd::writable(fd),
+                Interest::ReadWrite => PollFd(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN | libc::POLLOUT,
+                    revents: 0,
+                }),
             },
             token,
         ));
         Ok(())
+    }
+
+    /// Changes what a registered descriptor is waited for.
+    pub fn modify(&mut self, fd: RawFd, token: u32, interest: Interest) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut event = libc::epoll_event {
+                events: match interest {
+                    Interest::Read => libc::EPOLLIN as u32,
+                    Interest::Write => libc::EPOLLOUT as u32,
+                    Interest::ReadWrite => (libc::EPOLLIN | libc::EPOLLOUT) as u32,
+                },
+                u64: token as u64,
+            };
+            // SAFETY: a pointer to a local event, valid for the call.
+            check(unsafe {
+                libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_MOD, fd, &mut event)
+            })?;
+            Ok(())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            self.remove(fd);
+            self.add(fd, token, interest)
+        }
     }
 
     /// Unregisters a descriptor (before it is closed).
