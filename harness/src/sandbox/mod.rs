@@ -24,6 +24,7 @@ pub mod probe;
 pub mod spec;
 pub mod supervisor;
 mod sys;
+pub mod tool;
 mod view;
 
 use std::io::Write;
@@ -257,6 +258,7 @@ impl Isolation {
             env,
             cwd,
             binds,
+            writable: Vec::new(),
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {
