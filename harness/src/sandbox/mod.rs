@@ -25,6 +25,7 @@ pub mod relay;
 pub mod spec;
 pub mod supervisor;
 mod sys;
+pub mod tool;
 mod view;
 
 use std::io::Write;
@@ -268,6 +269,7 @@ impl Isolation {
             env,
             cwd,
             binds,
+            writable: Vec::new(),
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {

@@ -117,6 +117,25 @@ fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
     sys::mount(None, target, None, ro_flags(source), None)
 }
 
+/// Shows the folder `source` writable at `target` (made first), without set-user-id programs
+/// or devices.
+fn bind_rw(source: &Path, target: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(target)?;
+    sys::mount(
+        Some(source),
+        target,
+        None,
+        libc::MS_BIND | libc::MS_REC,
+        None,
+    )?;
+    let flags = libc::MS_BIND
+        | libc::MS_REMOUNT
+        | libc::MS_NOSUID
+        | libc::MS_NODEV
+        | sys::mount_flags(source).unwrap_or(0);
+    sys::mount(None, target, None, flags, None)
+}
+
 /// Recreates a symlink, or shows the target read-only.
 fn mirror(source: &Path, target: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(source) {
@@ -176,6 +195,10 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         if !visible_without_bind(&bind.path) {
             bind_ro(&bind.path, &inside(root, &bind.path))?;
         }
+    }
+    // A contest tool's own working folder, writable, at its host path.
+    for bind in &spec.writable {
+        bind_rw(&bind.path, &inside(root, &bind.path))?;
     }
     step.set("proc");
     proc_of_the_test(root, &dev)?;
