@@ -41,6 +41,7 @@
 pub mod chesspuzzle;
 pub mod exact;
 pub mod linez;
+pub mod tools;
 pub mod views;
 
 pub use exact::{game_ending, russian_checkers, simplified_chess};

@@ -315,3 +315,24 @@ impl Link {
         let _ = self.stream.shutdown(std::net::Shutdown::Write);
     }
 }
+
+/// The sending end of [`end_signal`]: dropping it (when the tool's run returns) wakes the
+/// watcher.
+pub struct EndSender(#[allow(dead_code)] UnixStream);
+
+/// The watching end of [`end_signal`].
+pub struct EndWatch(UnixStream);
+
+impl EndWatch {
+    /// Readable (end of file) once the sender is dropped.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.0.as_fd()
+    }
+}
+
+/// A pair that tells a waiting thread that another one is done (the tool's run returned),
+/// as a descriptor it can wait on with others.
+pub fn end_signal() -> io::Result<(EndSender, EndWatch)> {
+    let (a, b) = UnixStream::pair()?;
+    Ok((EndSender(a), EndWatch(b)))
+}
