@@ -2,4 +2,4 @@
 //!
 //! - `relayed.rs`: a test whose tool starts the player itself, through the relay.
 
-pub(crate) mod relayed;
+pub mod relayed;

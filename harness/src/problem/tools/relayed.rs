@@ -34,7 +34,7 @@ use crate::verdict::{Fault, Outcome, Verdict};
 
 /// How the conversation through the relay ended.
 #[derive(Debug)]
-pub(crate) enum Talk {
+pub enum Talk {
     /// It ended without a fault of the player: the tool closed it, or the player ended its
     /// output (`left`: how, for the runner to tell a crash).
     Ended { moves: u64, left: Option<Fault> },
@@ -52,7 +52,7 @@ const FLUSH: Duration = Duration::from_secs(5);
 /// Runs the tool (`command` makes its command from its folder and the relay's argv) with a
 /// relay to `player`, and proxies until both have ended. Returns the conversation and the
 /// tool's run (`None` when the tool could not be set up).
-pub(crate) fn play(
+pub fn play(
     isolation: &Isolation,
     command: impl FnOnce(&ToolDir, &[String]) -> ToolCommand,
     player: &mut dyn Channel,
@@ -161,11 +161,11 @@ fn player_left(link: &mut Link, moves: u64, how: Fault) -> Talk {
 
 /// What a tool's score says, from the shared score reading of the problem: the score, or
 /// why there is none (the tool's own words).
-pub(crate) type Scored = Result<f64, String>;
+pub type Scored = Result<f64, String>;
 
 /// The outcome of a relayed test: the player's fault first, then the tool's judgement.
 /// `scored` reads the tool's run (its score, or why the answer is invalid).
-pub(crate) fn outcome(
+pub fn outcome(
     talk: Talk,
     run: Option<&ToolRun>,
     timeout: Duration,
