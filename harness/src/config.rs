@@ -102,6 +102,9 @@ pub struct HarnessSettings {
     pub build_timeout: f64,
     /// Which tests keep their transcript: `all`, `failed` (verdict not OK) or `none`.
     pub transcripts: Keep,
+    /// More folders holding a `problem.toml` (a contest's checkout outside the workspace),
+    /// relative to this file; `testcases/*/problem.toml` are found without being named.
+    pub problems: Vec<std::path::PathBuf>,
 }
 
 impl Default for HarnessSettings {
@@ -116,6 +119,7 @@ impl Default for HarnessSettings {
             sandbox_bind: Vec::new(),
             build_timeout: 600.0,
             transcripts: Keep::All,
+            problems: Vec::new(),
         }
     }
 }

@@ -234,6 +234,7 @@ fn play_in_terminal(
         player_hash: String::new(),
         warning: String::new(),
         transcript,
+        pictures: Vec::new(),
     }
 }
 

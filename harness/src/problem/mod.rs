@@ -134,6 +134,9 @@ pub enum CaseError {
     },
     #[error("{problem} has no test case {key}")]
     Unknown { problem: &'static str, key: String },
+    /// A contest tool could not make the test (gen failed, an input is missing).
+    #[error("{0}")]
+    Tool(String),
 }
 
 impl CaseError {
@@ -209,6 +212,33 @@ pub trait Problem: Send + Sync {
     fn views(&self) -> Option<&dyn Views> {
         None
     }
+    /// Work done once per run before any test (a contest's tools are built); the error is
+    /// the user's to fix (exit 2), with the build's last lines.
+    fn prepare(&self, _builds: &mut crate::build::Builds) -> Result<(), String> {
+        Ok(())
+    }
+    /// Hands the problem the run's isolation, before any test: a problem that runs programs
+    /// of its own (a contest's tools) runs them there. Outside a run it makes its own.
+    fn attach(&self, _isolation: &std::sync::Arc<crate::sandbox::Isolation>) {}
+    /// Whether making a test runs programs (a contest's `gen`): the plan then makes none
+    /// ahead of the run to check the test data (the run makes them, contained, after the
+    /// build, and a failure is that test's ERR).
+    fn tests_made_by_tools(&self) -> bool {
+        false
+    }
+    /// A hash of the judge's own files when they are not the harness's code (a contest's
+    /// tools): recorded in run.toml, and a changed judge is shown when runs are compared.
+    fn judge_identity(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A file a judge drew of a test (a contest visualizer's `out.svg` or `vis.html`), kept in
+/// the run's folder and linked from the report.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    pub name: String,
+    pub bytes: Vec<u8>,
 }
 
 /// One test case, ready to be played once.
@@ -221,6 +251,10 @@ pub trait Game: Send {
     /// Plays the test against a player and judges it. Every player message is hostile input:
     /// whatever it sends, this returns an outcome and never panics.
     fn play(&mut self, player: &mut dyn Channel) -> Outcome;
+    /// The pictures the judge drew of the test just played (none for most problems).
+    fn pictures(&mut self) -> Vec<Picture> {
+        Vec::new()
+    }
 }
 
 /// The judge's side of the conversation with one player.
@@ -277,8 +311,16 @@ pub(crate) fn trim_blanks(line: &str) -> &str {
     line.trim_matches([' ', '\t'])
 }
 
-/// Every problem the harness knows, in the order of the documentation.
+/// Every problem the harness knows: the built-in ones, in the order of the documentation,
+/// then those of the workspace's `problem.toml` files ([`tools`], loaded with the context).
 pub fn all() -> Vec<Box<dyn Problem>> {
+    let mut all = builtin();
+    all.extend(tools::loaded());
+    all
+}
+
+/// The problems judged by the harness's own code.
+pub fn builtin() -> Vec<Box<dyn Problem>> {
     vec![
         Box::new(chesspuzzle::ChessPuzzle),
         Box::new(linez::Linez),
