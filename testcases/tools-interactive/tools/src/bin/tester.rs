@@ -131,14 +131,16 @@ fn main() {
         Err(err) => {
             // A player whose output ended has usually exited or is about to: give it a moment
             // to report how, so a failing player is told apart from one that stopped talking.
-            let until = Instant::now() + Duration::from_secs(2);
-            while err == TERMINATED {
-                match child.try_wait() {
-                    Ok(Some(status)) if !status.success() => std::process::exit(1),
-                    Ok(None) if Instant::now() < until => {
-                        std::thread::sleep(Duration::from_millis(10))
+            if err == TERMINATED {
+                let until = Instant::now() + Duration::from_secs(2);
+                loop {
+                    match child.try_wait() {
+                        Ok(Some(status)) if !status.success() => std::process::exit(1),
+                        Ok(None) if Instant::now() < until => {
+                            std::thread::sleep(Duration::from_millis(10))
+                        }
+                        _ => break,
                     }
-                    _ => break,
                 }
             }
             let _ = child.kill();
