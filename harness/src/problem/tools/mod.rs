@@ -114,8 +114,10 @@ impl Problem for ToolProblem {
         self.def.objective
     }
 
+    /// Every shape: the player's end is no news (a tester waits for it), and a crash or a
+    /// failing exit turns the tool's WA into RE, as for an exact-answer problem.
     fn answers_at_exit(&self) -> bool {
-        self.def.shape == Shape::Batch
+        true
     }
 
     fn param_names(&self) -> &'static [&'static str] {
