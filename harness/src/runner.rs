@@ -303,6 +303,8 @@ fn attempt(
     };
     result.transcript = recorder.text;
     result.pictures = game.pictures();
+    // A judge that makes the test itself (a TopCoder tester) knows its parameters only now.
+    result.params = game.params();
     let ending = session.finish();
     if crate::debug::watching() {
         crate::debug::stderr_end();

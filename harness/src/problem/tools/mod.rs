@@ -114,8 +114,10 @@ impl Problem for ToolProblem {
         self.def.objective
     }
 
+    /// Every shape: the player's end is no news (a tester waits for it), and a crash or a
+    /// failing exit turns the tool's WA into RE, as for an exact-answer problem.
     fn answers_at_exit(&self) -> bool {
-        self.def.shape == Shape::Batch
+        true
     }
 
     fn param_names(&self) -> &'static [&'static str] {
@@ -145,11 +147,38 @@ impl Problem for ToolProblem {
                 let game = batch::BatchGame::new(self.def.clone(), isolation, made)?;
                 Ok(Box::new(game))
             }
-            Shape::Interactive | Shape::Topcoder => Err(CaseError::Tool(format!(
-                "{}: the {} shape needs the relay, which this build of the harness lacks",
-                self.def.id,
-                self.def.shape.name()
-            ))),
+            Shape::Interactive => {
+                let made = self
+                    .inputs
+                    .get(
+                        &self.def,
+                        &isolation,
+                        &tool_env(),
+                        *seed,
+                        env.secret.as_ref(),
+                    )
+                    .map_err(CaseError::Tool)?;
+                let tool_seed = made.tool_seed;
+                let game = relayed::RelayedGame::new(
+                    self.def.clone(),
+                    isolation,
+                    Some(made),
+                    tool_seed,
+                    env.config.time_limit,
+                )?;
+                Ok(Box::new(game))
+            }
+            Shape::Topcoder => {
+                let tool_seed = inputs::tool_seed(env.secret.as_ref(), self.def.id, *seed);
+                let game = relayed::RelayedGame::new(
+                    self.def.clone(),
+                    isolation,
+                    None,
+                    tool_seed,
+                    env.config.time_limit,
+                )?;
+                Ok(Box::new(game))
+            }
         }
     }
 

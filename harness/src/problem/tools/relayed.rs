@@ -26,9 +26,14 @@
 
 use std::time::{Duration, Instant};
 
-use crate::problem::{Channel, Heard};
+use std::sync::Arc;
+
+use super::config::{Def, Shape};
+use super::inputs::{self, Made};
+use super::judge::{self, Placeholders};
+use crate::problem::{CaseError, Channel, Game, Heard, Picture};
 use crate::sandbox::relay::{Accepted, Link, Relay};
-use crate::sandbox::tool::{self, ToolCommand, ToolDir, ToolEnd, ToolRun};
+use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir, ToolRun};
 use crate::sandbox::Isolation;
 use crate::verdict::{Fault, Outcome, Verdict};
 
@@ -49,23 +54,20 @@ pub enum Talk {
 /// Time a tool gets to take the player's last lines once the player has ended.
 const FLUSH: Duration = Duration::from_secs(5);
 
-/// Runs the tool (`command` makes its command from its folder and the relay's argv) with a
-/// relay to `player`, and proxies until both have ended. Returns the conversation and the
-/// tool's run (`None` when the tool could not be set up).
+/// Runs the tool in `dir` (`command` makes its command from the relay's argv) with a relay to
+/// `player`, and proxies until both have ended. Returns the conversation and the tool's run
+/// (`None` when the relay could not be set up).
 pub fn play(
     isolation: &Isolation,
-    command: impl FnOnce(&ToolDir, &[String]) -> ToolCommand,
+    dir: &ToolDir,
+    command: impl FnOnce(&[String]) -> ToolCommand,
     player: &mut dyn Channel,
 ) -> (Talk, Option<ToolRun>) {
-    let dir = match ToolDir::new(isolation.scratch()) {
-        Ok(d) => d,
-        Err(e) => return (Talk::Broken(format!("cannot make the tool's folder: {e}")), None),
-    };
     let relay = match Relay::listen(dir.path()) {
         Ok(r) => r,
         Err(e) => return (Talk::Broken(format!("cannot set up the relay: {e}")), None),
     };
-    let mut cmd = command(&dir, &relay.argv());
+    let mut cmd = command(&relay.argv());
     cmd.read_only.push(relay.exe().to_path_buf());
     let (done, ended) = match crate::sandbox::relay::end_signal() {
         Ok(pair) => pair,
@@ -73,7 +75,7 @@ pub fn play(
     };
     let timeout = cmd.timeout;
     std::thread::scope(|scope| {
-        let (cmd, dir) = (&cmd, &dir);
+        let cmd = &cmd;
         let tool = scope.spawn(move || {
             let run = tool::run(isolation, cmd, dir);
             drop(done);
@@ -159,18 +161,11 @@ fn player_left(link: &mut Link, moves: u64, how: Fault) -> Talk {
     }
 }
 
-/// What a tool's score says, from the shared score reading of the problem: the score, or
-/// why there is none (the tool's own words).
-pub type Scored = Result<f64, String>;
-
-/// The outcome of a relayed test: the player's fault first, then the tool's judgement.
-/// `scored` reads the tool's run (its score, or why the answer is invalid).
-pub fn outcome(
-    talk: Talk,
-    run: Option<&ToolRun>,
-    timeout: Duration,
-    scored: impl FnOnce(&ToolRun) -> Scored,
-) -> Outcome {
+/// The outcome of a relayed test: the player's fault first, then the tool's judgement
+/// ([`judge::judge_outcome`], shared with the batch shape), with ERR for a tool that failed
+/// before the player said anything.
+pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
+    let timeout = Duration::from_secs_f64(def.judge_timeout);
     let (moves, left) = match talk {
         Talk::Fault { fault, moves } => return Outcome::fault(&fault, 0.0, moves),
         Talk::Broken(why) => return Outcome::failed(Verdict::HarnessError, why),
@@ -183,40 +178,22 @@ pub fn outcome(
     let Some(run) = run else {
         return Outcome::failed(Verdict::HarnessError, "the tool did not run");
     };
-    match &run.end {
-        ToolEnd::Interrupted => return Outcome::fault(&Fault::Interrupted, 0.0, moves),
-        ToolEnd::NotStarted(_) | ToolEnd::TimedOut => {
-            let why = format!("the tool {}", run.describe_end(timeout));
-            return Outcome::failed(Verdict::HarnessError, why);
+    let Some(mut outcome) = judge::judge_outcome(def, run, moves) else {
+        return Outcome::fault(&Fault::Interrupted, 0.0, moves);
+    };
+    if outcome.verdict == Verdict::WrongAnswer {
+        if moves == 0 && left.is_none() {
+            // The tool failed before the player said anything: not the player's doing.
+            let why = "the tool failed before the player answered";
+            return Outcome::failed(
+                Verdict::HarnessError,
+                format!("{why}{}", tool_words(run, timeout)),
+            );
         }
-        ToolEnd::Exited(_) | ToolEnd::OutputLimit => {}
+        // A player that left first: the runner tells a crash (RE, MLE) from a clean exit.
+        outcome.fault = left;
     }
-    let spoke = moves > 0 || left.is_some();
-    match scored(run) {
-        Ok(score) if run.succeeded() => Outcome::ok(score, moves),
-        // A score with a failing exit, or no score: the tool did not accept the answer.
-        result => {
-            if !spoke {
-                let why = "the tool failed before the player answered";
-                return Outcome::failed(
-                    Verdict::HarnessError,
-                    format!("{why}{}", tool_words(run, timeout)),
-                );
-            }
-            let why = match result {
-                Err(why) => why,
-                Ok(_) => format!("the tool {}", run.describe_end(timeout)),
-            };
-            Outcome {
-                verdict: Verdict::WrongAnswer,
-                score: 0.0,
-                moves,
-                reason: why,
-                // A player that left first: the runner tells a crash (RE) from a clean exit.
-                fault: left,
-            }
-        }
-    }
+    outcome
 }
 
 /// How a tool ended and its last lines, for a reason (`: exit status 1: thread 'main'...`).
@@ -228,4 +205,162 @@ fn tool_words(run: &ToolRun, timeout: Duration) -> String {
     } else {
         format!(" ({end}): {}", last.replace('\n', " | "))
     }
+}
+
+/// File names in the tester's working folder: its stdin (interactive) and its stdout.
+const INPUT: &str = "input.txt";
+const OUTPUT: &str = "output.txt";
+
+/// One test of an interactive or TopCoder-shaped problem.
+pub struct RelayedGame {
+    def: Arc<Def>,
+    isolation: Arc<Isolation>,
+    /// The input made by `gen` (interactive); TopCoder testers make their own from the seed.
+    made: Option<Arc<Made>>,
+    tool_seed: u64,
+    /// The player's thinking time (s): the tester runs during it, on top of its own time.
+    think: f64,
+    input: String,
+    /// What the tester printed of the test (`N = 5` lines, TopCoder), for the parameters.
+    printed: String,
+    pictures: Vec<Picture>,
+}
+
+impl RelayedGame {
+    pub fn new(
+        def: Arc<Def>,
+        isolation: Arc<Isolation>,
+        made: Option<Arc<Made>>,
+        tool_seed: u64,
+        think: f64,
+    ) -> Result<RelayedGame, CaseError> {
+        let input = match &made {
+            Some(m) => CaseError::read(&m.path)?,
+            None => String::new(),
+        };
+        Ok(RelayedGame {
+            def,
+            isolation,
+            made,
+            tool_seed,
+            think,
+            input,
+            printed: String::new(),
+            pictures: Vec::new(),
+        })
+    }
+
+    /// The tester's command with the relay in place of the player.
+    fn command(&self, dir: &ToolDir, relay: &[String]) -> ToolCommand {
+        let work = dir.work();
+        let values = Placeholders {
+            input: self.made.as_ref().map(|_| work.join(INPUT)),
+            output: Some(work.join(OUTPUT)),
+            seed: Some(self.tool_seed),
+            player: relay.to_vec(),
+            ..Placeholders::default()
+        };
+        let args = values.apply(&self.def.judge);
+        // Interactive: the input on stdin and stdout into the output file (`tester < in > out`).
+        let interactive = self.def.shape == Shape::Interactive;
+        ToolCommand {
+            program: judge::program(&self.def.tools, &args[0]),
+            args: args[1..].to_vec(),
+            tools: self.def.tools.clone(),
+            read_only: Vec::new(),
+            env: super::tool_env(),
+            stdin: if interactive {
+                Stdin::Bytes(self.input.clone().into_bytes())
+            } else {
+                Stdin::Null
+            },
+            stdout: interactive.then(|| work.join(OUTPUT)),
+            // The tester runs while the player thinks: its own time on top of the player's.
+            timeout: Duration::from_secs_f64(self.def.judge_timeout + self.think),
+            limits: inputs::tool_limits(&self.def),
+            max_output: 64 << 20,
+        }
+    }
+}
+
+impl Game for RelayedGame {
+    fn params(&self) -> Vec<String> {
+        match self.def.shape {
+            // TopCoder: the tester prints the test's parameters (`N = 5`) once it has run.
+            Shape::Topcoder => self
+                .def
+                .params
+                .iter()
+                .map(|name| printed_param(&self.printed, name).unwrap_or_default())
+                .collect(),
+            _ => {
+                let first = self.input.lines().next().unwrap_or("");
+                let mut tokens = crate::problem::tokens(first);
+                self.def
+                    .params
+                    .iter()
+                    .map(|_| tokens.next().unwrap_or("").to_string())
+                    .collect()
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.made {
+            Some(_) => self.input.clone(),
+            None => format!(
+                "(made by the tester from seed {}: {})\n",
+                self.tool_seed,
+                self.def.judge.join(" ")
+            ),
+        }
+    }
+
+    fn play(&mut self, player: &mut dyn Channel) -> Outcome {
+        let mut outputs = vec![INPUT, OUTPUT];
+        outputs.extend(self.def.pictures.iter().map(String::as_str));
+        let dir = match judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs) {
+            Ok(d) => d,
+            Err(e) => {
+                let why = format!("cannot make the tester's folder: {e}");
+                return Outcome::failed(Verdict::HarnessError, why);
+            }
+        };
+        if self.made.is_some() {
+            if let Err(e) = std::fs::write(dir.work().join(INPUT), &self.input) {
+                let why = format!("cannot write the tester's input: {e}");
+                return Outcome::failed(Verdict::HarnessError, why);
+            }
+        }
+        let (talk, run) = play(
+            &self.isolation,
+            &dir,
+            |relay| self.command(&dir, relay),
+            player,
+        );
+        if let Some(run) = &run {
+            self.printed = run.stdout_tail.clone();
+        }
+        for name in &self.def.pictures {
+            if let Ok(bytes) = std::fs::read(dir.work().join(name)) {
+                self.pictures.push(Picture {
+                    name: name.clone(),
+                    bytes,
+                });
+            }
+        }
+        outcome(&self.def, talk, run.as_ref())
+    }
+
+    fn pictures(&mut self) -> Vec<Picture> {
+        std::mem::take(&mut self.pictures)
+    }
+}
+
+/// The value of a `NAME = value` line a tester printed (the last one).
+fn printed_param(text: &str, name: &str) -> Option<String> {
+    text.lines().rev().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == name).then(|| value.trim().to_string())
+    })
 }
