@@ -2,7 +2,7 @@
 // project for the harness's tests. Shaped like a TopCoder Marathon tester.jar:
 //
 //   java -jar tester.jar -exec "<command>" -seed S [-novis] [-timeLimit MS] [-noOutput]
-//                        [-printRuntime] [-debug] [-N n]
+//                        [-printRuntime] [-debug] [-saveSolInput DIR] [-N n]
 //
 // It makes the test of seed S itself, starts the player with Runtime.exec(String) (the
 // command is split on whitespace, no quoting, no shell), writes the test to the player's
@@ -19,8 +19,9 @@
 // -seed [-sd] S or A,B (the seeds A..B) or {A,B,C}, -novis [-nv] (accepted: this tester has no
 // window), -vis, -delay [-dl] MS (accepted, unused), -timeLimit [-tl] MS (the player's thinking
 // time, from the end of the input to its last answer line), -noOutput [-no], -printRuntime
-// [-pr], -noSummary [-ns] (no summary after several seeds), -debug [-db] (print the test:
-// `N = n`, `C = c`, then the items), -N n (fix the number of items). Any other -key value is
+// [-pr], -noSummary [-ns] (no summary after several seeds), -debug [-db] (print the test's
+// `N = n` and `C = c`), -saveSolInput [-si] [DIR] (write what the player is sent to
+// DIR/<seed>.in; DIR defaults to .), -N n (fix the number of items). Any other -key value is
 // kept as a problem parameter and, unless named above, ignored.
 //
 // Exit status: 0 whenever a score line was printed (the error score included); 255 for bad
@@ -28,10 +29,13 @@
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,6 +60,7 @@ public class Tester {
         ALIASES.put("db", "debug");
         ALIASES.put("pr", "printruntime");
         ALIASES.put("ns", "nosummary");
+        ALIASES.put("si", "savesolinput");
     }
 
     private final Map<String, String> params;
@@ -228,7 +233,19 @@ public class Tester {
         if (params.containsKey("debug")) {
             System.out.println("N = " + n);
             System.out.println("C = " + capacity);
-            for (int i = 0; i < n; i++) System.out.println("item " + i + ": " + weight[i] + " " + worth[i]);
+        }
+        StringBuilder test = new StringBuilder();
+        test.append(n).append('\n').append(capacity).append('\n');
+        for (int i = 0; i < n; i++) test.append(weight[i]).append(' ').append(worth[i]).append('\n');
+        if (params.containsKey("savesolinput")) {
+            String folder = params.get("savesolinput");
+            File dir = new File(folder == null ? "." : folder);
+            dir.mkdirs();
+            try {
+                Files.write(new File(dir, seed + ".in").toPath(), test.toString().getBytes(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                System.out.println("ERROR saving the solution's input: " + e.getMessage());
+            }
         }
         String command = params.get("exec");
         try {
@@ -245,8 +262,7 @@ public class Tester {
         try {
             try {
                 BufferedWriter to = new BufferedWriter(new OutputStreamWriter(process.getOutputStream()));
-                to.write(n + "\n" + capacity + "\n");
-                for (int i = 0; i < n; i++) to.write(weight[i] + " " + worth[i] + "\n");
+                to.write(test.toString());
                 to.flush();
             } catch (IOException e) {
                 // A player that has gone is judged by what it wrote, not by this write.
