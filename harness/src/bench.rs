@@ -290,6 +290,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     crate::tune::bench_line();
     let context = Context::load(&args.common)?;
     judges(&context.testcases);
+    tool_batch_cost(&context, &open, &sandboxed)?;
     suite_throughput(args, &context, &open, &sandboxed)?;
     Ok(exit::OK)
 }
@@ -425,6 +426,175 @@ fn judges(testcases: &Path) {
             );
         }
     }
+}
+
+/// What a batch test of a problem judged by a contest's tools (`tools-batch`, else the first
+/// batch one found) costs in a run over running its player and its judge by hand, uncontained,
+/// on the same input: the median of [`TOOL_TESTS`] tests each, best of 3, measured side by
+/// side. The player is `/bin/echo 0` (its own time is not what is measured).
+fn tool_batch_cost(
+    context: &Context,
+    open: &Containment,
+    sandboxed: &Containment,
+) -> Result<(), Error> {
+    use crate::problem::tools::{self, Shape};
+    let Some(def) = tools::def("tools-batch").or_else(|| {
+        problem::all()
+            .iter()
+            .filter_map(|p| tools::def(p.id()))
+            .find(|d| d.shape == Shape::Batch)
+    }) else {
+        return Ok(());
+    };
+    let mut builds = crate::build::Builds::new(Duration::from_secs_f64(
+        context.scoring.harness.build_timeout,
+    ));
+    let problem = problem::by_id(def.id).expect("loaded");
+    problem.prepare(&mut builds).map_err(Error::Usage)?;
+    let tmp = tempfile::tempdir().fault()?;
+    let folder = tmp.path().join("bench-echo");
+    std::fs::create_dir(&folder).fault()?;
+    std::fs::write(
+        folder.join("player.toml"),
+        format!("problem = {:?}\ncommand = [\"/bin/echo\", \"0\"]\n", def.id),
+    )
+    .fault()?;
+    let ids = problem::ids();
+    let (found, _) = players::discover(&[folder], None, &ids, &mut builds).usage()?;
+    let player = found
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Usage("bench: no tool player".into()))?;
+    let case = CaseKey::Seed(1);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut best = [Duration::MAX; 3];
+    for _ in 0..3 {
+        let open_run = tool_test_cost(
+            context,
+            problem::by_id(def.id).expect("loaded"),
+            open,
+            &player,
+            &case,
+        )?;
+        let boxed_run = tool_test_cost(
+            context,
+            problem::by_id(def.id).expect("loaded"),
+            sandboxed,
+            &player,
+            &case,
+        )?;
+        let by_hand = tool_test_by_hand(&def, context, &case)?;
+        for (slot, t) in [by_hand, open_run, boxed_run].into_iter().enumerate() {
+            best[slot] = best[slot].min(t);
+        }
+    }
+    println!(
+        "\na batch test of {} (player /bin/echo 0; median of {TOOL_TESTS}, best of 3):",
+        def.id
+    );
+    println!(
+        "  player and judge by hand             {:7.3} ms",
+        ms(best[0])
+    );
+    println!(
+        "  in a run, process mode              {:7.3} ms   +{:.3} ms",
+        ms(best[1]),
+        ms(best[1]) - ms(best[0])
+    );
+    println!(
+        "  in a run, sandboxed ({:<14}) {:7.3} ms   +{:.3} ms   {:.2}x (target <= +3 ms)",
+        sandboxed.isolation.describe(),
+        ms(best[2]),
+        ms(best[2]) - ms(best[0]),
+        best[2].as_secs_f64() / best[0].as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Tests of a tool problem per measurement.
+const TOOL_TESTS: usize = 21;
+
+/// The median time of a test of `case` in a run (its input already made: one per run).
+fn tool_test_cost(
+    context: &Context,
+    problem: Box<dyn problem::Problem>,
+    containment: &Containment,
+    player: &players::Player,
+    case: &CaseKey,
+) -> Result<Duration, Error> {
+    problem.attach(&containment.isolation);
+    let suite = Suite {
+        env: context.env(problem.id(), None),
+        problem,
+        cases: vec![case.clone()],
+        players: vec![player.clone()],
+        done: Default::default(),
+    };
+    let mut times = Vec::with_capacity(TOOL_TESTS);
+    for i in 0..=TOOL_TESTS {
+        let start = Instant::now();
+        let result = runner::run_one(&suite, containment, case, player)
+            .ok_or_else(|| Error::Interrupted("bench: interrupted".into()))?;
+        if result.outcome.verdict == crate::verdict::Verdict::HarnessError {
+            return Err(Error::Usage(format!("bench: {}", result.outcome.reason)));
+        }
+        // The first test makes the input (gen), once per run.
+        if i > 0 {
+            times.push(start.elapsed());
+        }
+    }
+    times.sort();
+    Ok(times[TOOL_TESTS / 2])
+}
+
+/// The median time of running the player (`/bin/echo 0`) on the input of `case` and the
+/// judge on its answer by hand: plain processes, in a fresh folder each, as a user would.
+fn tool_test_by_hand(
+    def: &crate::problem::tools::Def,
+    context: &Context,
+    case: &CaseKey,
+) -> Result<Duration, Error> {
+    use crate::problem::tools::judge;
+    let problem = problem::by_id(def.id).expect("loaded");
+    let input = problem
+        .case(case, &context.env(def.id, None))
+        .map_err(|e| Error::Usage(e.to_string()))?
+        .describe();
+    let mut times = Vec::with_capacity(TOOL_TESTS);
+    for _ in 0..TOOL_TESTS {
+        let dir = tempfile::tempdir().fault()?;
+        let (in_path, out_path) = (dir.path().join("input.txt"), dir.path().join("output.txt"));
+        std::fs::write(&in_path, &input).fault()?;
+        let start = Instant::now();
+        let answer = Command::new("/bin/echo")
+            .arg("0")
+            .stdin(std::fs::File::open(&in_path).fault()?)
+            .output()
+            .fault()?;
+        std::fs::write(&out_path, &answer.stdout).fault()?;
+        let args = judge::Placeholders {
+            input: Some(in_path),
+            output: Some(out_path),
+            seed: Some(1),
+            ..Default::default()
+        }
+        .apply(&def.judge);
+        let judged = Command::new(judge::program(&def.tools, &args[0]))
+            .args(&args[1..])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .fault()?;
+        times.push(start.elapsed());
+        if !judged.status.success() {
+            return Err(Error::Usage(format!(
+                "bench: the judge of {} failed by hand",
+                def.id
+            )));
+        }
+    }
+    times.sort();
+    Ok(times[TOOL_TESTS / 2])
 }
 
 /// The moves per second of a suite at 1 and 2 threads in process mode, and at 2 in the
