@@ -108,7 +108,7 @@ pub fn play(
 
 /// Proxies until the conversation ends: the tool's complete lines to the player, the
 /// player's lines to the tool.
-fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
+pub(crate) fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
     let mut moves = 0;
     loop {
         link.exchange();
