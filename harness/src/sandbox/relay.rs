@@ -318,6 +318,28 @@ impl Link {
         self.waiter.as_fd()
     }
 
+    /// Waits until the tester has sent something (or ended the player's input, or is gone):
+    /// true; false when `deadline` passes or the run is interrupted first.
+    pub fn wait(&self, deadline: Instant) -> io::Result<bool> {
+        loop {
+            let now = Instant::now();
+            if now >= deadline || os::interrupted() {
+                return Ok(false);
+            }
+            let mut fds = [
+                PollFd::readable(self.waiter.as_fd().as_raw_fd()),
+                PollFd::readable(os::interrupt_fd()),
+            ];
+            os::poll(&mut fds, Some(deadline - now))?;
+            if fds[1].ready() {
+                return Ok(false);
+            }
+            if fds[0].ready() {
+                return Ok(true);
+            }
+        }
+    }
+
     /// Whether the tester will send nothing more.
     pub fn read_closed(&self) -> bool {
         self.read_closed
