@@ -526,9 +526,8 @@ fn suite_throughput(
     let scoring = &context.scoring;
     let spec = SeedSpec::parse(&args.seeds).map_err(Error::Usage)?;
     let ids = problem::ids();
-    let mut builds = crate::build::Builds::new(std::time::Duration::from_secs_f64(
-        scoring.harness.build_timeout,
-    ));
+    let h = &scoring.harness;
+    let mut builds = crate::build::Builds::from_settings(h, false, h.sandbox, h.cgroup);
     let (found, _) =
         players::discover(std::slice::from_ref(&args.player), None, &ids, &mut builds).usage()?;
     let player = found
