@@ -141,6 +141,72 @@ fn session_ping_pong(n: u64, record: bool, containment: &Containment) -> Result<
     Ok(t)
 }
 
+/// A contest tool talking to its player through the relay, as in a run of an interactive or
+/// TopCoder-shaped problem: this thread is the tool (it starts `harness __relay SOCKET` on
+/// pipes, as a tester starts its player, and does plain blocking round trips), another
+/// thread proxies between the relay and the player's session (`harness echo` in
+/// `containment`) with the games' own proxy (`problem::tools::relayed`).
+fn relay_ping_pong(n: u64, containment: &Containment) -> Result<Duration, Error> {
+    use crate::sandbox::relay::{end_signal, Accepted, Relay};
+    let dir = tempfile::Builder::new()
+        .prefix("harness-bench-")
+        .tempdir()
+        .fault()?;
+    let relay = Relay::listen(dir.path()).fault()?;
+    let argv = relay.argv();
+    let (done, ended) = end_signal().fault()?;
+    let exe = std::env::current_exe().fault()?;
+    let limits = Limits {
+        think: Duration::from_secs(3600),
+        memory: 0,
+        max_line: 1 << 16,
+        max_output: u64::MAX,
+        max_stderr: 1 << 20,
+        grace: Duration::from_secs(1),
+    };
+    std::thread::scope(|scope| {
+        let judge = scope.spawn(move || -> Result<(), Error> {
+            let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let Accepted::Link(mut link) = relay.accept(ended.fd(), deadline).fault()? else {
+                return Err(Error::Usage("bench: the relay did not connect".into()));
+            };
+            crate::problem::tools::relayed::proxy(&mut link, &mut session);
+            session.finish();
+            Ok(())
+        });
+        let tool = || -> Result<Duration, Error> {
+            let mut child = Command::new(&argv[0])
+                .args(&argv[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .fault()?;
+            let mut stdin = child.stdin.take().expect("piped");
+            let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+            let mut line = String::new();
+            let mut round = |stdin: &mut std::process::ChildStdin| -> std::io::Result<()> {
+                stdin.write_all(b"x\n")?;
+                line.clear();
+                if stdout.read_line(&mut line)? == 0 {
+                    return Err(std::io::Error::other("the relay ended"));
+                }
+                Ok(())
+            };
+            let t = timed(n, || round(&mut stdin));
+            drop(stdin);
+            let _ = child.wait();
+            t
+        };
+        let t = tool();
+        drop(done);
+        let judged = judge.join().expect("bench judge thread");
+        let t = t?;
+        judged?;
+        Ok(t)
+    })
+}
+
 /// A containment for the bench's own players: the user's PATH and locale, no extra variables.
 fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, Error> {
     let own = crate::config::HarnessSettings::default();
@@ -284,6 +350,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     let open = containment(Want::Off, Want::Off)?;
     let sandboxed = containment(Want::Auto, Want::Auto)?;
     ping_pongs(n, &open, &sandboxed)?;
+    relay_ping_pongs(n, &sandboxed)?;
     spawns(&open, &sandboxed)?;
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
@@ -348,6 +415,26 @@ fn ping_pongs(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(),
         boxed_run / base
     );
 
+    Ok(())
+}
+
+/// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
+/// ping-pong), and the same tool talking through the relay to a sandboxed player, as in a
+/// run of an interactive or TopCoder-shaped problem. Alternated in rounds, best of each.
+fn relay_ping_pongs(n: u64, sandboxed: &Containment) -> Result<(), Error> {
+    const ROUNDS: u64 = 5;
+    let per_round = (n / ROUNDS).max(1);
+    let (mut base, mut relayed) = (f64::MAX, f64::MAX);
+    for _ in 0..ROUNDS {
+        base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
+        relayed = relayed.min(per_move(relay_ping_pong(per_round, sandboxed)?, per_round));
+    }
+    println!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):");
+    println!("  tool <-> plain process, one pipe  {base:8.2} us/message   1.00x (baseline)");
+    println!(
+        "  tool <-> relay <-> harness <-> sandboxed player  {relayed:8.2} us/message   {:.2}x   (target <= 1.25x)",
+        relayed / base
+    );
     Ok(())
 }
 
@@ -609,9 +696,8 @@ fn suite_throughput(
     let scoring = &context.scoring;
     let spec = SeedSpec::parse(&args.seeds).map_err(Error::Usage)?;
     let ids = problem::ids();
-    let mut builds = crate::build::Builds::new(std::time::Duration::from_secs_f64(
-        scoring.harness.build_timeout,
-    ));
+    let h = &scoring.harness;
+    let mut builds = crate::build::Builds::from_settings(h, false, h.sandbox, h.cgroup);
     let (found, _) =
         players::discover(std::slice::from_ref(&args.player), None, &ids, &mut builds).usage()?;
     let player = found

@@ -48,6 +48,7 @@ pub use exact::{game_ending, russian_checkers, simplified_chess};
 pub use views::Views;
 
 use std::fmt;
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -269,11 +270,34 @@ pub trait Channel {
     /// Closes the player's input and returns everything it writes until it closes its output
     /// (exact-answer problems).
     fn recv_to_end(&mut self) -> Result<&str, Fault>;
+    /// Waits for whichever comes first: the player's next line (as [`Channel::recv`] hands
+    /// it out, checked the same way) or `other` being ready: readable, closed, or, with
+    /// `writable`, writable. For a judge that is another program (a contest's tester talking
+    /// to the player through the relay, `sandbox::relay`): its bytes and the player's lines
+    /// are then proxied by one thread.
+    ///
+    /// The thinking clock runs as for `recv`, from the last `send` or the last line: a line
+    /// stops it, [`Heard::Other`] leaves it running (the next `send` restarts it, so time
+    /// the other program spends before it speaks is not the player's). Channels without
+    /// descriptors (in-memory players) never report `other` and just wait for the line.
+    fn recv_or(&mut self, other: BorrowedFd<'_>, writable: bool) -> Result<Heard<'_>, Fault> {
+        let _ = (other, writable);
+        self.recv().map(Heard::Line)
+    }
     /// Tells the channel how the judge read the player's last line, when that differs from
     /// the bytes sent: its canonical form (`7 3` for ` 007  3`). A transcript keeps this
     /// instead, so its size depends on the number of moves, never on padding. Channels that
     /// keep nothing ignore it.
     fn understood(&mut self, _canonical: &str) {}
+}
+
+/// What [`Channel::recv_or`] found first.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Heard<'a> {
+    /// The player's next line, without its line end.
+    Line(&'a str),
+    /// The other descriptor is ready.
+    Other,
 }
 
 /// Splits a move into its tokens: runs of anything but ASCII spaces and tabs (the only white

@@ -16,11 +16,13 @@
 //!
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
+mod build;
 pub mod cgroup;
 mod init;
 mod landlock;
 pub(crate) mod net;
 pub mod probe;
+pub mod relay;
 pub mod spec;
 pub mod supervisor;
 mod sys;
@@ -29,8 +31,10 @@ mod view;
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+pub use build::{BuildJob, BUILD_LIMITS};
 pub use spec::Mode;
 pub use spec::{Bind, Report, Spec, StartError};
 
@@ -44,6 +48,15 @@ static SUPERVISOR: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock:
 pub fn set_supervisor(path: &Path) {
     if let Ok(c) = sys::cstr(path) {
         let _ = SUPERVISOR.set(c);
+    }
+}
+
+/// The harness binary's path on the host (the supervisor's, see [`set_supervisor`]): what a
+/// contest tool starts as its player's relay ([`relay`]).
+pub(crate) fn harness_exe() -> std::io::Result<PathBuf> {
+    match SUPERVISOR.get() {
+        Some(c) => Ok(PathBuf::from(std::ffi::OsStr::from_bytes(c.to_bytes()))),
+        None => std::env::current_exe(),
     }
 }
 
@@ -258,7 +271,7 @@ impl Isolation {
             env,
             cwd,
             binds,
-            writable: Vec::new(),
+            writable_binds: Vec::new(),
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {

@@ -215,9 +215,7 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         env,
         cwd: dir.work(),
         binds,
-        writable: vec![Bind {
-            path: dir.path().to_path_buf(),
-        }],
+        writable_binds: vec![dir.path().to_path_buf()],
         root: isolation.scratch().join("root"),
         etc: isolation.scratch().join("etc"),
         memory: if isolation.cgroups.is_some() {

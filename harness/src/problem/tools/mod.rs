@@ -13,8 +13,9 @@
 //!   uses.
 //! - [`batch`]: the batch shape's test (input on stdin, answer on stdout, then the judge).
 //!
-//! The interactive and TopCoder shapes, where the tool starts the player, need the relay
-//! (`sandbox::relay`); their games plug into [`ToolProblem::case`] the same way.
+//! - [`relayed`]: the interactive and TopCoder shapes, where the tool starts the player: it
+//!   is given the relay's command (`sandbox::relay`) and the game proxies between the relay
+//!   and the player's channel.
 //!
 //! The tools run contained ([`crate::sandbox::tool`]) in the run's isolation, and are built
 //! once per run, before any test ([`ToolProblem::prepare`]: `build` in problem.toml).
@@ -23,6 +24,7 @@ pub mod batch;
 pub mod config;
 pub mod inputs;
 pub mod judge;
+pub mod relayed;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -112,8 +114,10 @@ impl Problem for ToolProblem {
         self.def.objective
     }
 
+    /// Every shape: the player's end is no news (a tester waits for it), and a crash or a
+    /// failing exit turns the tool's WA into RE, as for an exact-answer problem.
     fn answers_at_exit(&self) -> bool {
-        self.def.shape == Shape::Batch
+        true
     }
 
     fn param_names(&self) -> &'static [&'static str] {
@@ -143,11 +147,38 @@ impl Problem for ToolProblem {
                 let game = batch::BatchGame::new(self.def.clone(), isolation, made)?;
                 Ok(Box::new(game))
             }
-            Shape::Interactive | Shape::Topcoder => Err(CaseError::Tool(format!(
-                "{}: the {} shape needs the relay, which this build of the harness lacks",
-                self.def.id,
-                self.def.shape.name()
-            ))),
+            Shape::Interactive => {
+                let made = self
+                    .inputs
+                    .get(
+                        &self.def,
+                        &isolation,
+                        &tool_env(),
+                        *seed,
+                        env.secret.as_ref(),
+                    )
+                    .map_err(CaseError::Tool)?;
+                let tool_seed = made.tool_seed;
+                let game = relayed::RelayedGame::new(
+                    self.def.clone(),
+                    isolation,
+                    Some(made),
+                    tool_seed,
+                    env.config.time_limit,
+                )?;
+                Ok(Box::new(game))
+            }
+            Shape::Topcoder => {
+                let tool_seed = inputs::tool_seed(env.secret.as_ref(), self.def.id, *seed);
+                let game = relayed::RelayedGame::new(
+                    self.def.clone(),
+                    isolation,
+                    None,
+                    tool_seed,
+                    env.config.time_limit,
+                )?;
+                Ok(Box::new(game))
+            }
         }
     }
 
@@ -161,7 +192,7 @@ impl Problem for ToolProblem {
         }
         let mut cmd = std::process::Command::new(judge::program(&self.def.tools, &build[0]));
         cmd.args(&build[1..]).current_dir(&self.def.tools);
-        builds.run_command(cmd).map_err(|e| {
+        builds.run(cmd).map(drop).map_err(|e| {
             let tail = last_lines(builds.log(), 20);
             format!(
                 "{}: the tools' build ({}) {e}\n{tail}",
