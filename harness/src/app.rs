@@ -80,10 +80,20 @@ fn run(args: &RunArgs) -> Result<u8> {
         &context.scoring,
         &request.results,
         request.args.secret.secret.as_ref(),
+        request.debug(),
+        request.args.vs_run,
     )?;
-    let build_timeout = std::time::Duration::from_secs_f64(context.scoring.harness.build_timeout);
-    let mut builds = crate::build::Builds::new(build_timeout);
-    builds.refuse = request.args.no_build;
+    let args = &request.args;
+    let harness = &context.scoring.harness;
+    // Judging others' code with a key: their builds are contained too.
+    let mut builds = crate::build::Builds::from_settings(
+        harness,
+        args.build_sandbox || args.secret.secret.is_some(),
+        args.sandbox.unwrap_or(harness.sandbox),
+        args.cgroup.unwrap_or(harness.cgroup),
+    );
+    builds.refuse = args.no_build;
+    builds.cache = Some(request.results.join(".cache").join("builds"));
     let ids = problem::ids();
     let players = players::discover_with(
         &request.args.players,

@@ -1,20 +1,26 @@
-//! Running the build step of players before a run: `cargo build` of Cargo packages
-//! ([`Builds::run`]) and the `build` command of a `player.toml` ([`Builds::run_command`]).
+//! Running the build step of players before a run: `cargo build` of Cargo packages and the
+//! `build` command of a `player.toml` ([`Builds::run_job`]).
 //!
-//! A build runs as the user, outside any sandbox (it is the user's own tool chain). It runs
-//! in its own process group and is waited on together with the interrupt pipe, so Ctrl-C or
-//! SIGTERM kills the whole build (compilers, build scripts) at once; a build that outlasts
-//! `build-timeout` is killed the same way. What it writes to stderr is shown to the user as
-//! it comes (without cargo's status lines) and kept whole for the run's `logs/build.log`.
+//! A build runs either as the user, outside any sandbox (the user's own code and tool
+//! chain: the default of a run without a key), or contained ([`Builds::contain`]: with a
+//! secret key, `--build-sandbox` or `[harness] build-sandbox = true`), in a sandbox of its
+//! own like a test's ([`crate::sandbox::BuildJob`]): no network, a memory limit, only its
+//! own folders writable, and every process of it killed when its command ends. Either way it
+//! is waited on together with the interrupt pipe, so Ctrl-C or SIGTERM kills the whole build
+//! (compilers, build scripts) at once; a build that outlasts `build-timeout` is killed the
+//! same way. What it writes to stderr is shown to the user as it comes (without cargo's
+//! status lines) and kept whole for the run's `logs/build.log`.
 //! This module starts build commands and nothing else; it never runs a player.
 
 use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::path::Path;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::os::{self, PollFd};
+use crate::sandbox::{self, BuildJob, Isolation, Want};
 
 /// How many of a build's last lines a timeout shows.
 const LAST_LINES: usize = 20;
@@ -27,6 +33,25 @@ pub struct Builds {
     log: Vec<u8>,
     /// `--no-build`: every build is refused ([`BuildError::Refused`]).
     pub refuse: bool,
+    /// Builds run in a sandbox ([`Builds::contain`]); `None`: as the user.
+    contain: Option<Contain>,
+    /// Where finished builds of `player.toml` players are kept by the hash of their sources
+    /// (`crate::players`), so that a later run of an unchanged player does not build again;
+    /// `None`: nothing is kept.
+    pub cache: Option<PathBuf>,
+}
+
+/// How contained builds are run: what the sandbox is made of, made at the first build.
+#[derive(Debug)]
+struct Contain {
+    sandbox: Want,
+    cgroup: Want,
+    binds: Vec<PathBuf>,
+    /// Bytes of memory for a build's whole tree.
+    memory: u64,
+    isolation: Option<Isolation>,
+    /// How the last sandbox was made (kept once it is freed), for [`Builds::describe`].
+    described: Option<String>,
 }
 
 /// Why a build did not give a program.
@@ -54,6 +79,13 @@ pub enum BuildError {
     Wait(io::Error),
     #[error("failed ({0}; its messages are above)")]
     Failed(ExitStatus),
+    #[error(
+        "ran out of memory: its processes held more than build-memory-limit = {0} MB together \
+         ([harness] in scoring.toml) and it was killed; its messages are above"
+    )]
+    OutOfMemory(u64),
+    #[error("cannot be contained: {0} (builds run in a sandbox: --build-sandbox, a secret key, or [harness] build-sandbox)")]
+    Sandbox(String),
 }
 
 impl Builds {
@@ -62,7 +94,124 @@ impl Builds {
             timeout,
             log: Vec::new(),
             refuse: false,
+            contain: None,
+            cache: None,
         }
+    }
+
+    /// The builds of a command run with `harness`'s settings: their timeout, and contained
+    /// when `contain` (a secret key, `--build-sandbox`) or `build-sandbox` asks for it, in a
+    /// sandbox made as `sandbox` and `cgroup` say.
+    pub fn from_settings(
+        harness: &crate::config::HarnessSettings,
+        contain: bool,
+        sandbox: Want,
+        cgroup: Want,
+    ) -> Builds {
+        let mut builds = Builds::new(Duration::from_secs_f64(harness.build_timeout));
+        if contain || harness.build_sandbox {
+            builds.contain(
+                sandbox,
+                cgroup,
+                &harness.sandbox_bind,
+                harness.build_memory_limit,
+            );
+        }
+        builds
+    }
+
+    /// Runs every later build in a sandbox (see the module doc), made as `sandbox` and
+    /// `cgroup` say (as for the tests), showing `binds` read-only too (`sandbox-bind`), with
+    /// `memory_mb` of memory for the build's whole tree.
+    pub fn contain(&mut self, sandbox: Want, cgroup: Want, binds: &[PathBuf], memory_mb: u64) {
+        self.contain = Some(Contain {
+            sandbox,
+            cgroup,
+            binds: binds.to_vec(),
+            memory: memory_mb << 20,
+            isolation: None,
+            described: None,
+        });
+    }
+
+    /// Frees the sandbox of contained builds (their cgroups, their scratch folder) once the
+    /// players are built; a later build makes it again.
+    pub(crate) fn release_sandbox(&mut self) {
+        if let Some(contain) = &mut self.contain {
+            contain.isolation = None;
+        }
+    }
+
+    /// Adds a line to the builds' log (what was done instead of a build).
+    pub(crate) fn note(&mut self, text: &str) {
+        self.log.extend_from_slice(text.as_bytes());
+    }
+
+    /// Whether builds run in a sandbox.
+    pub fn contained(&self) -> bool {
+        self.contain.is_some()
+    }
+
+    /// How builds are contained, for the log and run.toml.
+    pub fn describe(&self) -> String {
+        match &self.contain {
+            None => "as the user, outside the sandbox".to_string(),
+            Some(Contain {
+                described: Some(how),
+                ..
+            }) => format!("contained ({how})"),
+            Some(_) => "contained".to_string(),
+        }
+    }
+
+    /// Runs one build command to its end: in the sandbox when builds are contained, else as
+    /// the user in `job.cwd` with `job.env` added to the user's environment. Returns its
+    /// standard output; with `merge`, its stdout is shown and logged like its stderr instead.
+    pub(crate) fn run_job(&mut self, job: &BuildJob, merge: bool) -> Result<Vec<u8>, BuildError> {
+        if self.contain.is_none() {
+            let mut cmd = Command::new(&job.program);
+            cmd.args(job.argv.iter().skip(1))
+                .current_dir(&job.cwd)
+                .envs(job.env.iter().map(|(k, v)| (k, v)));
+            return self.run_inner(cmd, merge);
+        }
+        if self.refuse {
+            return Err(BuildError::Refused);
+        }
+        let contain = self.contain.as_mut().expect("checked above");
+        if contain.isolation.is_none() {
+            let isolation = Isolation::prepare(contain.sandbox, contain.cgroup, &contain.binds)
+                .map_err(|e| BuildError::Sandbox(e.to_string()))?;
+            for note in &isolation.notes {
+                eprintln!("builds: {note}");
+                let _ = writeln!(self.log, "[note: {note}]");
+            }
+            contain.described = Some(isolation.describe());
+            contain.isolation = Some(isolation);
+        }
+        let _ = writeln!(
+            self.log,
+            "$ {}   (in {}, contained)",
+            job.argv.join(" "),
+            job.cwd.display()
+        );
+        let from = self.log.len();
+        let memory = contain.memory;
+        let isolation = contain.isolation.as_ref().expect("made above");
+        // A clean environment, as a player's: PATH, a UTF-8 locale, then the job's own.
+        let mut job = job.clone();
+        let mut env = crate::runner::base_env(&[]);
+        env.retain(|(k, _)| !job.env.iter().any(|(name, _)| name == k));
+        env.append(&mut job.env);
+        job.env = env;
+        let spec = isolation
+            .build_spec(&job, memory)
+            .map_err(|e| BuildError::Sandbox(e.to_string()))?;
+        let launched = sandbox::launch(&spec).map_err(|e| {
+            let _ = writeln!(self.log, "[cannot start it: {e}]\n");
+            BuildError::Start(e)
+        })?;
+        self.wait_contained(launched, merge, memory, from)
     }
 
     /// Everything the builds of this run printed (empty when nothing was built).
@@ -88,12 +237,6 @@ impl Builds {
     /// JSON messages). Standard input is closed; stderr is shown and logged.
     pub fn run(&mut self, cmd: Command) -> Result<Vec<u8>, BuildError> {
         self.run_inner(cmd, false)
-    }
-
-    /// Runs a player's own build command (a compiler, `make`) to its end: its stdout and
-    /// stderr are both shown and logged, as cargo's messages are.
-    pub(crate) fn run_command(&mut self, cmd: Command) -> Result<(), BuildError> {
-        self.run_inner(cmd, true).map(drop)
     }
 
     fn run_inner(&mut self, mut cmd: Command, merge: bool) -> Result<Vec<u8>, BuildError> {
@@ -159,6 +302,110 @@ impl Builds {
             }
         };
         let _ = writeln!(self.log, "[{status} after {took:.1} s]\n");
+        if status.success() {
+            Ok(out)
+        } else {
+            Err(BuildError::Failed(status))
+        }
+    }
+
+    /// Waits for a contained build to end, showing and logging its output as it comes: the
+    /// supervisor's report arrives once the build's command has ended and every process it
+    /// left has been killed. Out of time or interrupted, the supervisor is told to end it.
+    fn wait_contained(
+        &mut self,
+        launched: sandbox::Launched,
+        merge: bool,
+        memory: u64,
+        from: usize,
+    ) -> Result<Vec<u8>, BuildError> {
+        let start = Instant::now();
+        let deadline = start + self.timeout;
+        let sandbox::Launched {
+            pid,
+            stdin,
+            stdout,
+            stderr,
+            control,
+            report,
+            net,
+        } = launched;
+        drop(stdin);
+        let mut pipes = [Some(stdout), Some(stderr)];
+        for fd in pipes.iter().flatten().chain([&report]) {
+            let _ = os::set_nonblocking(fd.as_fd());
+        }
+        let mut out = Vec::new();
+        let mut echo = Echo::default();
+        let mut text = Vec::new();
+        let ending = loop {
+            drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
+            if os::interrupted() {
+                break Ending::Interrupted;
+            }
+            match read_report(&report, &mut text) {
+                Ok(true) => break Ending::Reported,
+                Ok(false) => {}
+                Err(e) => break Ending::Lost(e),
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break Ending::TimedOut;
+            }
+            let (mut fds, _) = Self::wait_set(&pipes, Some(&report));
+            if let Err(e) = os::poll(&mut fds, Some(deadline - now)) {
+                break Ending::Lost(e);
+            }
+        };
+        // The end of the test for the supervisor: what is left of the build is killed.
+        drop(control);
+        if !matches!(ending, Ending::Reported) {
+            let teardown = Instant::now() + Duration::from_secs(5);
+            while !matches!(read_report(&report, &mut text), Ok(true) | Err(_))
+                && Instant::now() < teardown
+            {
+                let mut fds = [PollFd::readable(report.as_raw_fd())];
+                let _ = os::poll(&mut fds, Some(Duration::from_millis(100)));
+            }
+        }
+        drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
+        echo.finish();
+        let got: Option<sandbox::Report> = serde_json::from_slice(text.trim_ascii()).ok();
+        if got.is_none() {
+            sandbox::kill(pid);
+        }
+        sandbox::reap_later(pid);
+        sandbox::release(net, got.as_ref());
+        let took = start.elapsed().as_secs_f64();
+        if !matches!(ending, Ending::Reported) {
+            return Err(self.stopped(ending, took, from));
+        }
+        let Some(got) = got else {
+            let _ = writeln!(self.log, "[the sandbox gave no report after {took:.1} s]\n");
+            return Err(BuildError::Sandbox("the sandbox gave no report".into()));
+        };
+        if let Some(e) = got.start_error {
+            let _ = writeln!(self.log, "[cannot start it: {e:?}]\n");
+            return Err(match e {
+                sandbox::StartError::Exec(e) => BuildError::Start(io::Error::other(e)),
+                sandbox::StartError::Refused(e) | sandbox::StartError::Setup(e) => {
+                    BuildError::Sandbox(e)
+                }
+            });
+        }
+        if !got.all_gone {
+            let _ = writeln!(self.log, "[{}]", got.notes.join("; "));
+        }
+        // No exit of its own: it was killed with the rest (out of memory, most likely).
+        let status = match got.exit {
+            Some(os::Exit::Code(c)) => ExitStatus::from_raw((c & 0xff) << 8),
+            Some(os::Exit::Signal(s)) => ExitStatus::from_raw(s & 0x7f),
+            None => ExitStatus::from_raw(libc::SIGKILL),
+        };
+        let _ = writeln!(self.log, "[{status} after {took:.1} s]\n");
+        if got.oom_killed {
+            return Err(BuildError::OutOfMemory(memory >> 20));
+        }
         if status.success() {
             Ok(out)
         } else {
@@ -239,8 +486,23 @@ fn drain(
     }
 }
 
+/// Reads what the supervisor has written of its report into `text`; `Ok(true)` once it is
+/// whole (the pipe's end).
+fn read_report(fd: &OwnedFd, text: &mut Vec<u8>) -> io::Result<bool> {
+    let mut buf = [0u8; 4096];
+    loop {
+        match os::read(fd.as_fd(), &mut buf)? {
+            Some(0) => return Ok(true),
+            Some(n) => text.extend_from_slice(&buf[..n]),
+            None => return Ok(false),
+        }
+    }
+}
+
 enum Ending {
     Exited(ExitStatus),
+    /// A contained build's supervisor has reported.
+    Reported,
     Interrupted,
     TimedOut,
     Lost(io::Error),

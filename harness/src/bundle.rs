@@ -37,8 +37,9 @@ pub fn main(args: &BuildArgs) -> Result<u8, Error> {
     if let Some(id) = &args.problem {
         crate::context::find_problem(id)?;
     }
-    let timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
-    let mut builds = crate::build::Builds::new(timeout);
+    let h = &scoring.harness;
+    let mut builds =
+        crate::build::Builds::from_settings(h, args.build_sandbox, h.sandbox, h.cgroup);
     let ids = crate::problem::ids();
     let (found, skipped) =
         players::discover(&args.players, args.problem.as_deref(), &ids, &mut builds).map_err(

@@ -142,9 +142,22 @@ pub struct RunArgs {
     pub wide: bool,
     /// Show the one test of this run as it is played (one player, one seed): every message
     /// as it passes (`> ` to the player, `< ` from it) and the player's stderr as it writes
-    /// it (`[stderr] `), on stderr.
+    /// it (`[stderr] `), on stderr. A debugging run: not linked as results/latest, not in
+    /// best.csv, never the baseline of a later run.
     #[arg(long)]
     pub verbose: bool,
+    /// Relative scores against the best of this run's players only, instead of the best
+    /// known score of each test (results/best.csv and this run).
+    #[arg(long, conflicts_with = "vs_best")]
+    pub vs_run: bool,
+    /// A few words about the run ("try wider beam"), kept in its run.toml and shown by
+    /// `harness runs`, `compare` and the comparison with the previous run.
+    #[arg(long, visible_alias = "comment", value_name = "TEXT")]
+    pub tag: Option<String>,
+    /// A line per finished test, printed above the progress bar as it finishes:
+    /// `seed 12  player-x  OK  1234  0.81 s` (test, player, verdict, score, thinking time).
+    #[arg(long)]
+    pub each: bool,
     /// JSON lines on stdout, for scripts: a "test" line as each test finishes, a "standing"
     /// line per player at the end, then a "run" line; the leaderboard goes to stderr.
     #[arg(long)]
@@ -162,6 +175,11 @@ pub struct RunArgs {
     /// error (run a bundle of `harness build --out DIR` instead).
     #[arg(long)]
     pub no_build: bool,
+    /// Build players in a sandbox (no network, a memory limit, only their private copy
+    /// writable, nothing left running): always so with a secret key [default: scoring.toml
+    /// [harness] build-sandbox, else off].
+    #[arg(long)]
+    pub build_sandbox: bool,
     /// Which tests keep their transcript (and can be replayed): all, failed (verdict not
     /// OK), none [default: scoring.toml [harness] transcripts, else all].
     #[arg(long, value_name = "WHICH")]
@@ -178,7 +196,7 @@ pub struct RunArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct CompareFlags {
     /// Relative scores against the best score of every run recorded so far (results/best.csv)
-    /// instead of the best of the players compared.
+    /// instead of the best of the players compared (a run's default: see --vs-run).
     #[arg(long)]
     pub vs_best: bool,
     /// Per-group means by a test parameter or column: `K`, `H*W`, `moves`; `EXPR:10,20` cuts
@@ -389,6 +407,9 @@ pub struct BuildArgs {
     /// Only this problem's players (the problem of executable-file players).
     #[arg(long, value_name = "ID")]
     pub problem: Option<String>,
+    /// Build players in a sandbox, as a run with --build-sandbox does.
+    #[arg(long)]
+    pub build_sandbox: bool,
     #[command(flatten)]
     pub common: Common,
 }

@@ -100,6 +100,11 @@ pub struct HarnessSettings {
     pub sandbox_bind: Vec<std::path::PathBuf>,
     /// Seconds a player's build (`cargo build`) may take before it is killed (exit 2).
     pub build_timeout: f64,
+    /// Run every build in a sandbox (`crate::build`), as a run with a secret key or
+    /// `--build-sandbox` does.
+    pub build_sandbox: bool,
+    /// Megabytes of memory a contained build may hold (its whole tree).
+    pub build_memory_limit: u64,
     /// Which tests keep their transcript: `all`, `failed` (verdict not OK) or `none`.
     pub transcripts: Keep,
     /// More folders holding a `problem.toml` (a contest's checkout outside the workspace),
@@ -118,6 +123,8 @@ impl Default for HarnessSettings {
             pass_env: Vec::new(),
             sandbox_bind: Vec::new(),
             build_timeout: 600.0,
+            build_sandbox: false,
+            build_memory_limit: 4096,
             transcripts: Keep::All,
             problems: Vec::new(),
         }
@@ -253,6 +260,12 @@ impl Scoring {
             return Err(invalid(format!(
                 "[harness] build-timeout = {build}: must be a positive number of seconds"
             )));
+        }
+        if scoring.harness.build_memory_limit == 0 {
+            return Err(invalid(
+                "[harness] build-memory-limit = 0: must be a positive number of megabytes"
+                    .to_string(),
+            ));
         }
         Ok(scoring)
     }

@@ -115,6 +115,12 @@ impl Channel for Tee<'_> {
                 Ok(Heard::Line(line))
             }
             Ok(Heard::Other) => Ok(Heard::Other),
+            // With another program judging, the end of the player's output is no fault of
+            // itself: that program says what it makes of it.
+            Err(Fault::Eof) => {
+                let _ = writeln!(std::io::stderr(), "# the player closed its output");
+                Err(Fault::Eof)
+            }
             Err(fault) => {
                 let _ = writeln!(std::io::stderr(), "# {fault}");
                 Err(fault)

@@ -39,8 +39,11 @@ pub fn run(
         .extend(containment.isolation.notes.iter().cloned());
     attach(&mut plan, &containment);
     fit_to_machine(&mut plan);
-    let (mut files, prior, resumed) = open_files(&mut plan, &containment, scoring)?;
+    let (mut files, prior, resumed) =
+        open_files(&mut plan, &containment, scoring, &builds.describe())?;
     files.transcripts = plan.transcripts;
+    // A debugging run leaves `latest` where it was: the run before it.
+    files.links_latest &= !plan.request.debug();
     if let Err(e) = builds.write_log(&files.dir) {
         eprintln!("warning: cannot keep the build log: {e}");
     }
@@ -115,8 +118,9 @@ fn reporters(
 ) -> Vec<Box<dyn Reporter>> {
     let args = &plan.request.args;
     let sharding = &plan.request.sharding;
-    let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(Progress::new(state.to_play, args.verbose))];
+    let mut progress = Progress::new(state.to_play, args.verbose);
+    progress.each = args.each;
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(progress)];
     // A shard touches no shared file: best.csv, the comparison, replays and report.html are
     // the merge's.
     if !sharding.is_shard() {
@@ -160,10 +164,11 @@ fn open_files(
     plan: &mut RunPlan,
     containment: &Containment,
     scoring: &crate::config::Scoring,
+    builds: &str,
 ) -> Result<(RunFiles, Vec<ScoreRow>, bool)> {
     let layout = Layout::new(&plan.problems());
     let Some(dir) = plan.request.resume.clone() else {
-        let toml = run_toml(plan, containment, scoring);
+        let toml = run_toml(plan, containment, scoring, builds);
         // A results folder that cannot be made is the user's to fix (a file, no permission).
         let files = (plan.request.sharding)
             .create_files(&plan.request.results, layout, &toml)
@@ -240,7 +245,29 @@ fn initial_state(
         ));
     }
     state.notes.extend(plan.notes.iter().cloned());
+    state.notes.extend(marks(plan, files));
     state
+}
+
+/// What sets this run apart from the others, said at its start and its end: a keyed run
+/// (its tests are not the seeds' usual tests), a debugging run (outside the history).
+fn marks(plan: &RunPlan, files: &RunFiles) -> Vec<String> {
+    let mut marks = Vec::new();
+    if let Some(secret) = &plan.request.args.secret.secret {
+        marks.push(format!(
+            "KEYED run (secret key {}): its tests are not the usual tests of these seeds; it \
+             is compared only with runs of the same key and stays out of best.csv",
+            secret.fingerprint()
+        ));
+    }
+    if plan.request.debug() {
+        marks.push(format!(
+            "debugging run (--verbose): kept in {} but not linked as latest, not compared \
+             with earlier runs, not in best.csv",
+            files.dir.display()
+        ));
+    }
+    marks
 }
 
 /// Plays the plan on the runner's thread pool, handing each event to `on_event` on this
@@ -307,6 +334,16 @@ fn finish(
     // With --json, stdout holds only JSON lines: what people read goes to stderr.
     let (mut out, _) = Table::out(plan.request.args.json);
     let _ = writeln!(out, "isolation: {}", containment.isolation.describe());
+    if let Some(secret) = &plan.request.args.secret.secret {
+        let f = secret.fingerprint();
+        let _ = writeln!(
+            out,
+            "KEYED run: secret key {f} (only that key reproduces its tests)"
+        );
+    }
+    if plan.request.debug() {
+        let _ = writeln!(out, "debugging run: not linked as latest");
+    }
     let _ = writeln!(out, "results: {}", state.dir.display());
     let report = state.dir.join("report.html");
     if report.is_file() {
@@ -338,9 +375,15 @@ fn finish(
 }
 
 /// What was run, kept beside the results so a run can be understood, compared and resumed.
-fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::Scoring) -> String {
+/// `builds` says how the players were built ([`Builds::describe`]).
+fn run_toml(
+    plan: &RunPlan,
+    containment: &Containment,
+    scoring: &crate::config::Scoring,
+    builds: &str,
+) -> String {
     let mut s = format!(
-        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\npass-env = {:?}\ntranscripts = {:?}\n",
+        "harness-version = {:?}\ncommand = {:?}\nthreads = {}\nisolation = {:?}\nbuilds = {builds:?}\npass-env = {:?}\ntranscripts = {:?}\n",
         env!("CARGO_PKG_VERSION"),
         crate::secret::redact_args(std::env::args()).join(" "),
         plan.threads,
@@ -348,6 +391,12 @@ fn run_toml(plan: &RunPlan, containment: &Containment, scoring: &crate::config::
         scoring.harness.pass_env,
         plan.transcripts.name(),
     );
+    if let Some(tag) = &plan.request.args.tag {
+        s.push_str(&format!("tag = {}\n", toml::Value::from(tag.as_str())));
+    }
+    if plan.request.debug() {
+        s.push_str("debug = true\n");
+    }
     s.push_str("\n[args]\n");
     s.push_str(&toml::to_string(&RecordedArgs::of(&plan.request.args)).unwrap_or_default());
     for suite in &plan.suites {

@@ -400,6 +400,9 @@ pub fn main(args: &MergeArgs) -> Result<u8, Error> {
         &context.scoring,
         &results,
         args.secret.secret.as_ref(),
+        // A shard is never a debugging run (`--verbose` plays one test, not a share of many).
+        false,
+        false,
     )?;
     let mut reporters: Vec<Box<dyn Reporter>> = vec![
         Box::new(history),

@@ -99,9 +99,9 @@ impl PollFd {
         self.0.revents != 0
     }
 
-    /// Both directions are closed (the peer of a socket is gone, not merely done writing).
-    pub fn hung_up(&self) -> bool {
-        self.0.revents & libc::POLLHUP != 0
+    /// In error: for the write end of a pipe, nobody reads it any more.
+    pub fn failed(&self) -> bool {
+        self.0.revents & libc::POLLERR != 0
     }
 }
 
@@ -240,6 +240,14 @@ impl Waiter {
             self.remove(fd);
             self.add(fd, token, interest)
         }
+    }
+
+    /// The wait set as one descriptor, readable while any registered descriptor is ready
+    /// (to wait on it among others: a contest tool's pipes beside a player's). Linux only.
+    #[cfg(target_os = "linux")]
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.epoll.as_fd()
     }
 
     /// Unregisters a descriptor (before it is closed).

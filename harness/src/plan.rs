@@ -138,6 +138,15 @@ struct RecordedRun {
     args: RecordedArgs,
 }
 
+impl Request {
+    /// A debugging run (`--verbose`, or resuming one): outside the history of runs (see
+    /// [`crate::rundir::Meta::debug`]).
+    pub fn debug(&self) -> bool {
+        self.args.verbose
+            || (self.resume.as_deref()).is_some_and(|d| crate::rundir::Meta::read(d).debug)
+    }
+}
+
 /// The arguments of a resumed run: those recorded for it, overridden by any given now.
 fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs> {
     let path = dir.join("run.toml");

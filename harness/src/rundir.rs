@@ -1,6 +1,7 @@
-//! A run folder (`results/<run-id>/`): where each of its files lives, and `scores.csv`'s one
+//! A run folder (`results/<run-id>/`): where each of its files lives, `scores.csv`'s one
 //! row type, [`ScoreRow`], through which every reader and writer of the file goes (the run
-//! itself, resume, compare, replay, the HTML report).
+//! itself, resume, compare, replay, the HTML report), and what its `run.toml` says of it
+//! beside the scores ([`Meta`]: its tag, its key, a debugging run).
 //!
 //! One policy for a row that cannot be read: an error naming the file and the line
 //! ([`BadRows::Fail`]), except when finishing an interrupted run, where such rows are skipped,
@@ -334,6 +335,50 @@ pub fn kept(run: &Path) -> crate::config::Keep {
                 .and_then(crate::config::Keep::parse)
         })
         .unwrap_or_default()
+}
+
+/// What a run's `run.toml` says of it beside its scores.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meta {
+    /// The user's words about the run (`--tag`).
+    pub tag: Option<String>,
+    /// A debugging run (`--verbose`: one player, one seed, watched): not `latest`, not in
+    /// `best.csv`, never the baseline of a later run.
+    pub debug: bool,
+    /// The fingerprint of its secret key: its tests are not those of other runs.
+    pub secret: Option<String>,
+}
+
+impl Meta {
+    /// Reads `<dir>/run.toml`; a missing or unreadable file says nothing (an empty `Meta`).
+    pub fn read(dir: &Path) -> Meta {
+        let table: toml::Table = std::fs::read_to_string(dir.join("run.toml"))
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_default();
+        Meta {
+            tag: table.get("tag").and_then(|t| t.as_str()).map(String::from),
+            debug: table.get("debug").and_then(|d| d.as_bool()) == Some(true),
+            secret: crate::secret::recorded(dir),
+        }
+    }
+
+    /// The marks `harness runs` shows under a run: its tag, its key, a debugging run.
+    pub fn marks(&self) -> Vec<String> {
+        let mut marks = Vec::new();
+        if let Some(tag) = &self.tag {
+            marks.push(format!("tag {tag:?}"));
+        }
+        if let Some(f) = &self.secret {
+            marks.push(format!(
+                "KEYED: secret key {f} (its tests are not the seeds' usual tests)"
+            ));
+        }
+        if self.debug {
+            marks.push("debugging run (--verbose): not a baseline, not in best.csv".into());
+        }
+        marks
+    }
 }
 
 fn io_err(path: &Path, e: io::Error) -> io::Error {

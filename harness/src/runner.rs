@@ -328,8 +328,8 @@ fn attempt(
     result.outcome.reason = crate::verdict::clip(&result.outcome.reason, REASON_BYTES);
     result.stderr = ending.stderr;
     let unflushed = matches!(
-        result.outcome.fault,
-        Some(crate::verdict::Fault::TimeLimitMidLine(_))
+        &result.outcome.fault,
+        Some(crate::verdict::Fault::TimeLimit(o)) if o.unflushed()
     );
     result.warning = warning(result.think, result.cpu, limits.think, unflushed);
     unchanged(player, &mut result);
@@ -442,7 +442,8 @@ const NEAR_LIMIT: f64 = 0.8;
 
 /// Flags a test whose thinking time came close to the limit, or was far above the CPU time
 /// the player used (the machine is overloaded: too many threads, or another load), unless
-/// the player was waiting with an unflushed line (`unflushed`: its own doing, not the machine's).
+/// the player was likely waiting on output it never flushed (`unflushed`: its own doing, not
+/// the machine's).
 fn warning(think: Duration, cpu: Duration, limit: Duration, unflushed: bool) -> String {
     let mut notes = Vec::new();
     let used = think.as_secs_f64() / limit.as_secs_f64();

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::os::{self, Interest, Waiter};
 use crate::problem::{Channel, Heard};
 use crate::sandbox::{self, Report, Spec};
-use crate::verdict::{clip, Fault, QUOTE_BYTES};
+use crate::verdict::{clip, Fault, Overtime, Waiting, QUOTE_BYTES};
 
 /// What a session enforces.
 #[derive(Clone, Copy, Debug)]
@@ -103,6 +103,8 @@ pub(crate) struct Session {
     buf: Vec<u8>,
     consumed: usize,
     output_total: u64,
+    /// Answer lines handed out (the moves received so far).
+    lines: u64,
     stdout_eof: bool,
     stderr_tail: StderrTail,
     used: Duration,
@@ -175,6 +177,7 @@ impl Session {
             buf: Vec::with_capacity(4096),
             consumed: 0,
             output_total: 0,
+            lines: 0,
             stdout_eof: false,
             stderr_tail: StderrTail {
                 cap: limits.max_stderr as usize,
@@ -255,13 +258,7 @@ impl Session {
     /// interrupted. `pending` is the rest of a message to write (for `Want::Write`).
     fn pump(&mut self, want: Want, pending: &[u8], deadline: Option<Instant>) -> Result<(), Fault> {
         let result = self.pump_inner(want, pending, deadline);
-        if let Err(
-            Fault::TimeLimit
-            | Fault::TimeLimitMidLine(_)
-            | Fault::OutputLimit(_)
-            | Fault::LineTooLong(_),
-        ) = result
-        {
+        if let Err(Fault::TimeLimit(_) | Fault::OutputLimit(_) | Fault::LineTooLong(_)) = result {
             self.doomed = true;
         }
         result
@@ -282,17 +279,36 @@ impl Session {
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        let partial = self.buf.len() - self.consumed;
-                        if matches!(want, Want::Line | Want::LineOrOther) && partial > 0 {
-                            return Err(Fault::TimeLimitMidLine(partial));
-                        }
-                        return Err(Fault::TimeLimit);
+                        return Err(Fault::TimeLimit(self.overtime(want)));
                     }
                     Some(d - now)
                 }
                 None => None,
             };
             self.wait_once(timeout)?;
+        }
+    }
+
+    /// What the harness was waiting for when the time ran out (`want`), for the reason of
+    /// the TLE.
+    fn overtime(&self, want: Want) -> Overtime {
+        let partial = self.buf.len() - self.consumed;
+        let waiting = match want {
+            Want::Line | Want::LineOrOther => Waiting::Line {
+                line: self.lines + 1,
+                partial,
+                earlier: self.output_total > partial as u64,
+            },
+            Want::Write => Waiting::Reading {
+                line: self.lines + 1,
+            },
+            Want::Eof | Want::Exited => Waiting::End {
+                received: partial as u64,
+            },
+        };
+        Overtime {
+            limit: self.limits.think,
+            waiting,
         }
     }
 
@@ -425,6 +441,7 @@ impl Session {
         }
         let start = self.consumed;
         self.consumed += end + 1;
+        self.lines += 1;
         let mut line = &self.buf[start..start + end];
         if line.last() == Some(&b'\r') {
             line = &line[..line.len() - 1];

@@ -78,15 +78,9 @@ impl fmt::Display for Verdict {
 /// A player's fault on the wire, found by the channel while reading or writing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Fault {
-    #[error("thinking time over the limit")]
-    TimeLimit,
-    /// The time ran out while part of an answer line had arrived: often a line the player
-    /// wrote but did not flush.
-    #[error(
-        "thinking time over the limit, with {0} bytes of a line received and no newline: \
-         flush your output after each line"
-    )]
-    TimeLimitMidLine(usize),
+    /// The thinking time ran out; what the harness was waiting for says why.
+    #[error("{0}")]
+    TimeLimit(Overtime),
     #[error("the player closed its output before the game ended")]
     Eof,
     #[error("last line has no newline before end of output: {0:?}")]
@@ -110,13 +104,108 @@ impl Fault {
     /// The verdict this fault earns unless the runner learns more (a crash turns `Eof` into RE).
     pub fn verdict(&self) -> Verdict {
         match self {
-            Fault::TimeLimit | Fault::TimeLimitMidLine(_) => Verdict::TimeLimit,
+            Fault::TimeLimit(_) => Verdict::TimeLimit,
             Fault::Interrupted => Verdict::Skipped,
             Fault::Eof | Fault::Gone(_) => Verdict::WrongAnswer,
             Fault::Unterminated(_)
             | Fault::LineTooLong(_)
             | Fault::OutputLimit(_)
             | Fault::NotText { .. } => Verdict::ProtocolError,
+        }
+    }
+}
+
+/// Where a test's thinking time ran out: the limit, and what the harness was waiting for.
+/// Its text is the reason of the TLE, written for the most common marathon bug: a player that
+/// does not flush its output (Python's stdout is block-buffered when it is a pipe).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Overtime {
+    /// The thinking time of the whole test.
+    pub limit: std::time::Duration,
+    pub waiting: Waiting,
+}
+
+/// What the harness was waiting for when the thinking time ran out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Waiting {
+    /// The player's answer line `line` (counted from 1: a move of an interactive problem),
+    /// with `partial` bytes of it received and no newline yet; `earlier`: whether any byte
+    /// at all came from the player before it in this test.
+    Line {
+        line: u64,
+        partial: usize,
+        earlier: bool,
+    },
+    /// The player to read the message before answer line `line` (its input pipe was full).
+    Reading { line: u64 },
+    /// The end of the player's output (an answer given whole), `received` bytes of it in.
+    End { received: u64 },
+}
+
+impl Overtime {
+    /// Whether the player is likely waiting on output it never flushed: part of a line came,
+    /// or nothing at all in the whole test (then it waits for a reply to an answer it did not
+    /// send, and its CPU time is low: the machine is not to blame).
+    pub fn unflushed(&self) -> bool {
+        matches!(
+            self.waiting,
+            Waiting::Line { partial: 1.., .. } | Waiting::Line { earlier: false, .. }
+        )
+    }
+}
+
+/// `10 s`, `2.5 s`.
+fn seconds(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s} s")
+    } else {
+        format!("{} s", format!("{s:.3}").trim_end_matches('0'))
+    }
+}
+
+impl fmt::Display for Overtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let limit = seconds(self.limit);
+        write!(f, "thinking time over the limit of {limit} per test")?;
+        match self.waiting {
+            Waiting::Line {
+                line,
+                partial: 0,
+                earlier: false,
+            } => write!(
+                f,
+                " at move {line}: no bytes received: did the player flush its output?"
+            ),
+            Waiting::Line {
+                line,
+                partial: 0,
+                earlier: true,
+            } => write!(
+                f,
+                " at move {line}: no bytes received since the last message (did the player \
+                 flush its output, or is it still thinking?)"
+            ),
+            Waiting::Line { line, partial, .. } => write!(
+                f,
+                " at move {line}, with {partial} bytes of a line received and no newline: \
+                 flush your output after each line"
+            ),
+            Waiting::Reading { line } => write!(
+                f,
+                " before move {line}: the player did not read its input (the harness's message \
+                 waited in a full pipe)"
+            ),
+            Waiting::End { received: 0 } => write!(
+                f,
+                " waiting for the answer: no bytes received (the answer ends when the player \
+                 closes its output)"
+            ),
+            Waiting::End { received } => write!(
+                f,
+                " waiting for the end of the answer ({received} bytes received; it ends when \
+                 the player closes its output)"
+            ),
         }
     }
 }
@@ -239,5 +328,43 @@ mod tests {
         assert_eq!(clip("short", REASON_BYTES), "short");
         // Never inside a character.
         assert_eq!(clip("\u{3000}\u{3000}", 4), "\u{3000}... (6 bytes in all)");
+    }
+
+    #[test]
+    fn a_time_limit_names_the_move_the_limit_and_what_had_arrived() {
+        let at = |waiting| {
+            Fault::TimeLimit(Overtime {
+                limit: std::time::Duration::from_millis(2500),
+                waiting,
+            })
+            .to_string()
+        };
+        let silent = |line, earlier| Waiting::Line {
+            line,
+            partial: 0,
+            earlier,
+        };
+        assert_eq!(
+            at(silent(1, false)),
+            "thinking time over the limit of 2.5 s per test at move 1: no bytes received: \
+             did the player flush its output?"
+        );
+        let since = at(silent(7, true));
+        assert!(
+            since.contains("at move 7: no bytes received since the last message"),
+            "{since}"
+        );
+        let partial = at(Waiting::Line {
+            line: 3,
+            partial: 2,
+            earlier: true,
+        });
+        assert!(
+            partial.contains("at move 3, with 2 bytes of a line received and no newline"),
+            "{partial}"
+        );
+        assert!(at(Waiting::Reading { line: 4 }).contains("did not read its input"));
+        assert!(at(Waiting::End { received: 0 }).contains("no bytes received"));
+        assert_eq!(seconds(std::time::Duration::from_secs(10)), "10 s");
     }
 }

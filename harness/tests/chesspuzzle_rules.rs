@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use harness::problem::chesspuzzle::{self, Board, Cell, Tile};
 use harness::problem::Channel;
 use harness::testkit::{scripted, FnPlayer};
-use harness::verdict::{Fault, Verdict};
+use harness::verdict::{Fault, Overtime, Verdict, Waiting};
 
 fn data_files(kind: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -512,7 +512,17 @@ impl Channel for FaultyPlayer {
 fn wire_faults_score_zero_with_their_verdict() {
     let board: Board = "3 3 2\n111\n111\n111\n\n111\n111\n111".parse().unwrap();
     for (fault, verdict) in [
-        (Fault::TimeLimit, Verdict::TimeLimit),
+        (
+            Fault::TimeLimit(Overtime {
+                limit: std::time::Duration::from_secs(10),
+                waiting: Waiting::Line {
+                    line: 1,
+                    partial: 0,
+                    earlier: false,
+                },
+            }),
+            Verdict::TimeLimit,
+        ),
         (Fault::Eof, Verdict::WrongAnswer),
         (Fault::LineTooLong(4096), Verdict::ProtocolError),
         (Fault::NotText { byte: 0, at: 0 }, Verdict::ProtocolError),
@@ -553,15 +563,15 @@ fn expected_files_are_the_independent_count_of_the_transcripts() {
     support::recount(&dir);
 }
 
-/// The README's protocol example is a real game: its lines are those of the data case.
+/// The protocol page's example (docs/protocols.md) is a real game: its lines are those of the data case.
 #[test]
 fn the_readme_example_game_is_a_case_here() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .expect("README.md");
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/protocols.md"))
+            .expect("docs/protocols.md");
     let start = readme
         .find("```\n> 3 4 2")
-        .expect("the ChessPuzzle example in README.md");
+        .expect("the ChessPuzzle example in docs/protocols.md");
     let block = readme[start + 4..].split("```").next().expect("its end");
     // A line's message is what comes before the comment (two or more spaces).
     let message = |line: &str| line[2..].split("  ").next().unwrap_or("").to_string();

@@ -228,12 +228,37 @@ fn stable_rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// A copy of a player's folder under `dir` (its files and folders, build outputs and
+/// caches left out).
+fn private_copy(player: &Path, dir: &Path) -> PathBuf {
+    let copy = dir.join(player.file_name().unwrap());
+    std::fs::create_dir(&copy).unwrap();
+    for entry in std::fs::read_dir(player).unwrap().flatten() {
+        let kind = entry.file_type().unwrap();
+        let name = entry.file_name();
+        if kind.is_dir() && !["target", "__pycache__", ".git"].contains(&&*name.to_string_lossy()) {
+            private_copy(&entry.path(), &copy);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), copy.join(&name)).unwrap();
+        }
+    }
+    copy
+}
+
 #[test]
 fn thread_count_does_not_change_any_score() {
+    // The shipped players, the `player.toml` ones as copies of this test's own: what a user
+    // does in players/ meanwhile (editing, running them) cannot change this test's runs.
+    // (Cargo players run from a copy of their binary taken when each run starts.)
+    let copies = tempfile::tempdir().unwrap();
     let players: Vec<PathBuf> = std::fs::read_dir(root().join("players"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
+        .map(|p| match p.join("player.toml").is_file() {
+            true => private_copy(&p, copies.path()),
+            false => p,
+        })
         .collect();
     let mut runs = Vec::new();
     for threads in ["1", "2"] {
@@ -545,6 +570,30 @@ fn a_run_is_compared_with_the_previous_run_of_the_same_players() {
         );
     }
 
+    // A tag (or --comment) is kept in run.toml and named by the next run's comparison.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1..3"])
+        .args(["--comment", "try \"wider\" beam", "--results"])
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    let tagged = std::fs::read_link(results.path().join("latest")).unwrap();
+    let run_toml = std::fs::read_to_string(results.path().join(&tagged).join("run.toml")).unwrap();
+    assert!(
+        run_toml.contains("\ntag = 'try \"wider\" beam'\n"),
+        "{run_toml}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, third, err) = go();
+    assert_eq!(code, 0, "{err}");
+    let line = format!(
+        "chesspuzzle: vs previous run {} \"try \\\"wider\\\" beam\" (3 common tests)",
+        tagged.display()
+    );
+    assert!(third.contains(&line), "{third}");
+
     let (code, _, err) = run(harness()
         .args(["--problem", "chesspuzzle", "--group-by", "Q", "--results"])
         .arg(results.path())
@@ -552,6 +601,60 @@ fn a_run_is_compared_with_the_previous_run_of_the_same_players() {
         .arg(&player));
     assert_eq!(code, 2);
     assert!(err.contains("--group-by Q"), "{err}");
+}
+
+#[test]
+fn a_runs_relative_scores_are_against_the_best_known_score_of_each_test() {
+    let results = tempfile::tempdir().unwrap();
+    // An earlier run scored 10 on every test: more than this player ever does.
+    let mut best = String::from("problem,seed,score,player,run,player_hash\n");
+    for seed in 1..=3 {
+        best.push_str(&format!(
+            "chesspuzzle,{seed},10,legend,20260101-000000,ffff\n"
+        ));
+    }
+    std::fs::write(results.path().join("best.csv"), best).unwrap();
+    let player = root().join("players/chesspuzzle-python");
+    let go = |extra: &[&str]| {
+        run(harness()
+            .args(["--problem", "chesspuzzle", "--seeds", "1..3"])
+            .args(extra)
+            .arg("--results")
+            .arg(results.path())
+            .arg("--players")
+            .arg(&player))
+    };
+    let relative = || {
+        let rows = read_csv(&results.path().join("latest/leaderboard.csv"));
+        let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+        let mean: f64 = rows[1][col("mean")].parse().unwrap();
+        let relative: f64 = rows[1][col("relative")].parse().unwrap();
+        (mean, relative)
+    };
+    let (code, out, err) = go(&[]);
+    assert_eq!(code, 0, "{err}");
+    let (mean, rel) = relative();
+    assert!(mean > 0.0 && mean < 10.0, "{mean}");
+    // 1,000,000 x mean(score / 10), the known best of every test.
+    assert!(
+        (rel - 100_000.0 * mean).abs() < 1e-6 * rel.max(1.0),
+        "{rel} for a mean of {mean}"
+    );
+    assert!(
+        out.contains(
+            "relative: to the best known score of each test, of results/best.csv and this run \
+             (3 of 3 from earlier runs; "
+        ),
+        "{out}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    let (code, out, err) = go(&["--vs-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(relative().1, 1_000_000.0);
+    assert!(
+        out.contains("relative: to the best score of each test in this run (--vs-run)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -712,6 +815,61 @@ fn a_time_limit_after_a_partial_line_says_so_and_does_not_blame_the_machine() {
     );
     let warning = &row[col("warning")];
     assert!(!warning.contains("overloaded"), "{warning}");
+}
+
+#[test]
+fn a_player_that_never_flushes_gets_a_time_limit_that_says_so_with_the_move_and_the_limit() {
+    let results = tempfile::tempdir().unwrap();
+    // Python block-buffers stdout into a pipe: its answer waits in the buffer while it waits
+    // for the reply. The other player answers once (flushed) and then goes silent.
+    let dir = tempfile::tempdir().unwrap();
+    let python = dir.path().join("unflushed.py");
+    let py = "#!/usr/bin/env python3\nimport sys\nsys.stdin.readline()\nprint('0 0')\nsys.stdin.read()\n";
+    let once = dir.path().join("once.sh");
+    let sh = "#!/bin/sh\nread header\necho '0 0'\nread line\nsleep 30\n";
+    for (path, text) in [(&python, py), (&once, sh)] {
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    let (code, _out, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1",
+            "--time-limit",
+            "5",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&python)
+        .arg(&once));
+    assert_eq!(code, 0, "{err}");
+    let scores = read_csv(&results.path().join("latest/scores.csv"));
+    let col = |name: &str| scores[0].iter().position(|h| h == name).unwrap();
+    let reason = |player: &str| {
+        let row = scores[1..]
+            .iter()
+            .find(|r| r[col("player")] == player)
+            .expect("a row");
+        assert_eq!(row[col("verdict")], "TLE", "{row:?}");
+        row[col("reason")].clone()
+    };
+    let silent = "thinking time over the limit of 5 s per test at move 1: no bytes received: \
+                  did the player flush its output?";
+    assert_eq!(reason("unflushed"), silent);
+    // The failure line on screen says it too.
+    assert!(
+        err.contains(&format!("TLE chesspuzzle unflushed seed 1: {silent}")),
+        "{err}"
+    );
+    let since = reason("once");
+    assert!(
+        since.contains("at move 2: no bytes received since the last message"),
+        "{since}"
+    );
 }
 
 #[test]

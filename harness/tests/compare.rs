@@ -240,3 +240,29 @@ fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_r
     assert_eq!(code, 0);
     assert!(!out.contains("largest"), "{out}");
 }
+
+#[test]
+fn a_runs_tag_is_shown_by_runs_and_compare() {
+    let results = two_runs();
+    let new = results.path().join("20260102-000000");
+    std::fs::write(new.join("run.toml"), "tag = \"wider beam\"\n").unwrap();
+    let (code, out, err) = run(harness(results.path(), &["runs"]));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("20260102-000000"))
+        .expect("the run's line");
+    assert_eq!(lines[at + 1].trim(), "tag \"wider beam\"", "{out}");
+    assert_eq!(out.matches("tag ").count(), 1, "{out}");
+    let (code, out, err) = run(harness(
+        results.path(),
+        &["compare", "alpha@20260101-000000", "alpha@20260102-000000"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  run 20260102-000000: \"wider beam\"\n"),
+        "{out}"
+    );
+    assert!(!out.contains("run 20260101-000000: "), "{out}");
+}

@@ -12,7 +12,7 @@ use harness::problem::linez::{
 };
 use harness::problem::{CaseKey, Channel, Env, Game, Problem};
 use harness::testkit::scripted;
-use harness::verdict::{Fault, Verdict};
+use harness::verdict::{Fault, Overtime, Verdict, Waiting};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -491,7 +491,15 @@ fn a_fault_keeps_the_score() {
                         .........\n.........\n.........\n........7\n"
         .parse()
         .unwrap();
-    for fault in [Fault::TimeLimit, Fault::Eof, Fault::LineTooLong(10)] {
+    let overtime = Fault::TimeLimit(Overtime {
+        limit: std::time::Duration::from_secs(10),
+        waiting: Waiting::Line {
+            line: 2,
+            partial: 0,
+            earlier: true,
+        },
+    });
+    for fault in [overtime, Fault::Eof, Fault::LineTooLong(10)] {
         let mut game = LinezGame::new(board, [5, 4, 5], Xoshiro256PlusPlus::seed_from_u64(1), 100);
         let mut player = FaultAfter {
             lines: vec!["A1E5"],

@@ -298,7 +298,7 @@ fn bad_players_of_the_topcoder_example_get_built_in_verdicts() {
 /// A tester in shell: reads N from its stdin, starts the player ("$@") over two FIFOs, sends
 /// N, reads one line and scores it (twice N is right) on stderr, after the player has ended.
 /// `target/mode` (left out of the tools' hash, like a build) makes it crash or hang first,
-/// or crash once it has the answer.
+/// crash once it has the answer, or take 6 s before its message and after the game.
 const TESTER: &str = r#"#!/bin/sh
 mode=$(cat target/mode 2>/dev/null)
 if [ "$mode" = crash ]; then echo "tester: cannot read the input" >&2; kill -SEGV $$; fi
@@ -307,12 +307,14 @@ read n
 mkfifo to from
 "$@" < to > from &
 exec 3> to 4< from
+if [ "$mode" = slow ]; then sleep 6; fi
 echo "$n" >&3
 read answer <&4
 echo "$answer"
 if [ "$mode" = crash-late ]; then echo "tester: lost" >&2; kill -SEGV $$; fi
 exec 3>&- 4<&-
 wait
+if [ "$mode" = slow ]; then sleep 6; fi
 if [ "$answer" = "$((n * 2))" ]; then
   echo "Score = $answer" >&2
 else
@@ -338,7 +340,7 @@ tools = "tools"
 inputs = { gen = ["gen.sh", "{seeds}"], dir = "in" }
 judge = ["tester.sh", "{player...}"]
 params = ["N"]
-judge-timeout = 5
+judge-timeout = 12
 
 [limits]
 time-limit = 5
@@ -447,7 +449,8 @@ fn a_tool_that_crashes_or_hangs_is_err_and_resume_runs_it_again() {
     let rows = by_seed(&results);
     assert_eq!(rows.len(), 2);
     assert!(rows.values().all(|(v, _)| v == "OK"), "{rows:?}");
-    // A tool that hangs before starting the player: ERR after its own time, not TLE.
+    // A tool that hangs before starting the player: ERR after its own time (judge-timeout
+    // and the player's time limit), not TLE.
     set_mode(ws.path(), "hang");
     let out = run_on("1");
     expect_exit(&out, 1);
@@ -514,4 +517,36 @@ fn a_hostile_player_started_through_the_relay_stays_in_its_sandbox() {
     }
     let rows = by_seed(&results);
     assert!(rows.values().all(|(v, _)| v == "OK"), "{rows:?}");
+}
+
+#[test]
+fn the_time_a_tool_takes_is_not_the_players() {
+    let ws = double_workspace();
+    // 6 s before its first message and 6 s after the game, with a 5 s time limit.
+    set_mode(ws.path(), "slow");
+    let results = ws.path().join("results");
+    let out = run_in(
+        ws.path(),
+        &[
+            "--players",
+            "players/double",
+            "--seeds",
+            "1",
+            "--results",
+            results.to_str().unwrap(),
+        ],
+    );
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    assert_eq!(rows[0]["verdict"], "OK", "{rows:?}");
+    let think: u64 = rows[0]["think_ms"].parse().unwrap();
+    let wall: u64 = rows[0]["wall_ms"].parse().unwrap();
+    assert!(
+        wall >= 12_000,
+        "the tool's sleeps are in the test's wall time: {wall} ms"
+    );
+    assert!(
+        think < 5_000,
+        "the tool's sleeps are not the player's: {think} ms"
+    );
 }

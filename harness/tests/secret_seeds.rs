@@ -386,10 +386,36 @@ fn resume_replay_and_compare_refuse_a_run_of_another_key() {
         !r.join("best.csv").exists(),
         "a keyed run leaves best.csv (tests made without a key) alone"
     );
+    // A keyed run says so at its start and its end, and so does its report.
+    let fingerprint = Secret::new(KEY).unwrap().fingerprint().to_string();
+    assert!(
+        output.contains(&format!("KEYED run (secret key {fingerprint})")),
+        "{output}"
+    );
+    assert!(
+        output.contains(&format!("KEYED run: secret key {fingerprint}")),
+        "{output}"
+    );
+    let report = std::fs::read_to_string(r.join(&keyed).join("report.html")).unwrap();
+    assert!(report.contains("KEYED run"), "{report}");
     let (code, output) = chess_run(&mut harness(), r, &player);
     assert_eq!(code, 0, "{output}");
     let plain = latest(r);
     assert_ne!(keyed, plain);
+    assert!(!output.contains("KEYED"), "{output}");
+    let report = std::fs::read_to_string(r.join(&plain).join("report.html")).unwrap();
+    assert!(!report.contains("KEYED"));
+    // `harness runs` marks the keyed run, and only it.
+    let (code, listed, err) = run(harness().arg("runs").arg("--results").arg(r));
+    assert_eq!(code, 0, "{err}");
+    let marked: Vec<&str> = listed.lines().filter(|l| l.contains("KEYED")).collect();
+    assert_eq!(marked.len(), 1, "{listed}");
+    let above = listed
+        .lines()
+        .take_while(|l| !l.contains("KEYED"))
+        .last()
+        .unwrap();
+    assert!(above.starts_with(&keyed), "{listed}");
     assert!(r.join("best.csv").exists());
     assert!(
         !output.contains("vs previous run"),

@@ -263,7 +263,7 @@ fn dumped_env(log: &str) -> BTreeMap<String, String> {
 /// Panics unless `log` shows exactly the documented environment plus `extra`.
 fn check_env(log: &str, extra: &[(&str, &str)], user_home: &Path, user_tmp: &Path) {
     let env = dumped_env(log);
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/containment.md")).unwrap();
     let mut allowed: Vec<String> = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"]
         .iter()
         .map(|s| s.to_string())
@@ -279,7 +279,7 @@ fn check_env(log: &str, extra: &[(&str, &str)], user_home: &Path, user_tmp: &Pat
         if documented {
             assert!(
                 readme.contains(name.as_str()),
-                "the player sees {name}, which README.md does not document"
+                "the player sees {name}, which docs/containment.md does not document"
             );
         }
     }

@@ -1,6 +1,6 @@
-//! The README's claim about the shipped exact-answer players, checked by running them: every
+//! docs/players.md's claim about the shipped exact-answer players, checked by running them: every
 //! `-correct` player passes every fixed and generated test, and every `-flawed` player fails
-//! some. The players are read from the README's table (`all pass / ...`), so the claim and the
+//! some. The players are read from the table in docs/players.md (`all pass / ...`), so the claim and the
 //! test cannot drift apart; the fixed tests are counted from `testcases/<problem>/*.in`.
 
 mod support;
@@ -13,9 +13,9 @@ use support::{expect_exit, harness, root, rows_of, scores};
 const SEEDS: &str = "1..100";
 const SEED_COUNT: usize = 100;
 
-/// (problem, correct player, flawed player) for each README table row that says `all pass`.
+/// (problem, correct player, flawed player) for each docs/players.md table row that says `all pass`.
 fn claimed_pairs() -> Vec<(String, String, String)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/players.md")).unwrap();
     let mut pairs = Vec::new();
     for line in readme.lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
@@ -25,7 +25,7 @@ fn claimed_pairs() -> Vec<(String, String, String)> {
         }
         let names: Vec<&str> = cells[1].split('`').collect();
         let correct = names[1];
-        assert_eq!(names[3], "-flawed", "README row: {line}");
+        assert_eq!(names[3], "-flawed", "docs/players.md row: {line}");
         let stem = correct.strip_suffix("-correct").expect("a -correct player");
         pairs.push((
             cells[2].to_string(),
@@ -59,7 +59,7 @@ fn correct_players_pass_everything_and_flawed_players_fail_some() {
     assert_eq!(
         problems,
         ["game-ending", "russian-checkers", "simplified-chess"],
-        "the README's table lists a correct and a flawed player for each exact-answer problem"
+        "docs/players.md's table lists a correct and a flawed player for each exact-answer problem"
     );
     // Evidence only if independent: no shipped exact-answer player may use the harness's code.
     for name in pairs.iter().flat_map(|(_, c, f)| [c, f]) {

@@ -24,12 +24,12 @@ fn run(mut cmd: Command) -> (i32, String, String) {
     )
 }
 
-/// The whole conversation of a test of the latest run under `results` (transcripts keep only
+/// The whole conversation of a test of the run `run_id` under `results` (transcripts keep only
 /// the player's lines; `harness replay --transcript` rebuilds the judge's).
-fn full_transcript(results: &Path, player: &str, seed: &str) -> String {
+fn full_transcript(results: &Path, run_id: &str, player: &str, seed: &str) -> String {
     let mut cmd = harness(&[
         "replay",
-        "latest",
+        run_id,
         "--player",
         player,
         "--seed",
@@ -145,6 +145,24 @@ fn variants_of_one_program_run_side_by_side_with_their_own_names_hashes_and_sett
     let (code, out, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("largest"), "{out}");
+    // The runs' report.html link the replay pages compare wrote, as those the run wrote.
+    assert!(out.contains("updated "), "no report.html updated: {out}");
+    for run in std::fs::read_dir(results.path()).unwrap().flatten() {
+        let replays = run.path().join("replays");
+        if run.file_name() == "latest" || !replays.is_dir() {
+            continue;
+        }
+        let report = std::fs::read_to_string(run.path().join("report.html")).unwrap();
+        for page in std::fs::read_dir(&replays).unwrap().flatten() {
+            let name = page.file_name().to_string_lossy().to_string();
+            let href = format!("href=\"replays/{name}\"");
+            assert!(
+                report.contains(&href),
+                "{href} not in {}",
+                run.path().display()
+            );
+        }
+    }
     // Its replay commands work as printed.
     let command = out
         .lines()
@@ -237,7 +255,11 @@ fn json_lines_carry_every_test_and_standing_and_nothing_else_is_on_stdout() {
     for t in &lines[..3] {
         let key = (
             t["player"].as_str().unwrap().to_string(),
-            t["seed"].as_str().unwrap().to_string(),
+            // A seed is a number, as scripts compare it.
+            t["seed"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{t}"))
+                .to_string(),
         );
         let (score, hash) = &csv[&key];
         // serde_json's own float parsing may be off by one unit in the last place.
@@ -256,6 +278,41 @@ fn json_lines_carry_every_test_and_standing_and_nothing_else_is_on_stdout() {
     // The leaderboard is still shown, on stderr.
     assert!(err.contains("chesspuzzle-python"), "{err}");
     assert!(err.contains("max think"), "{err}");
+}
+
+#[test]
+fn each_prints_a_line_per_finished_test() {
+    let results = tempfile::tempdir().unwrap();
+    let go = |each: bool| {
+        let mut cmd = harness(&["--players", "players/chesspuzzle-python", "--seeds", "1..3"]);
+        if each {
+            cmd.arg("--each");
+        }
+        cmd.arg("--results").arg(results.path());
+        run(cmd)
+    };
+    let (code, _, err) = go(true);
+    assert_eq!(code, 0, "{err}");
+    let scores = scores(&results.path().join("latest"));
+    for seed in ["1", "2", "3"] {
+        let (score, _) = &scores[&("chesspuzzle-python".to_string(), seed.to_string())];
+        let score: f64 = score.parse().unwrap();
+        // Whole scores as they are, others to 4 places (as the report shows them).
+        let shown = if score.fract() == 0.0 {
+            format!("{score}")
+        } else {
+            format!("{score:.4}")
+        };
+        let start = format!("seed {seed}  chesspuzzle-python  OK  {shown}  ");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no {start:?} in:\n{err}"));
+        assert!(line.ends_with(" s"), "{line}");
+    }
+    let (code, _, err) = go(false);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("chesspuzzle-python  OK"), "{err}");
 }
 
 #[test]
@@ -313,11 +370,31 @@ fn verbose_shows_the_messages_and_the_stderr_of_one_test_as_they_pass() {
         "--verbose",
     ]);
     cmd.arg("--results").arg(results.path());
-    let (code, _, err) = run(cmd);
+    let (code, out, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
+    // A debugging run: kept, said so, but not linked as latest.
+    assert!(!results.path().join("latest").exists(), "{out}");
+    assert!(out.contains("debugging run: not linked as latest"), "{out}");
+    let id = std::fs::read_dir(results.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .find(|n| !n.ends_with(".csv"))
+        .expect("the run's folder");
+    let run_toml = std::fs::read_to_string(results.path().join(&id).join("run.toml")).unwrap();
+    assert!(run_toml.contains("\ndebug = true\n"), "{run_toml}");
+    assert!(
+        !results.path().join("best.csv").exists(),
+        "a debugging run in best.csv"
+    );
+    let mut cmd = harness(&["runs"]);
+    cmd.arg("--results").arg(results.path());
+    let (code, listed, listing_err) = run(cmd);
+    assert_eq!(code, 0, "{listing_err}");
+    assert!(listed.contains("debugging run (--verbose)"), "{listed}");
     // Every message of the test was shown, in order: the whole conversation (the judge's
     // lines rebuilt from the compact transcript).
-    let transcript = full_transcript(results.path(), "chesspuzzle-python", "2");
+    let transcript = full_transcript(results.path(), &id, "chesspuzzle-python", "2");
     let messages = |text: &str| -> Vec<String> {
         text.lines()
             .filter(|l| l.starts_with("> ") || l.starts_with("< "))
@@ -432,7 +509,7 @@ fn the_replay_of_a_refused_linez_move_shows_the_cells_that_were_allowed() {
         .collect();
     // The empty cells joined to the first number by empty neighbours, counted here from the
     // board the player was sent (the transcript), by a search of this test's own.
-    let transcript = full_transcript(results.path(), "self", "4");
+    let transcript = full_transcript(results.path(), "latest", "self", "4");
     let board: Vec<Vec<u8>> = transcript
         .lines()
         .take(9)

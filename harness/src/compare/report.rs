@@ -452,6 +452,17 @@ pub fn render(comparisons: &[Comparison]) -> String {
                 t.relative
             );
         }
+        let mut tagged: Vec<(&str, &str)> = Vec::new();
+        for e in &c.entries {
+            if let Some(tag) = &e.tag {
+                if !tagged.iter().any(|(run, _)| *run == e.run) {
+                    tagged.push((&e.run, tag));
+                }
+            }
+        }
+        for (run, tag) in tagged {
+            let _ = writeln!(out, "  run {run}: {tag:?}");
+        }
         if !c.pairs.is_empty() {
             out.push('\n');
         }

@@ -34,6 +34,8 @@ pub struct Entry {
     pub harness_version: String,
     /// The fingerprint of the secret key the run's tests were made with (`run.toml`).
     pub secret: Option<String>,
+    /// The run's tag (`--tag`), from its `run.toml`.
+    pub tag: Option<String>,
     pub tests: BTreeMap<CaseKey, Test>,
 }
 
@@ -53,7 +55,12 @@ pub(crate) fn load_run(dir: &Path) -> Result<Vec<Entry>, String> {
         || dir.display().to_string(),
         |n| n.to_string_lossy().to_string(),
     );
-    Ok(entries(&id, crate::secret::recorded(dir), &scores.rows))
+    let meta = rundir::Meta::read(dir);
+    let mut entries = entries(&id, meta.secret, &scores.rows);
+    for e in &mut entries {
+        e.tag.clone_from(&meta.tag);
+    }
+    Ok(entries)
 }
 
 /// The entries of a run's rows (one per problem and player, in row order); `secret` is the
@@ -74,6 +81,7 @@ pub fn entries(run: &str, secret: Option<String>, rows: &[ScoreRow]) -> Vec<Entr
                     player_hash: row.player_hash.clone(),
                     harness_version: row.harness_version.clone(),
                     secret: secret.clone(),
+                    tag: None,
                     tests: BTreeMap::new(),
                 });
                 entries.len() - 1
@@ -242,6 +250,7 @@ mod tests {
             player_hash: format!("h-{player}"),
             harness_version: "0.1.0".into(),
             secret: None,
+            tag: None,
             tests: scores
                 .iter()
                 .map(|&(s, score, verdict)| {

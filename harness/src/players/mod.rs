@@ -3,18 +3,21 @@
 //! A path is one player and may be: a Cargo package (a folder with `Cargo.toml`, problem from
 //! `[package.metadata.harness] problem = "..."`), built once in release mode before the run;
 //! a folder with a `player.toml` (`name`, `problem`, `command`, relative to that folder), for
-//! any language, with an optional `build` command run in its folder before the run; or an
-//! executable file (its problem from `--problem`). This module reads manifests, runs
-//! `cargo build` and `build` commands (through [`crate::build`]) and keeps each player the same
-//! for the whole run: Cargo and executable-file players run from a copy of their program
-//! taken when the run starts, in a run-private folder removed when the run ends; a
-//! `player.toml` folder is watched ([`Player::check_unchanged`]). It never runs a player.
+//! any language, with an optional `build` command run before the run in a copy of the folder
+//! private to the run ([`private`]); or an executable file (its problem from `--problem`).
+//! This module reads manifests, runs `cargo build` and `build` commands (through
+//! [`crate::build`], contained or not) and keeps each player the same for the whole run:
+//! Cargo and executable-file players run from a copy of their program taken when the run
+//! starts, a built `player.toml` player from its private copy, all in a run-private folder
+//! removed when the run ends; that copy, or the folder of a `player.toml` player without a
+//! build, is watched ([`Player::check_unchanged`]). It never runs a player.
 //!
 //! A player's name becomes folder names under `results/` and cells of CSV files, so it must
 //! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
 
 pub mod bundled;
 pub mod params;
+mod private;
 pub mod variant;
 
 use std::collections::BTreeMap;
@@ -114,7 +117,8 @@ struct PlayerToml {
     /// The user's variables passed through, by name.
     #[serde(default)]
     pass_env: Vec<String>,
-    /// A command run in the folder once before the run (a compiler), outside the sandbox.
+    /// A command run once before the run (a compiler), in the run's private copy of the
+    /// folder; contained when builds are ([`crate::build`]).
     build: Option<Vec<String>>,
     /// Declared parameters ([`crate::players::params`]): their defaults reach the player.
     params: Option<toml::Table>,
@@ -244,15 +248,18 @@ pub(crate) fn discover_with(
         variant_of.push(None);
         found.push((player, kind));
     }
+    // The run's private folder: copies of programs, and the folders of built players.
+    let mut stage = None;
     build_cargo_players(&mut found, builds)?;
-    build_folder_players(&mut found, builds)?;
+    build_folder_players(&mut found, builds, &mut stage)?;
+    builds.release_sandbox();
     // Built under the program's own name; from here on a variant is its own player.
     for ((player, _), v) in found.iter_mut().zip(&variant_of) {
         if let Some(i) = v {
             variants[*i].apply(player);
         }
     }
-    let players = fix_for_the_run(found, &variant_of, variants)?;
+    let players = fix_for_the_run(found, &variant_of, variants, &mut stage)?;
     Ok((players, skipped))
 }
 
@@ -278,19 +285,17 @@ fn fix_for_the_run(
     found: Vec<(Player, Kind)>,
     variant_of: &[Option<usize>],
     variants: &[variant::Variant],
+    stage: &mut Option<Arc<tempfile::TempDir>>,
 ) -> Result<Vec<Player>, PlayerError> {
-    let mut stage = None;
     let mut players = Vec::new();
     for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
         let snapshot = match &kind {
-            Kind::Folder { .. } | Kind::Bundled { .. } => Snapshot::of_folder(&player),
-            Kind::Cargo { .. } | Kind::File => {
-                let stage = match &mut stage {
-                    Some(stage) => stage,
-                    None => stage.insert(Arc::new(new_stage()?)),
-                };
-                Snapshot::copy(&mut player, stage)?
+            // Built in the run's private folder (`private`): that copy is what is watched.
+            Kind::Folder { build: Some(_), .. } => {
+                Snapshot::of_folder(&player, Some(the_stage(stage)?))
             }
+            Kind::Folder { .. } | Kind::Bundled { .. } => Snapshot::of_folder(&player, None),
+            Kind::Cargo { .. } | Kind::File => Snapshot::copy(&mut player, the_stage(stage)?)?,
         };
         player.snapshot = Some(Arc::new(snapshot));
         player.hash = hash_player(&player, &kind);
@@ -300,6 +305,16 @@ fn fix_for_the_run(
         players.push(player);
     }
     Ok(players)
+}
+
+/// The run's private folder, made at its first use.
+fn the_stage(
+    stage: &mut Option<Arc<tempfile::TempDir>>,
+) -> Result<&Arc<tempfile::TempDir>, PlayerError> {
+    match stage {
+        Some(stage) => Ok(stage),
+        None => Ok(stage.insert(Arc::new(new_stage()?))),
+    }
 }
 
 /// Why something a `players/*` glob matched is not a player a user could mean: a folder of
@@ -354,7 +369,7 @@ fn describe(
         return Err(err(
             path,
             "is a folder with neither Cargo.toml nor player.toml: to make it a player, add a \
-             player.toml (problem and command; see the README's \"Players\")",
+             player.toml (problem and command; see docs/players.md)",
         ));
     }
     check_executable(&abs).map_err(|m| err(path, m))?;
@@ -585,13 +600,14 @@ fn resolve_command(
     Ok((program, args))
 }
 
-/// Runs the `build` command of every `player.toml` player that has one, in its folder, then
-/// finds its program (which the build may have made).
+/// Builds every `player.toml` player that has a `build` command in a copy of its folder
+/// private to the run ([`private::build_in_copy`]), then finds its program there.
 fn build_folder_players(
     found: &mut [(Player, Kind)],
     builds: &mut Builds,
+    stage: &mut Option<Arc<tempfile::TempDir>>,
 ) -> Result<(), PlayerError> {
-    for (player, kind) in found.iter_mut() {
+    for (index, (player, kind)) in found.iter_mut().enumerate() {
         let Kind::Folder {
             command,
             build: Some(build),
@@ -600,20 +616,9 @@ fn build_folder_players(
             continue;
         };
         let player_toml = player.cwd.join("player.toml");
-        let (program, args) = build.split_first().expect("checked when read");
-        // A program named by a path is the folder's own (Command would look beside us).
-        let program = match program.contains('/') {
-            true => player.cwd.join(program),
-            false => PathBuf::from(program),
-        };
-        let mut cmd = Command::new(program);
-        cmd.args(args).current_dir(&player.cwd);
-        builds.run_command(cmd).map_err(|e| {
-            err(
-                &player_toml,
-                format!("build command `{}` {e}", build.join(" ")),
-            )
-        })?;
+        let copy =
+            private::build_in_copy(player, build, command, index, the_stage(stage)?, builds)?;
+        player.cwd = copy;
         (player.program, player.args) = resolve_command(&player.cwd, command, &player_toml)?;
     }
     Ok(())
@@ -662,34 +667,88 @@ fn build_cargo_players(
         }
     }
     for (root, members) in groups {
+        let first = found[members[0]].0.source.clone();
+        let names: Vec<&str> = members.iter().map(|&i| found[i].0.name.as_str()).collect();
+        let folder = root.parent().unwrap_or(Path::new("/"));
+        let contained = builds.contained();
+        // Contained: the sources are read-only and there is no network, so the lock file
+        // and the dependencies must be there already.
+        let mut job = match contained {
+            true => {
+                if !folder.join("Cargo.lock").is_file() {
+                    return Err(err(
+                        &first,
+                        format!(
+                            "its workspace has no Cargo.lock, and a contained build cannot \
+                             write one: make it once, outside, with `cargo fetch \
+                             --manifest-path {}` (which also downloads its dependencies)",
+                            root.display()
+                        ),
+                    ));
+                }
+                let target = private::contained_target(folder);
+                std::fs::create_dir_all(&target)
+                    .map_err(|e| err(&first, format!("{}: {e}", target.display())))?;
+                private::cargo_job(folder, &target)
+            }
+            false => crate::sandbox::BuildJob {
+                cwd: std::env::current_dir().unwrap_or_else(|_| folder.to_path_buf()),
+                ..Default::default()
+            },
+        };
+        let program = std::env::var_os("CARGO").map_or_else(
+            || resolve_program(folder, "cargo").unwrap_or_else(|| "cargo".into()),
+            PathBuf::from,
+        );
+        job.program = program;
         // Not --quiet: the log keeps cargo's status lines (which crate a hung build was at);
         // the screen shows only warnings and errors.
-        let mut cmd = cargo();
-        cmd.args([
-            "build",
-            "--release",
-            "--message-format",
-            "json-render-diagnostics",
-        ])
-        .arg("--manifest-path")
-        .arg(&root);
-        for &i in &members {
-            cmd.args(["-p", &found[i].0.name]);
+        job.argv = ["cargo", "build", "--release"].map(String::from).to_vec();
+        if contained {
+            job.argv.push("--offline".into());
         }
-        let first = &found[members[0]].0.source;
-        let names: Vec<&str> = members.iter().map(|&i| found[i].0.name.as_str()).collect();
-        let stdout = builds
-            .run(cmd)
-            .map_err(|e| err(first, format!("cargo build of {} {e}", names.join(", "))))?;
+        job.argv.extend(
+            [
+                "--message-format",
+                "json-render-diagnostics",
+                "--manifest-path",
+            ]
+            .map(String::from),
+        );
+        job.argv.push(root.display().to_string());
+        for &i in &members {
+            job.argv.extend(["-p".to_string(), found[i].0.name.clone()]);
+        }
+        let logged = builds.log().len();
+        let stdout = builds.run_job(&job, false).map_err(|e| {
+            let said = String::from_utf8_lossy(&builds.log()[logged..]);
+            let hint = match contained && said.contains("offline") {
+                true => format!(
+                    "\n(a contained build has no network: fetch its dependencies once, \
+                     outside, with `cargo fetch --manifest-path {}`)",
+                    root.display()
+                ),
+                false => String::new(),
+            };
+            err(
+                &first,
+                format!("cargo build of {} {e}{hint}", names.join(", ")),
+            )
+        })?;
         let binaries = built_binaries(&stdout);
         for &i in &members {
             let player = &mut found[i].0;
-            player.program = binaries.get(&player.name).cloned().ok_or_else(|| {
+            let built = binaries.get(&player.name).cloned().ok_or_else(|| {
                 err(
                     &player.source,
                     format!("cargo built no binary named {:?}", player.name),
                 )
             })?;
+            player.program = match contained {
+                true => private::check_built(&built, &job.writable[0])
+                    .map_err(|m| err(&player.source, m))?,
+                false => built,
+            };
         }
     }
     Ok(())
@@ -878,10 +937,16 @@ pub(crate) fn hash_covers(player: &Player) -> String {
             UNHASHED_EXTENSIONS.join(", *.")
         )
     } else if player.source.join("player.toml").is_file() {
+        // A build step's player is hashed as built, in the run's private copy of its folder.
+        let folder = std::fs::canonicalize(&player.source).unwrap_or_else(|_| player.cwd.clone());
+        let built = match folder == player.cwd {
+            true => "",
+            false => " (as its build left it in the run's copy)",
+        };
         format!(
-            "the command, every file under {} but {}/ and *.{}, and the program when the \
-             command names it by a path",
-            player.cwd.display(),
+            "the command, every file under {}{built} but {}/ and *.{}, and the program when \
+             the command names it by a path",
+            folder.display(),
             UNHASHED_FOLDERS.join("/, "),
             UNHASHED_EXTENSIONS.join(", *.")
         )
@@ -953,8 +1018,9 @@ impl Snapshot {
         snapshot
     }
 
-    /// A `player.toml` player: its folder, its program and the files its arguments name.
-    fn of_folder(player: &Player) -> Snapshot {
+    /// A `player.toml` player: its folder, its program and the files its arguments name;
+    /// `stage` holds the folder when it is the run's private copy.
+    fn of_folder(player: &Player, stage: Option<&Arc<tempfile::TempDir>>) -> Snapshot {
         let mut files = vec![player.program.clone()];
         files.extend(
             player
@@ -965,7 +1031,7 @@ impl Snapshot {
                 // is not the player's code, and its times change as it is used.
                 .filter(|p| p.is_absolute() && p.is_file()),
         );
-        Snapshot::new(Some(player.cwd.clone()), files, None)
+        Snapshot::new(Some(player.cwd.clone()), files, stage.cloned())
     }
 
     /// Copies a player's program into the run's private folder, as

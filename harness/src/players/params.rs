@@ -119,6 +119,57 @@ impl Param {
     }
 }
 
+/// How close to an end of its range (a share of the range's width, in the sampler's
+/// coordinate) a real value counts as at the edge.
+const EDGE: f64 = 0.02;
+
+impl Param {
+    /// Whether a value sits at an end of the declared range: an integer at `low` or `high`,
+    /// a real within [`EDGE`] of the width from one (in its logarithm for a log-scale one).
+    /// The best value there may lie beyond the range. A choice has no ends.
+    pub(crate) fn at_edge(&self, value: Value) -> bool {
+        match (&self.kind, value) {
+            (Kind::Int { low, high }, Value::Int(v)) => v == *low || v == *high,
+            (Kind::Float { .. } | Kind::LogFloat { .. }, Value::Float(_)) => {
+                let (lo, hi) = self.bounds();
+                let x = self.coordinate(value);
+                let near = EDGE * (hi - lo);
+                x - lo <= near || hi - x <= near
+            }
+            _ => false,
+        }
+    }
+
+    /// The declared range, as written: `[0, 5]` (none for a choice).
+    fn range(&self) -> Option<String> {
+        match &self.kind {
+            Kind::Int { low, high } => Some(format!("[{low}, {high}]")),
+            Kind::Float { low, high } | Kind::LogFloat { low, high } => {
+                Some(format!("[{low}, {high}]"))
+            }
+            Kind::Choice(_) => None,
+        }
+    }
+}
+
+/// A line per value of `values` at the edge of its parameter's range, for the tuner's screen,
+/// `best.toml` and page: `w-keep = 4.954 in [0, 5]: at the edge of its range; widen it`.
+pub(crate) fn edge_notes(params: &[Param], values: &[Value]) -> Vec<String> {
+    params
+        .iter()
+        .zip(values)
+        .filter(|(p, v)| p.at_edge(**v))
+        .filter_map(|(p, v)| {
+            Some(format!(
+                "{} = {} in {}: at the edge of its range; widen it (the best may lie beyond)",
+                p.name,
+                p.show(*v),
+                p.range()?
+            ))
+        })
+        .collect()
+}
+
 /// `PARAM_` and a parameter's name in upper case, `-` as `_`.
 pub(crate) fn var_name(name: &str) -> String {
     format!("PARAM_{}", name.to_ascii_uppercase().replace('-', "_"))
@@ -383,6 +434,58 @@ pub(crate) fn from_manifest(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_best_value_at_an_end_of_its_range_is_noted() {
+        let table: toml::Table =
+            "w-keep = { kind = \"float\", range = [0.0, 5.0], default = 1.0 }\n\
+             depth = { kind = \"int\", range = [1, 9], default = 3 }\n\
+             scale = { kind = \"log-float\", range = [1.0, 1000.0], default = 10.0 }\n\
+             mode = { kind = \"choice\", choices = [\"a\", \"b\"], default = \"a\" }"
+                .parse()
+                .unwrap();
+        let params = parse(&table, Path::new("t"), "params").unwrap();
+        // Values given by name, in the order the parameters were read.
+        let notes = |values: &[(&str, Value)]| {
+            let values: Vec<Value> = params
+                .iter()
+                .map(|p| {
+                    values
+                        .iter()
+                        .find(|(n, _)| *n == p.name)
+                        .map_or(p.default, |v| v.1)
+                })
+                .collect();
+            edge_notes(&params, &values)
+        };
+        let inside = [
+            ("w-keep", Value::Float(2.5)),
+            ("depth", Value::Int(5)),
+            ("scale", Value::Float(30.0)),
+            ("mode", Value::Choice(1)),
+        ];
+        assert!(notes(&inside).is_empty(), "{:?}", notes(&inside));
+        let edges = [
+            ("w-keep", Value::Float(4.954)),
+            ("depth", Value::Int(1)),
+            ("scale", Value::Float(1.1)),
+            ("mode", Value::Choice(0)),
+        ];
+        let mut found = notes(&edges);
+        found.sort();
+        let beyond = "at the edge of its range; widen it (the best may lie beyond)";
+        assert_eq!(
+            found,
+            [
+                format!("depth = 1 in [1, 9]: {beyond}"),
+                format!("scale = 1.1 in [1, 1000]: {beyond}"),
+                format!("w-keep = 4.954 in [0, 5]: {beyond}"),
+            ]
+        );
+        // An integer one step inside its range is not at the edge; a real 3% inside is not.
+        let near = [("w-keep", Value::Float(4.85)), ("depth", Value::Int(2))];
+        assert!(notes(&near).is_empty(), "{:?}", notes(&near));
+    }
 
     fn one(spec: &str) -> Result<Param, String> {
         let table: toml::Table = format!("x = {spec}").parse().unwrap();

@@ -104,6 +104,21 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
 <title>run {id}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>Run {id}</h1>\n",
         id = escape(&id)
     );
+    let meta = crate::rundir::Meta::read(run);
+    if let Some(tag) = &meta.tag {
+        let _ = writeln!(h, "<p class=\"tag\">Tag: {}</p>", escape(tag));
+    }
+    if let Some(f) = &meta.secret {
+        let _ = writeln!(
+            h,
+            "<p class=\"keyed\"><strong>KEYED run</strong> (secret key {}): its tests are not \
+             the usual tests of these seeds; only that key reproduces them.</p>",
+            escape(f)
+        );
+    }
+    if meta.debug {
+        h.push_str("<p class=\"debug\">A debugging run (--verbose): not a baseline of later runs, not in best.csv.</p>\n");
+    }
     let relatives = relatives(run);
     for p in group(rows) {
         let minimize =
@@ -129,7 +144,8 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.2em;color:#2
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}\
 th{background:#f0f0f0}td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:1em}\
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:middle}\
-code{background:#f4f4f4;padding:0 .2em}details{margin:.5em 0}";
+code{background:#f4f4f4;padding:0 .2em}details{margin:.5em 0}\
+.keyed{background:#fff3cd;border:1px solid #e0c060;padding:.4em .8em;display:inline-block}";
 
 /// One player's standing, counted as the terminal leaderboard counts it.
 fn stats(p: &Problem, player: &str) -> Standing {

@@ -1,6 +1,6 @@
 //! `--json`: the run as JSON lines on stdout, for scripts. One object per line, told apart by
 //! `"type"`: a `"test"` line as each test finishes (the columns of its `scores.csv` row, its
-//! parameters as an object), a `"standing"` line per (problem, player) once the run ends (the
+//! seed a number and a fixed test's name a string, its parameters as an object), a `"standing"` line per (problem, player) once the run ends (the
 //! leaderboard's numbers), and a last `"run"` line (its id, folder, whether it was partial).
 //!
 //! The functions are pure (they return lines); [`Json`] is the reporter that prints them.
@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::summary::Summary;
 use super::{Event, Reporter, RunState};
+use crate::problem::CaseKey;
 use crate::runner::TestResult;
 use crate::verdict::Verdict;
 
@@ -20,6 +21,14 @@ fn value(text: &str) -> Value {
             Ok(x) if x.is_finite() => json!(x),
             _ => json!(text),
         },
+    }
+}
+
+/// A test's key as scripts want it: a seed is a number (`"seed":2`), a fixed test its name.
+fn seed(case: &CaseKey) -> Value {
+    match case {
+        CaseKey::Seed(s) => json!(s),
+        CaseKey::Fixed(name) => json!(name),
     }
 }
 
@@ -35,7 +44,7 @@ pub(crate) fn test_line(r: &TestResult, params: &[&str], run: &str) -> String {
         "run": run,
         "problem": r.problem,
         "player": r.player,
-        "seed": r.case.to_string(),
+        "seed": seed(&r.case),
         "score": r.outcome.score,
         "verdict": r.outcome.verdict.code(),
         "moves": r.outcome.moves,
@@ -110,4 +119,16 @@ pub(crate) fn end_lines(summary: &Summary, run: &str, dir: &str, partial: bool) 
     }
     lines.push(json!({"type": "run", "run": run, "dir": dir, "partial": partial}).to_string());
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_is_a_number_and_a_fixed_test_its_name() {
+        assert_eq!(seed(&CaseKey::Seed(2)).to_string(), "2");
+        let fixed = seed(&CaseKey::Fixed("sys-012".into()));
+        assert_eq!(fixed.to_string(), "\"sys-012\"");
+    }
 }

@@ -1,5 +1,5 @@
 //! The live progress bar on stderr, with the running mean of each player, and failures
-//! printed above it. Hidden (and failures printed as plain lines) when stderr is not a
+//! (and, with `--each`, every finished test) printed above it. Hidden (and failures printed as plain lines) when stderr is not a
 //! terminal.
 
 use std::collections::BTreeMap;
@@ -37,6 +37,25 @@ pub(crate) struct Progress {
     warnings: u64,
     /// The run's folder, to name a failure's files under its line.
     run: Option<std::path::PathBuf>,
+    /// A line per finished test (`--each`).
+    pub each: bool,
+}
+
+/// The line of a finished test under `--each`: `seed 12  player-x  OK  1234  0.81 s`.
+pub(crate) fn each_line(r: &TestResult) -> String {
+    let score = r.outcome.score;
+    let score = if score.fract() == 0.0 {
+        format!("{score}")
+    } else {
+        format!("{score:.4}")
+    };
+    format!(
+        "{}  {}  {}  {score}  {:.2} s",
+        r.case.label(),
+        r.player,
+        r.outcome.verdict,
+        r.think.as_secs_f64()
+    )
 }
 
 impl Progress {
@@ -64,6 +83,7 @@ impl Progress {
             failures: BTreeMap::new(),
             warnings: 0,
             run: None,
+            each: false,
         }
     }
 
@@ -89,6 +109,9 @@ impl Progress {
         let entry = self.means.entry(key.clone()).or_default();
         entry.0 += 1;
         entry.1 += r.outcome.score;
+        if self.each {
+            self.note(&each_line(r));
+        }
         if r.outcome.verdict != Verdict::Ok {
             let n = {
                 let n = self.failures.entry(key).or_default();

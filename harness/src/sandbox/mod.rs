@@ -16,6 +16,7 @@
 //!
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
+mod build;
 pub mod cgroup;
 mod init;
 mod landlock;
@@ -33,6 +34,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+pub use build::{BuildJob, BUILD_LIMITS};
 pub use spec::Mode;
 pub use spec::{Bind, Report, Spec, StartError};
 
@@ -269,7 +271,7 @@ impl Isolation {
             env,
             cwd,
             binds,
-            writable: Vec::new(),
+            writable_binds: Vec::new(),
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {

@@ -49,10 +49,10 @@ pub struct Spec {
     pub cwd: PathBuf,
     /// Read-only views (the player's folder, its program); namespaces only.
     pub binds: Vec<Bind>,
-    /// Writable views of host folders at the same path (a contest tool's working folder,
-    /// [`super::tool`]); namespaces only. Players never get one.
+    /// Writable views of host folders at their own paths, after the read-only ones: a build's
+    /// private copy and output folder ([`super::build`]); namespaces only. Empty for a test.
     #[serde(default)]
-    pub writable: Vec<Bind>,
+    pub writable_binds: Vec<PathBuf>,
     /// An empty host folder to build the new root on (namespaces only).
     pub root: PathBuf,
     /// The run's prepared /etc (namespaces only).

@@ -146,6 +146,26 @@ impl ToolDir {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+
+    /// Removes the folder on a thread of its own: the tool's sandbox showed it with a mount
+    /// of its own, and removing a folder that was a mount point in another (ending) mount
+    /// namespace waits for the kernel to detach it (~10 ms), which a test need not wait for.
+    pub fn dispose(self) {
+        static JANITOR: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<ToolDir>>> =
+            std::sync::OnceLock::new();
+        let sender = JANITOR.get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<ToolDir>();
+            let _ = std::thread::Builder::new()
+                .name("harness-tool-janitor".into())
+                .spawn(move || rx.into_iter().for_each(drop));
+            std::sync::Mutex::new(tx)
+        });
+        let sender = sender.lock().unwrap_or_else(|e| e.into_inner());
+        // No janitor (it could not start): the folder is removed here.
+        if let Err(back) = sender.send(self) {
+            drop(back.0);
+        }
+    }
 }
 
 /// The sandbox spec of a tool: the run's isolation, the tools folder and `read_only` shown
@@ -195,9 +215,7 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         env,
         cwd: dir.work(),
         binds,
-        writable: vec![Bind {
-            path: dir.path().to_path_buf(),
-        }],
+        writable_binds: vec![dir.path().to_path_buf()],
         root: isolation.scratch().join("root"),
         etc: isolation.scratch().join("etc"),
         memory: if isolation.cgroups.is_some() {

@@ -117,17 +117,11 @@ fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
     sys::mount(None, target, None, ro_flags(source), None)
 }
 
-/// Shows the folder `source` writable at `target` (made first), without set-user-id programs
-/// or devices.
+/// Shows the folder `source` writable at `target` (a build's own folders), without setuid
+/// or device files.
 fn bind_rw(source: &Path, target: &Path) -> io::Result<()> {
     std::fs::create_dir_all(target)?;
-    sys::mount(
-        Some(source),
-        target,
-        None,
-        libc::MS_BIND | libc::MS_REC,
-        None,
-    )?;
+    sys::mount(Some(source), target, None, libc::MS_BIND, None)?;
     let flags = libc::MS_BIND
         | libc::MS_REMOUNT
         | libc::MS_NOSUID
@@ -196,9 +190,9 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
             bind_ro(&bind.path, &inside(root, &bind.path))?;
         }
     }
-    // A contest tool's own working folder, writable, at its host path.
-    for bind in &spec.writable {
-        bind_rw(&bind.path, &inside(root, &bind.path))?;
+    step.set("writable binds");
+    for path in &spec.writable_binds {
+        bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
     proc_of_the_test(root, &dev)?;

@@ -209,8 +209,13 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         None => (settings(args)?, None),
     };
     check(args, &settings)?;
-    let build_timeout = std::time::Duration::from_secs_f64(scoring.harness.build_timeout);
-    let mut builds = crate::build::Builds::new(build_timeout);
+    let h = &scoring.harness;
+    let mut builds = crate::build::Builds::from_settings(
+        h,
+        false,
+        settings.sandbox.unwrap_or(h.sandbox),
+        settings.cgroup.unwrap_or(h.cgroup),
+    );
     let Some((player, params)) = find_player(&settings, recorded_hash, &mut builds)? else {
         return Ok(None);
     };
@@ -335,8 +340,8 @@ fn find_player(
     if params.is_empty() {
         return Err(Error::Usage(format!(
             "player {}: declares no parameters to tune (add [params] to its player.toml, or \
-             [package.metadata.harness.params] to its Cargo.toml; see README \"Tuning \
-             parameters\")",
+             [package.metadata.harness.params] to its Cargo.toml; see \
+             docs/tuning.md)",
             settings.player.display()
         )));
     }
@@ -568,6 +573,9 @@ fn print_outcome(params: &[Param], outcome: &Outcome, best: Option<usize>, finis
                 p.var()
             );
         }
+        for note in params::edge_notes(params, &trial.values) {
+            println!("note: {note}");
+        }
     }
     if let Some(s) = &outcome.summary {
         for line in summary_lines(s) {
@@ -591,10 +599,16 @@ fn write_outcome(
     if let Some(b) = best {
         let trial = &outcome.trials[b];
         let mut s = format!(
-            "# The best trial of this tuning on the tuning seeds ({}).\ntrial = {b}\nmean = {}\n\n[values]\n",
+            "# The best trial of this tuning on the tuning seeds ({}).\ntrial = {b}\nmean = {}\n",
             settings.seeds,
             trial.mean().unwrap_or(0.0)
         );
+        // The parameters whose best value is at an end of the declared range.
+        let edges = params::edge_notes(params, &trial.values);
+        if !edges.is_empty() {
+            s.push_str(&format!("at-edge = {edges:?}\n"));
+        }
+        s.push_str("\n[values]\n");
         for (p, v) in params.iter().zip(&trial.values) {
             s.push_str(&format!("{:?} = {:?}\n", p.name, p.show(*v)));
         }

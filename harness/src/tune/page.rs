@@ -166,6 +166,11 @@ pub(crate) fn render(page: &Page) -> String {
             page.holdout
         );
     }
+    if let Some(b) = page.best {
+        for note in super::params::edge_notes(page.params, &t[b].values) {
+            let _ = write!(h, "<p class=\"edge\">The best value: {}.</p>", esc(&note));
+        }
+    }
     charts(&mut h, page);
     best_trials(&mut h, page);
     h
@@ -315,5 +320,40 @@ mod tests {
             "by trial, by the one parameter"
         );
         assert_eq!(html.matches("class=\"best\"").count(), 2);
+        // A choice has no edge: no note.
+        assert!(!html.contains("class=\"edge\""));
+    }
+
+    #[test]
+    fn the_page_says_when_the_best_value_is_at_the_edge_of_its_range() {
+        let table: toml::Table = "w-keep = { kind = \"float\", range = [0.0, 5.0], default = 1.0 }"
+            .parse()
+            .unwrap();
+        let params =
+            super::super::params::parse(&table, std::path::Path::new("t"), "params").unwrap();
+        let trial = |id, v, score| Trial {
+            id,
+            values: vec![Value::Float(v)],
+            scores: vec![Some(SeedScore {
+                verdict: Verdict::Ok,
+                score,
+                think_ms: 1,
+            })],
+            state: State::Complete,
+        };
+        let trials = [trial(0, 1.0, 1.0), trial(1, 4.954, 2.0)];
+        let html = render(&Page {
+            id: "tune-x",
+            params: &params,
+            trials: &trials,
+            best: Some(1),
+            summary: None,
+            holdout: 10,
+            sign: 1.0,
+        });
+        assert!(
+            html.contains("w-keep = 4.954 in [0, 5]: at the edge of its range; widen it"),
+            "{html}"
+        );
     }
 }

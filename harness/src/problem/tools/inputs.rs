@@ -157,6 +157,7 @@ impl Store {
                 std::fs::rename(&made, &path)
                     .or_else(|_| std::fs::copy(&made, &path).map(drop))
                     .map_err(|e| format!("cannot keep the input of seed {seed}: {e}"))?;
+                ws.dispose();
                 Ok(Made {
                     path,
                     tool_seed: given,

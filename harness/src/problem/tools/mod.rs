@@ -192,7 +192,7 @@ impl Problem for ToolProblem {
         }
         let mut cmd = std::process::Command::new(judge::program(&self.def.tools, &build[0]));
         cmd.args(&build[1..]).current_dir(&self.def.tools);
-        builds.run_command(cmd).map_err(|e| {
+        builds.run(cmd).map(drop).map_err(|e| {
             let tail = last_lines(builds.log(), 20);
             format!(
                 "{}: the tools' build ({}) {e}\n{tail}",

@@ -83,7 +83,8 @@ pub fn play(
         });
         let talk = match relay.accept(ended.fd(), Instant::now() + timeout) {
             Ok(Accepted::Link(mut link)) => {
-                let talk = proxy(&mut link, player);
+                let talk = first_message(&link, Instant::now() + timeout)
+                    .unwrap_or_else(|| proxy(&mut link, player));
                 // Closing the connection ends the relay: the tool sees its player end.
                 drop(link);
                 talk
@@ -106,9 +107,26 @@ pub fn play(
     })
 }
 
+/// Waits for the tool's first message (a JVM starting, a tester reading its input): that
+/// time is never the player's. `None` once it has come; the end of the conversation when
+/// it never does.
+fn first_message(link: &Link, deadline: Instant) -> Option<Talk> {
+    match link.wait(deadline) {
+        Ok(true) => None,
+        Ok(false) if crate::os::interrupted() => Some(Talk::Fault {
+            fault: Fault::Interrupted,
+            moves: 0,
+        }),
+        Ok(false) => Some(Talk::NeverStarted(
+            "the tool sent the player nothing within its time".into(),
+        )),
+        Err(e) => Some(Talk::Broken(format!("the relay failed: {e}"))),
+    }
+}
+
 /// Proxies until the conversation ends: the tool's complete lines to the player, the
 /// player's lines to the tool.
-fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
+pub(crate) fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
     let mut moves = 0;
     loop {
         link.exchange();

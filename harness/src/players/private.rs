@@ -1,0 +1,360 @@
+//! Builds that never touch the user's folders: a `player.toml` player with a `build` command
+//! is built in a copy of its folder private to the run (`<stage>/built/<i>/<name>/`), which
+//! the run then plays from and watches; the user's `players/<name>/` is only read. A second
+//! run of the same player at once builds in its own copy, so neither can rewrite what the
+//! other plays.
+//!
+//! Finished builds are kept by the hash of what they were built from ([`source_key`]: the
+//! command, the build command, every hashed file of the folder, and whether the build was
+//! contained) under the run's build cache (`results/.cache/builds/<key>/`), each published
+//! whole by a rename and never changed after; a later run of an unchanged player copies
+//! its build from there instead of building again.
+//!
+//! Also here: what a contained `cargo build` may see ([`cargo_job`]) and the checks of what
+//! it made. This module copies files and names folders; builds run through
+//! [`crate::build::Builds`].
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{err, hash_folder, Fnv, Player, PlayerError};
+use crate::build::Builds;
+use crate::sandbox::BuildJob;
+
+/// Folders of a player's folder left out of its private copy: version control, caches, and
+/// `target/` (the build starts from the sources alone, never from an earlier build's
+/// outputs). `node_modules/` is kept: a player may need it to build or to run.
+const NOT_COPIED: [&str; 6] = [
+    "target",
+    ".git",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+];
+
+/// The key of a `player.toml` player's build in the cache: what it is built from and how.
+pub(super) fn source_key(
+    folder: &Path,
+    command: &[String],
+    build: &[String],
+    contained: bool,
+) -> String {
+    let mut h = Fnv(0xcbf29ce484222325);
+    h.field(b"build cache 1");
+    h.field(if contained { b"contained" } else { b"as user" });
+    for part in command {
+        h.field(b"command");
+        h.field(part.as_bytes());
+    }
+    for part in build {
+        h.field(b"build");
+        h.field(part.as_bytes());
+    }
+    hash_folder(&mut h, folder);
+    format!("{:016x}", h.0)
+}
+
+/// Builds a `player.toml` player in a copy of its folder private to the run, or copies an
+/// earlier build of the same sources from the cache; points the player at the copy (its
+/// folder, the run's working files) and returns the copy.
+pub(super) fn build_in_copy(
+    player: &mut Player,
+    build: &[String],
+    command: &[String],
+    index: usize,
+    stage: &Arc<tempfile::TempDir>,
+    builds: &mut Builds,
+) -> Result<PathBuf, PlayerError> {
+    let player_toml = player.cwd.join("player.toml");
+    let copy = stage
+        .path()
+        .join("built")
+        .join(index.to_string())
+        .join(&player.name);
+    let fail = |what: &Path, e: io::Error| err(&player_toml, format!("{}: {e}", what.display()));
+    let key = source_key(&player.cwd, command, build, builds.contained());
+    let cached = builds.cache.as_ref().map(|c| c.join(&key));
+    if let Some(entry) = cached.as_ref().filter(|e| e.is_dir()) {
+        copy_folder(entry, &copy, &[]).map_err(|e| fail(entry, e))?;
+        builds.note(&format!(
+            "{}: unchanged since an earlier build, copied from {}\n",
+            player.name,
+            entry.display()
+        ));
+        return Ok(copy);
+    }
+    copy_folder(&player.cwd, &copy, &NOT_COPIED).map_err(|e| fail(&player.cwd, e))?;
+    let (program, _) = build.split_first().expect("checked when read");
+    let job = BuildJob {
+        // A program named by a path is the folder's own (the copy's).
+        program: match (program.contains('/'), builds.contained()) {
+            (true, _) => copy.join(program),
+            // Looked up on PATH here: the sandbox starts a path.
+            (false, true) => {
+                super::resolve_program(&copy, program).unwrap_or_else(|| program.into())
+            }
+            (false, false) => program.into(),
+        },
+        argv: build.to_vec(),
+        cwd: copy.clone(),
+        env: vec![("HARNESS_PLAYER_DIR".into(), copy.display().to_string())],
+        readable: Vec::new(),
+        writable: vec![copy.clone()],
+    };
+    builds.run_job(&job, true).map_err(|e| {
+        err(
+            &player_toml,
+            format!("build command `{}` {e}", build.join(" ")),
+        )
+    })?;
+    if let Some(entry) = &cached {
+        publish(&copy, entry).map_err(|e| fail(entry, e))?;
+    }
+    Ok(copy)
+}
+
+/// Puts a finished build into the cache under `entry`, whole or not at all: copied beside
+/// it, then renamed. When another run published the same key first, its entry is kept.
+fn publish(built: &Path, entry: &Path) -> io::Result<()> {
+    let parent = entry.parent().expect("an entry is in the cache folder");
+    std::fs::create_dir_all(parent)?;
+    let name = entry.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}-"))
+        .tempdir_in(parent)?;
+    let part = tmp.path().join("build");
+    copy_folder(built, &part, &[])?;
+    match std::fs::rename(&part, entry) {
+        Ok(()) => Ok(()),
+        Err(_) if entry.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Copies the folder `from` to `to` (made here): files with their mode and modification
+/// time (so that `make` judges the copy as it would the original), symbolic links as
+/// links (never followed), folders but those named in `leave_out` at any depth. Anything
+/// else (a FIFO, a socket, a device a build left) is not copied.
+pub(crate) fn copy_folder(from: &Path, to: &Path, leave_out: &[&str]) -> io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    let mut todo = vec![PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        for entry in std::fs::read_dir(from.join(&rel))? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let (src, dst) = (entry.path(), to.join(&rel).join(&name));
+            let kind = entry.file_type()?;
+            if kind.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+            } else if kind.is_dir() {
+                if leave_out.iter().any(|f| name == *f) {
+                    continue;
+                }
+                std::fs::create_dir(&dst)?;
+                todo.push(rel.join(&name));
+            } else if kind.is_file() {
+                std::fs::copy(&src, &dst)?;
+                let modified = entry.metadata()?.modified()?;
+                std::fs::File::options()
+                    .write(true)
+                    .open(&dst)?
+                    .set_modified(modified)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a contained `cargo build` of the workspace at `root` needs besides its command: the
+/// workspace read-only, the tool chain (CARGO_HOME's programs, registry cache and settings,
+/// RUSTUP_HOME) read-only, and its own output folder `target` writable. Cargo's
+/// credentials are not shown.
+pub(super) fn cargo_job(root: &Path, target: &Path) -> BuildJob {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
+    let mut readable = vec![root.to_path_buf()];
+    let mut env = vec![("CARGO_TARGET_DIR".to_string(), target.display().to_string())];
+    if let Some(cargo_home) = &cargo_home {
+        for part in ["bin", "registry", "git", "config.toml", "config"] {
+            let path = cargo_home.join(part);
+            if path.exists() {
+                readable.push(path);
+            }
+        }
+        env.push(("CARGO_HOME".into(), cargo_home.display().to_string()));
+    }
+    if let Some(rustup_home) = rustup_home.filter(|p| p.is_dir()) {
+        env.push(("RUSTUP_HOME".into(), rustup_home.display().to_string()));
+        readable.push(rustup_home);
+    }
+    for name in ["RUSTUP_TOOLCHAIN", "RUSTFLAGS", "CARGO_BUILD_JOBS"] {
+        if let Some(value) = std::env::var_os(name) {
+            env.push((name.into(), value.to_string_lossy().to_string()));
+        }
+    }
+    BuildJob {
+        cwd: root.to_path_buf(),
+        env,
+        readable,
+        writable: vec![target.to_path_buf()],
+        ..BuildJob::default()
+    }
+}
+
+/// Where a workspace's contained builds write: `harness-sandbox/` in its target folder (the
+/// user's `CARGO_TARGET_DIR`, else `<root>/target`), apart from the user's own builds, so
+/// that a contained build can never change what the user's `cargo build` made.
+pub(super) fn contained_target(root: &Path) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|t| match t.is_absolute() {
+            true => t,
+            false => std::env::current_dir().unwrap_or_default().join(t),
+        })
+        .unwrap_or_else(|| root.join("target"));
+    base.join("harness-sandbox")
+}
+
+/// A program a contained build says it made, checked before the harness copies it: a plain
+/// file inside the build's own output folder (not a link to a file of the host's).
+pub(super) fn check_built(program: &Path, target: &Path) -> Result<PathBuf, String> {
+    let real = std::fs::canonicalize(program).map_err(|e| format!("{}: {e}", program.display()))?;
+    let inside = std::fs::canonicalize(target)
+        .map(|t| real.starts_with(t))
+        .unwrap_or(false);
+    let plain = std::fs::symlink_metadata(&real).is_ok_and(|m| m.is_file());
+    if !inside || !plain {
+        return Err(format!(
+            "the build's program {} is not a file of its output folder {}",
+            program.display(),
+            target.display()
+        ));
+    }
+    Ok(real)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: PathBuf, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_private_copy_keeps_sources_times_modes_and_links_but_no_build_outputs_or_fifos() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("player");
+        write(from.join("main.cpp"), "int main() {}\n");
+        write(from.join("lib/deep/util.h"), "// util\n");
+        write(from.join("target/main"), "stale build");
+        write(from.join(".git/HEAD"), "ref\n");
+        write(from.join("lib/__pycache__/x.pyc"), "cache");
+        write(from.join("node_modules/m/index.js"), "module");
+        std::os::unix::fs::symlink("/etc/hostname", from.join("link")).unwrap();
+        let fifo = std::ffi::CString::new(from.join("pipe").to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string; mkfifo only makes the file.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let script = from.join("build.sh");
+        write(script.clone(), "true\n");
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+        std::fs::File::options()
+            .write(true)
+            .open(from.join("main.cpp"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+
+        let to = dir.path().join("copy");
+        copy_folder(&from, &to, &NOT_COPIED).unwrap();
+        assert_eq!(
+            std::fs::read(to.join("main.cpp")).unwrap(),
+            b"int main() {}\n"
+        );
+        assert!(to.join("lib/deep/util.h").is_file());
+        assert!(
+            to.join("node_modules/m/index.js").is_file(),
+            "a player may need it"
+        );
+        for gone in ["target", ".git", "lib/__pycache__", "pipe"] {
+            assert!(!to.join(gone).exists(), "{gone} was copied");
+        }
+        assert_eq!(
+            std::fs::read_link(to.join("link")).unwrap(),
+            Path::new("/etc/hostname"),
+            "a link stays a link"
+        );
+        let meta = std::fs::metadata(to.join("main.cpp")).unwrap();
+        assert_eq!(
+            meta.modified().unwrap(),
+            old,
+            "times kept (make judges the copy)"
+        );
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(to.join("build.sh"))
+                .unwrap()
+                .permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o755);
+    }
+
+    #[test]
+    fn the_build_key_follows_sources_commands_and_containment_not_build_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path();
+        write(folder.join("main.cpp"), "int main() {}\n");
+        let command = ["target/main".to_string()];
+        let build = ["make".to_string()];
+        let key =
+            |build: &[String], contained: bool| source_key(folder, &command, build, contained);
+        let first = key(&build, false);
+        write(folder.join("target/main"), "built");
+        assert_eq!(key(&build, false), first, "build outputs are not sources");
+        assert_ne!(key(&build, true), first, "a contained build is kept apart");
+        assert_ne!(key(&["make".into(), "-j2".into()], false), first);
+        write(folder.join("main.cpp"), "int main() { return 1; }\n");
+        assert_ne!(key(&build, false), first, "a source changed");
+    }
+
+    #[test]
+    fn a_built_program_must_be_a_plain_file_of_the_builds_own_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("harness-sandbox");
+        write(target.join("release/p"), "binary");
+        assert!(check_built(&target.join("release/p"), &target).is_ok());
+        std::os::unix::fs::symlink("/etc/hostname", target.join("release/q")).unwrap();
+        let err = check_built(&target.join("release/q"), &target).unwrap_err();
+        assert!(err.contains("is not a file of its output folder"), "{err}");
+        std::os::unix::fs::symlink(dir.path(), target.join("up")).unwrap();
+        write(dir.path().join("outside"), "x");
+        assert!(check_built(&target.join("up/outside"), &target).is_err());
+    }
+
+    #[test]
+    fn a_build_is_published_whole_and_a_second_publisher_keeps_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = dir.path().join("built");
+        write(built.join("target/main"), "one");
+        let entry = dir.path().join("cache/0123456789abcdef");
+        publish(&built, &entry).unwrap();
+        assert_eq!(std::fs::read(entry.join("target/main")).unwrap(), b"one");
+        write(built.join("target/main"), "two");
+        publish(&built, &entry).unwrap();
+        assert_eq!(std::fs::read(entry.join("target/main")).unwrap(), b"one");
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("cache"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["0123456789abcdef"], "no half-written entry left");
+    }
+}

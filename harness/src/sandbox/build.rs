@@ -1,0 +1,103 @@
+//! Contained builds: a player's build step (its `build` command, or `cargo build`) run by
+//! the same supervisor as a test, so it gets what a test gets — fresh namespaces, no network
+//! (a namespace of its own, loopback only), a memory and process limit, a clean
+//! environment, and every process of it killed when its command ends (no daemon outlives a
+//! build). It sees the system folders, the run's `/etc`, the folders the tool chain needs
+//! read-only ([`BuildJob::readable`]), and writes only its own folders
+//! ([`BuildJob::writable`]: the run's private copy of the player, a Cargo output folder) and
+//! a size-capped scratch space (HOME, /tmp).
+//!
+//! This module only makes the spec; [`crate::build`] starts it and waits for it. In process
+//! mode (no namespaces) landlock keeps its writes to the same folders.
+
+use std::path::PathBuf;
+
+use super::spec::{Bind, Mode, Spec};
+use super::{Isolation, TestLimits};
+
+/// One build command, as the sandbox runs it.
+#[derive(Clone, Debug, Default)]
+pub struct BuildJob {
+    /// An absolute path (it is not looked up on PATH inside).
+    pub program: PathBuf,
+    /// argv, the program's name first.
+    pub argv: Vec<String>,
+    /// Where it runs: one of [`BuildJob::writable`] or [`BuildJob::readable`].
+    pub cwd: PathBuf,
+    /// Its environment but HOME and TMPDIR (added here).
+    pub env: Vec<(String, String)>,
+    /// Host folders or files shown read-only at their own paths (the tool chain).
+    pub readable: Vec<PathBuf>,
+    /// Host folders shown writable at their own paths (they must exist).
+    pub writable: Vec<PathBuf>,
+}
+
+/// What a build may use besides its memory (set by `[harness] build-memory-limit`): the
+/// scratch space of HOME and /tmp (a compiler's temporary files), and processes and threads
+/// at once (cargo's jobs, each rustc's threads).
+pub const BUILD_LIMITS: TestLimits = TestLimits {
+    memory: 0,
+    disk: 2 << 30,
+    procs: 1024,
+    core_dumps: false,
+};
+
+impl Isolation {
+    /// The spec of a contained build with `memory` bytes of memory (0: none).
+    pub(crate) fn build_spec(&self, job: &BuildJob, memory: u64) -> std::io::Result<Spec> {
+        let limits = TestLimits {
+            memory,
+            ..BUILD_LIMITS
+        };
+        // Process mode: HOME and TMPDIR in a fresh folder of the run's scratch space.
+        let work = match self.mode {
+            Mode::Process => {
+                let dir = self
+                    .scratch
+                    .path()
+                    .join(format!("build-{}", super::unique()));
+                for sub in ["work", "home", "tmp"] {
+                    std::fs::create_dir_all(dir.join(sub))?;
+                }
+                Some(dir)
+            }
+            Mode::Namespaces => None,
+        };
+        // A program found on PATH outside what the build sees (a pyenv shim) is looked up
+        // again among the PATH entries it sees, as a player's is.
+        let named = job.argv.first().is_some_and(|a| !a.contains('/'));
+        let shown = job.readable.iter().any(|r| job.program.starts_with(r));
+        let program = match named && !shown {
+            true => self.visible_program(&job.program, true),
+            false => job.program.clone(),
+        };
+        let mut spec = self.spec(
+            &program,
+            job.argv.clone(),
+            &job.cwd,
+            job.env.clone(),
+            work.as_deref(),
+            &limits,
+        );
+        spec.cwd = job.cwd.clone();
+        spec.binds = self
+            .extra_binds
+            .iter()
+            .chain(&job.readable)
+            .map(|path| Bind { path: path.clone() })
+            .collect();
+        if !self.visible(&program) && !job.readable.iter().any(|r| program.starts_with(r)) {
+            spec.binds.push(Bind {
+                path: program.clone(),
+            });
+        }
+        spec.writable_binds = job.writable.clone();
+        if let Some(work) = &work {
+            spec.landlock_read.extend(job.readable.iter().cloned());
+            spec.landlock_read.extend(job.writable.iter().cloned());
+            spec.landlock_write = job.writable.clone();
+            spec.landlock_write.push(work.clone());
+        }
+        Ok(spec)
+    }
+}
