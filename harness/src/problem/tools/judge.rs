@@ -160,3 +160,112 @@ pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
     };
     Some(outcome)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::spec::Exit;
+
+    fn def(extra: &str) -> (tempfile::TempDir, Def) {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("p");
+        std::fs::create_dir_all(dir.join("tools")).unwrap();
+        let text = format!(
+            "shape = \"batch\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ gen = [\"gen\", \"{{seeds}}\"], dir = \"in\" }}\njudge = [\"vis\", \"{{input}}\", \"{{output}}\"]\n{extra}"
+        );
+        let def = super::super::config::parse(&text, &dir.join("problem.toml"), &[]).unwrap();
+        (root, def)
+    }
+
+    fn run(end: ToolEnd, stdout: &str, stderr: &str) -> ToolRun {
+        ToolRun {
+            end,
+            stdout_tail: stdout.into(),
+            stderr_tail: stderr.into(),
+            report: None,
+            wall: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_judges_run_decides_ok_wa_or_err() {
+        let (_root, d) = def("");
+        let ok = ToolEnd::Exited(Exit::Code(0));
+        let o = judge_outcome(&d, &run(ok.clone(), "Score = 5\nScore = 7\n", ""), 1).unwrap();
+        assert_eq!((o.verdict, o.score), (Verdict::Ok, 7.0));
+        // AtCoder's invalid answer: a message and Score = 0; TopCoder's: -1.0.
+        let o = judge_outcome(&d, &run(ok.clone(), "Out of range: 9\nScore = 0\n", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::WrongAnswer);
+        assert!(o.reason.contains("Out of range: 9"), "{}", o.reason);
+        let o = judge_outcome(&d, &run(ok.clone(), "Score = -1.0\n", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::WrongAnswer);
+        let o = judge_outcome(&d, &run(ok, "usage\n", ""), 1).unwrap();
+        assert!(o.reason.starts_with("judge: no score line"), "{}", o.reason);
+        // A panic once it had the answer, even after a score line: WA with its last lines.
+        let panic = run(
+            ToolEnd::Exited(Exit::Code(101)),
+            "Score = 9\n",
+            "panicked at x\n",
+        );
+        let o = judge_outcome(&d, &panic, 1).unwrap();
+        assert_eq!(o.verdict, Verdict::WrongAnswer);
+        assert!(o.reason.contains("exit status 101") && o.reason.contains("panicked"));
+        let o = judge_outcome(&d, &run(ToolEnd::TimedOut, "", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::HarnessError);
+        let o = judge_outcome(&d, &run(ToolEnd::NotStarted("ENOENT".into()), "", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::HarnessError);
+        assert!(judge_outcome(&d, &run(ToolEnd::Interrupted, "", ""), 1).is_none());
+    }
+
+    #[test]
+    fn the_score_is_read_from_the_streams_the_problem_names() {
+        let (_root, d) = def("score-stream = \"stderr\"\n");
+        let ok = ToolEnd::Exited(Exit::Code(0));
+        // A score on stdout (the player's stderr echoed by a tool, say) is not read.
+        let o = judge_outcome(&d, &run(ok.clone(), "Score = 999\n", "Score = 3\n"), 1).unwrap();
+        assert_eq!(o.score, 3.0);
+        let (_root, d) = def("score-stream = \"both\"\nscore = 'Points: (\\d+)'\n");
+        let o = judge_outcome(&d, &run(ok, "Points: 4\n", "Points: 6\n"), 1).unwrap();
+        assert_eq!(o.score, 6.0);
+    }
+
+    #[test]
+    fn placeholders_are_put_in_and_player_args_spliced() {
+        let p = Placeholders {
+            input: Some("/w/input.txt".into()),
+            output: Some("/w/output.txt".into()),
+            seed: Some(7),
+            seeds: Some("/w/seeds.txt".into()),
+            player: vec!["/relay".into(), "--to".into(), "3".into()],
+        };
+        let cmd: Vec<String> = [
+            "t",
+            "{player...}",
+            "-exec",
+            "{player}",
+            "-seed",
+            "{seed}",
+            "in/{seed:04}.txt",
+            "{input}={output}",
+            "{seeds}",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            p.apply(&cmd),
+            [
+                "t",
+                "/relay",
+                "--to",
+                "3",
+                "-exec",
+                "/relay --to 3",
+                "-seed",
+                "7",
+                "in/0007.txt",
+                "/w/input.txt=/w/output.txt",
+                "/w/seeds.txt"
+            ]
+        );
+    }
+}
