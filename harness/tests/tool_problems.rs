@@ -538,3 +538,38 @@ fn the_shipped_batch_example_scores_as_its_tools_by_hand() {
         assert!(svg.is_file(), "{}", svg.display());
     }
 }
+
+/// The shipped batch example's misbehaving players (`tests/fixtures/tool-players`) get the
+/// verdicts of a built-in problem, and the invalid answer vis's reason.
+#[test]
+fn the_shipped_batch_examples_bad_players_get_built_in_verdicts() {
+    let results = tempfile::tempdir().unwrap();
+    let fixtures = "harness/tests/fixtures/tool-players";
+    let mut cmd = support::harness();
+    cmd.arg("--players");
+    for bad in ["crash", "hang", "flood", "wrong", "noflush"] {
+        cmd.arg(format!("{fixtures}/tools-batch-{bad}"));
+    }
+    let out = cmd
+        .args(["--seeds", "0..1", "--threads", "2", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = scores(results.path());
+    assert_eq!(rows.len(), 10, "{rows:?}");
+    for r in &rows {
+        let want = match r["player"].trim_start_matches("tools-batch-") {
+            "crash" => "RE",
+            "hang" | "noflush" => "TLE",
+            "flood" => "PE",
+            "wrong" => "WA",
+            other => panic!("unexpected player {other}"),
+        };
+        assert_eq!(r["verdict"], want, "{r:?}");
+        assert_eq!(r["score"], "0", "{r:?}");
+        if want == "WA" {
+            assert!(r["reason"].contains("Duplicate coin"), "{r:?}");
+        }
+    }
+}
