@@ -48,8 +48,8 @@ pub fn main(args: &BuildArgs) -> Result<u8, Error> {
                 false => Error::usage(e.to_string()),
             },
         )?;
-    for s in &skipped {
-        eprintln!("skipped player {}: {}", s.name, s.reason);
+    for note in players::skip_notes(&skipped, args.problem.as_deref()) {
+        eprintln!("{note}");
     }
     let out = &args.out;
     std::fs::create_dir_all(out).map_err(|e| Error::usage(format!("{}: {e}", out.display())))?;

@@ -93,7 +93,7 @@ pub struct RunArgs {
     /// Seeds: `1..100` (inclusive), `7`, `1,5,9..12`, or `examples` (the problem's example
     /// seeds from scoring.toml) [default: examples]. Exact-answer problems also run their
     /// fixed tests.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_negative_numbers = true)]
     pub seeds: Option<String>,
     /// Only run this problem (players of other problems are skipped with a note).
     #[arg(long, value_name = "ID", help = format!(
@@ -102,13 +102,13 @@ pub struct RunArgs {
     ))]
     pub problem: Option<String>,
     /// Games played at once [default: the number of CPUs].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub threads: Option<usize>,
     /// Thinking time per test in seconds (overrides scoring.toml for every problem).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
     /// Memory (address space) limit per player in MB; 0 = none (overrides scoring.toml).
-    #[arg(long, value_name = "MB")]
+    #[arg(long, value_name = "MB", allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub memory_limit: Option<u64>,
     /// Skip the fixed tests (testcases/) of exact-answer problems: run only generated ones.
     #[arg(long)]
@@ -225,7 +225,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// The tests with the largest losses and wins shown per pair of entries (0: none).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(long, value_name = "N", default_value_t = 5, allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub largest: usize,
     #[command(flatten)]
     pub common: Common,
@@ -264,37 +264,37 @@ pub struct TuneArgs {
     #[arg(value_name = "PLAYER")]
     pub player: Option<PathBuf>,
     /// Tuning seeds, played in this order by every trial [default: 1..50].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_negative_numbers = true)]
     pub seeds: Option<String>,
     /// Held-out seeds: the best values against the defaults at the end, never used in tuning
     /// (must share no seed with --seeds) [default: 1001..1200].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_negative_numbers = true)]
     pub holdout: Option<String>,
     /// Trials in all, the defaults (trial 0) included [default: 100].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub trials: Option<usize>,
     /// Tests played at once (one trial per thread) [default: the number of CPUs].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub threads: Option<usize>,
     /// Seeds a trial plays before it is first compared with the best (then at 2x, 4x, ...);
     /// 0 turns pruning off [default: 10].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub prune_after: Option<usize>,
     /// A trial is pruned when worse than the best with a one-sided Wilcoxon p below this
     /// [default: 0.1].
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub prune_p: Option<f64>,
     /// Seed of the sampler's random numbers [default: 1].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub sampler_seed: Option<u64>,
     /// The problem (only for a player that is an executable file).
     #[arg(long, value_name = "ID")]
     pub problem: Option<String>,
     /// Thinking time per test in seconds (overrides scoring.toml).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
     /// Memory limit per test in MB; 0 = none (overrides scoring.toml).
-    #[arg(long, value_name = "MB")]
+    #[arg(long, value_name = "MB", allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub memory_limit: Option<u64>,
     /// Finish an interrupted tuning (results/TUNE-ID), with its recorded settings; --trials
     /// and --threads may be given.
@@ -334,7 +334,7 @@ pub struct SolveArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Round trips per measurement.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub round_trips: u64,
     /// Seeds of the throughput measurement (chesspuzzle-random at 1 and 2 threads).
     #[arg(long, default_value = "1..100")]
@@ -361,7 +361,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "SEED", conflicts_with = "worst")]
     pub seed: Option<String>,
     /// The N lowest-scoring tests of each player.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub worst: Option<usize>,
     /// Where runs are written [default: results/ beside the config file].
     #[arg(long, value_name = "DIR")]
@@ -385,7 +385,7 @@ pub struct PlayArgs {
     ))]
     pub problem: String,
     /// The seed of the test.
-    #[arg(long, value_name = "SEED")]
+    #[arg(long, value_name = "SEED", allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub seed: u64,
     /// The player name the game is saved under.
     #[arg(long, value_name = "NAME", default_value = "human")]
@@ -430,6 +430,19 @@ pub struct MergeArgs {
     pub secret: SecretArg,
     #[command(flatten)]
     pub common: Common,
+}
+
+/// A whole number of a flag that has no negative values. The flag takes `-1` as its value
+/// (`allow_negative_numbers`) rather than as an unknown flag, so the message can say what is
+/// wrong with it.
+fn whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.trim().parse().map_err(|_| {
+        if text.trim_start().starts_with('-') {
+            format!("must be 0 or more, got {text}")
+        } else {
+            format!("must be a whole number, got {text:?}")
+        }
+    })
 }
 
 /// Part `index` (1-based) of `count`.

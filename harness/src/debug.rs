@@ -190,7 +190,8 @@ pub(crate) fn failure_pointers(
     }
     if crate::problem::has_views(problem) {
         parts.push(format!(
-            "replay: harness replay {} --player {player} --seed {case}",
+            "replay: {} replay {} --player {player} --seed {case}",
+            crate::invocation::program(),
             run.display()
         ));
     }

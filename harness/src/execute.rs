@@ -357,7 +357,8 @@ fn finish(
     }
     if !state.complete {
         let mut resume = format!(
-            "harness --resume {}{}",
+            "{} --resume {}{}",
+            crate::invocation::program(),
             state.id,
             plan.request.sharding.resume_flags()
         );

@@ -14,7 +14,8 @@
 //!                 pipes and waits in os)
 //! ```
 //!
-//! Layers, bottom up, without cycles: `os`, `sandbox`; `cli`, `config`, `verdict`,
+//! Layers, bottom up, without cycles: `os`, `invocation` (how printed commands start the
+//! harness), `sandbox`; `cli`, `config`, `verdict`,
 //! `rundir`; `problem`; `context`; `session`, `runner`; `report`, `compare`, `replay`;
 //! `plan`, `execute`; the other subcommands (`bench`, `play`); `app` on top.
 //!
@@ -34,6 +35,7 @@ pub mod debug;
 pub mod error;
 pub mod execute;
 pub mod exit;
+pub mod invocation;
 pub mod merge;
 pub mod os;
 pub mod plan;

@@ -240,10 +240,7 @@ impl RunPlan {
         if args.verbose {
             check_verbose(&suites)?;
         }
-        let notes: Vec<String> = skipped
-            .iter()
-            .map(|s| format!("skipped player {}: {}", s.name, s.reason))
-            .collect();
+        let notes = crate::players::skip_notes(&skipped, args.problem.as_deref());
         if suites.is_empty() {
             notes.iter().for_each(|n| eprintln!("{n}"));
             return Err(Error::usage("no player plays the chosen problem"));
@@ -372,10 +369,11 @@ impl FilterUse {
                 .map(|f| format!("--filter {f}"))
                 .collect();
             return Err(Error::usage(format!(
-                "{}: no test of this run matches (0 of {}); `harness gen` shows a seed's \
+                "{}: no test of this run matches (0 of {}); `{} gen` shows a seed's \
                  parameters",
                 filters.join(" "),
-                self.before
+                self.before,
+                crate::invocation::program()
             )));
         }
         Ok(())

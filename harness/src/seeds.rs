@@ -30,6 +30,15 @@ impl SeedSpec {
                 items.push(SeedItem::Examples);
                 continue;
             }
+            // `1-10` (psytester's and pahcer's ranges) is not a seed: say how to write it.
+            if let Some((a, b)) = part.split_once('-') {
+                let (a, b) = (a.trim(), b.trim());
+                if a.parse::<u64>().is_ok() && b.parse::<u64>().is_ok() {
+                    return Err(format!(
+                        "{part:?} in {text:?} is not a seed range (did you mean {a}..{b}?)"
+                    ));
+                }
+            }
             let number = |t: &str| -> Result<u64, String> {
                 t.trim().parse::<u64>().map_err(|_| {
                     format!("{t:?} in {text:?} is not a seed (seeds are whole numbers 0..2^64)")
@@ -115,6 +124,10 @@ mod tests {
         assert!(seeds("x").unwrap_err().contains("\"x\""));
         assert!(seeds("1,,2").unwrap_err().contains("empty item"));
         assert!(seeds("-3").unwrap_err().contains("not a seed"));
+        // psytester's and pahcer's range syntax.
+        let dash = seeds("1-10").unwrap_err();
+        assert!(dash.contains("did you mean 1..10?"), "{dash}");
+        assert!(seeds("4,7 - 9").unwrap_err().contains("did you mean 7..9?"));
         assert!(seeds("0..99999999999").unwrap_err().contains("more than"));
     }
 }

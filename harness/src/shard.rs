@@ -165,8 +165,9 @@ impl Sharding {
             names.sort();
             return Err(Error::Usage(format!(
                 "--resume {id}: a sharded run (shards {}): resume a shard with --resume {id} \
-                 --shard I/N, then `harness merge`",
-                names.join(", ")
+                 --shard I/N, then `{} merge`",
+                names.join(", "),
+                crate::invocation::program()
             )));
         }
         Ok(results.join(id))

@@ -1,9 +1,12 @@
 //! Replays as a person sees them: headless Chromium opens a replay page at its last move and
 //! the score it shows must be the one in scores.csv; the page must fetch nothing.
 //!
-//! Without Chromium the test fails (`.ci/run` installs Debian's `chromium`; `CHROMIUM` names
-//! another binary), unless `HARNESS_SKIP_BROWSER=1` asks to skip it: then it says so on the
-//! real stderr, past the test runner's capture, and passes.
+//! Without Chromium the tests fail (`scripts/test` installs Debian's `chromium`; `CHROMIUM`
+//! names another binary), unless the switch `browser` leaves them out on purpose
+//! (`HARNESS_SKIP=browser`, or the old `HARNESS_SKIP_BROWSER=1`): then each records why
+//! (`support::skip`) and passes.
+
+mod support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,9 +15,6 @@ use std::process::{Command, Stdio};
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
-
-/// The variable that skips this test on purpose.
-const SKIP: &str = "HARNESS_SKIP_BROWSER";
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CHROMIUM") {
@@ -67,20 +67,19 @@ fn text_of(dom: &str, id: &str) -> String {
     dom[open..close].to_string()
 }
 
-/// The browser to test with; `None` when the test is skipped on purpose. Fails without one.
+/// The browser to test with; `None` when the switch `browser` leaves the test out (recorded).
+/// Fails without one.
 fn browser() -> Option<PathBuf> {
-    if std::env::var_os(SKIP).is_some_and(|v| v == "1") {
-        // Straight to the process's stderr: the runner captures eprintln! of passing tests.
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED: the browser test of the replay pages did not run ({SKIP}=1) ***\n"
-        );
+    if support::skip::switched_off("browser") {
+        support::skip::record_skip("browser", "headless chromium");
         return None;
     }
     Some(chromium().unwrap_or_else(|| {
-        panic!(
-            "no chromium in PATH: install it (apt-get install chromium), name it with \
-             CHROMIUM=/path/to/browser, or skip this test on purpose with {SKIP}=1"
+        support::skip::missing(
+            "browser",
+            "chromium (or chromium-browser, google-chrome) on PATH",
+            "install Debian's chromium (apt-get install chromium), or name a browser with \
+             CHROMIUM=/path/to/browser",
         )
     }))
 }

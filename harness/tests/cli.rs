@@ -28,6 +28,30 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
     )
 }
 
+/// A program as a printed command names it, started from the workspace root (where the
+/// tests run the harness) is this harness binary.
+fn assert_is_this_harness(program: &str) {
+    let named = if program == "harness" {
+        panic!("`harness` is not on PATH in the tests: the command cannot work as printed");
+    } else {
+        std::fs::canonicalize(root().join(program))
+    };
+    assert_eq!(
+        named.unwrap_or_else(|e| panic!("{program}: {e}")),
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_harness")).unwrap(),
+        "{program}"
+    );
+}
+
+/// PATH without any folder that has a `harness` in it: what a user has who never installed it.
+fn path_without_harness() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|dir| !dir.join("harness").exists())
+        .collect();
+    std::env::join_paths(kept).unwrap()
+}
+
 /// A shell-script player in a fresh folder: (folder, path).
 fn script(body: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -46,7 +70,11 @@ const FIRST_CELL: &str = "read header\necho '0 0'\nwhile read line; do echo '0 0
 #[test]
 fn bad_seed_specs_are_usage_errors_naming_the_spec() {
     let (_d, player) = script(FIRST_CELL);
-    for (spec, needle) in [("5..1", "\"5..1\" is empty"), ("x", "\"x\"")] {
+    for (spec, needle) in [
+        ("5..1", "\"5..1\" is empty"),
+        ("x", "\"x\""),
+        ("1-10", "did you mean 1..10?"),
+    ] {
         let (code, _, err) = run(harness()
             .args(["--problem", "chesspuzzle", "--seeds", spec, "--players"])
             .arg(&player));
@@ -321,13 +349,19 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
     );
     let latest = results.path().join("latest");
     let id = std::fs::read_link(&latest).unwrap();
-    assert!(
-        stdout.contains(&format!(
-            "interrupted: to finish this run, harness --resume {} --results {}",
+    let resume = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("interrupted: to finish this run, "))
+        .unwrap_or_else(|| panic!("no resume command:\n{stdout}"));
+    let (program, flags) = resume.split_once(' ').unwrap();
+    assert_is_this_harness(program);
+    assert_eq!(
+        flags,
+        format!(
+            "--resume {} --results {}",
             id.display(),
             results.path().display()
-        )),
-        "no resume command:\n{stdout}"
+        )
     );
     assert_eq!(
         read_csv(&latest.join("scores.csv")).len(),
@@ -889,4 +923,125 @@ fn results_naming_a_file_says_it_is_a_file() {
         err.contains(&format!("{}: is a file, not a folder", file.display())),
         "{err}"
     );
+}
+
+#[test]
+fn negative_numbers_are_usage_errors_naming_the_flag() {
+    let (_d, player) = script(FIRST_CELL);
+    let cases: [(&[&str], &str); 6] = [
+        (&["--seeds", "-3"], "\"-3\" in \"-3\" is not a seed"),
+        (
+            &["--time-limit", "-1"],
+            "--time-limit -1: must be a positive number",
+        ),
+        (
+            &["--threads", "-2"],
+            "'--threads <N>': must be 0 or more, got -2",
+        ),
+        (
+            &["--memory-limit", "-5"],
+            "'--memory-limit <MB>': must be 0 or more, got -5",
+        ),
+        (
+            &["--time-limit", "-0.5"],
+            "--time-limit -0.5: must be a positive number",
+        ),
+        (
+            &["--threads", "two"],
+            "'--threads <N>': must be a whole number, got \"two\"",
+        ),
+    ];
+    for (flags, needle) in cases {
+        let (code, _, err) = run(harness()
+            .args(["--problem", "chesspuzzle", "--players"])
+            .arg(&player)
+            .args(flags)
+            .args(if flags[0] == "--seeds" {
+                &[][..]
+            } else {
+                &["--seeds", "1"][..]
+            }));
+        assert_eq!(code, 2, "{flags:?}: {err}");
+        assert!(err.contains(needle), "{flags:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{flags:?}: {err}");
+    }
+    let (code, _, err) = run(harness().args(["tune", "players/linez-python", "--trials", "-3"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("must be 0 or more, got -3"), "{err}");
+    let (code, _, err) = run(harness().args(["replay", "--worst", "-1"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("must be 0 or more, got -1"), "{err}");
+}
+
+#[test]
+fn problem_sums_up_the_players_of_other_problems_in_one_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<PathBuf> = vec![root().join("players/linez-python")];
+    for i in 0..5 {
+        let player = dir.path().join(format!("chess-{i}"));
+        std::fs::create_dir(&player).unwrap();
+        std::fs::write(
+            player.join("player.toml"),
+            "problem = \"chesspuzzle\"\ncommand = [\"python3\", \"main.py\"]\n",
+        )
+        .unwrap();
+        args.push(player);
+    }
+    let results = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--problem", "linez", "--seeds", "1", "--players"])
+        .args(&args)
+        .arg("--results")
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    let skipped: Vec<&str> = err.lines().filter(|l| l.contains("skipped")).collect();
+    assert_eq!(skipped.len(), 1, "{err}");
+    assert!(
+        skipped[0].starts_with("skipped 5 players that play another problem than linez: chess-0,"),
+        "{err}"
+    );
+    for i in 0..5 {
+        assert!(err.contains(&format!("chess-{i}")), "{err}");
+    }
+}
+
+#[test]
+fn the_printed_replay_command_works_as_printed_without_harness_on_path() {
+    let (_d, player) = script(FIRST_CELL);
+    let results = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(harness()
+        .args(["--problem", "chesspuzzle", "--seeds", "1", "--players"])
+        .arg(&player)
+        .arg("--results")
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    // The player clicks the same cell twice: WA, with where to look next.
+    let replay = err
+        .lines()
+        .flat_map(|l| l.split(&[';', ','][..]))
+        .find_map(|part| part.trim().strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay command:\n{err}"));
+    assert_is_this_harness(replay.split(' ').next().unwrap());
+    // A failed test's page is written at once: the command must write it again.
+    let run = std::fs::canonicalize(results.path().join("latest")).unwrap();
+    let _ = std::fs::remove_dir_all(run.join("replays"));
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(replay)
+        .current_dir(root())
+        .env("PATH", path_without_harness())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{replay}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pages: Vec<_> = std::fs::read_dir(run.join("replays"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .collect();
+    assert!(!pages.is_empty(), "no replay page written by {replay}");
 }

@@ -15,6 +15,22 @@ fn harness(results: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// `out` with the results folder as `<results>` and the program of each printed replay
+/// command (where the test binary is: `./target/debug/harness`, or an absolute path) as
+/// `<harness>`.
+fn redact(out: &str, results: &Path) -> String {
+    out.replace(&results.display().to_string(), "<results>")
+        .lines()
+        .map(|line| match line.find(" replay ") {
+            Some(at) => {
+                let start = line[..at].rfind(' ').map_or(0, |i| i + 1);
+                format!("{}<harness>{}\n", &line[..start], &line[at..])
+            }
+            None => format!("{line}\n"),
+        })
+        .collect()
+}
+
 fn run(mut cmd: Command) -> (i32, String, String) {
     let out = cmd.output().expect("harness runs");
     (
@@ -84,7 +100,7 @@ fn compare_two_versions_of_a_player_uses_only_the_common_seeds() {
         out.contains("only the 8 tests common to all are used"),
         "{out}"
     );
-    insta::assert_snapshot!(out.replace(&results.path().display().to_string(), "<results>"));
+    insta::assert_snapshot!(redact(&out, results.path()));
     let csv = std::fs::read_to_string(results.path().join("compare.csv")).unwrap();
     let pair = csv
         .lines()
@@ -109,7 +125,7 @@ fn compare_a_whole_run_with_filter_and_group_by() {
         ],
     ));
     assert_eq!(code, 0, "{err}");
-    insta::assert_snapshot!(out.replace(&results.path().display().to_string(), "<results>"));
+    insta::assert_snapshot!(redact(&out, results.path()));
 }
 
 #[test]
@@ -204,10 +220,23 @@ fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_r
     assert!(lines[0].starts_with("  seed 8 "), "{out}");
     // The run is found where this comparison found it (--results).
     let command = format!(
-        "harness replay 20260102-000000 --player alpha --seed 8 --results {}",
+        "replay 20260102-000000 --player alpha --seed 8 --results {}",
         results.path().display()
     );
     assert!(lines[0].ends_with(&command), "{out}");
+    // The program as the user can start it (`harness` is not on PATH in the tests).
+    let shown = lines[0].rsplit("   ").next().unwrap();
+    let program = shown.strip_suffix(&command).unwrap().trim_end();
+    assert_eq!(
+        std::fs::canonicalize(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join(program)
+        )
+        .unwrap(),
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_harness")).unwrap(),
+        "{shown}"
+    );
     assert!(lines[1].starts_with("  seed 12 "), "{out}");
     assert!(lines[2].contains("largest wins"), "{out}");
     let wins = out.split("largest wins").nth(1).expect("wins");
@@ -226,7 +255,7 @@ fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_r
     assert!(seed8_old.contains(",1,0.58,1000000,"), "{seed8_old}");
     // compare.html: no transcripts here, so each game shows its replay command.
     let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();
-    assert!(html.contains(&format!("<code>{command}</code>")), "{html}");
+    assert!(html.contains(&format!("<code>{shown}</code>")), "{html}");
     let (code, out, _) = run(harness(
         results.path(),
         &[

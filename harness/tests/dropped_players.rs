@@ -216,3 +216,49 @@ fn an_old_results_folder_and_a_readme_in_players_are_skipped_with_a_note() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("add a player.toml"), "{stderr}");
 }
+
+#[test]
+fn a_readme_license_makefile_or_dotfile_in_players_is_skipped_with_a_note() {
+    let dir = mirror();
+    let ws = dir.path();
+    // What a user keeps beside their players (none executable): `players/*` matches them all.
+    let strays = [
+        "README",
+        "LICENSE",
+        "Makefile",
+        ".gitignore",
+        "notes.txt",
+        "CHANGES.rst",
+        "ideas.yaml",
+    ];
+    for name in strays {
+        std::fs::write(ws.join("players").join(name), "not a program\n").expect("write");
+    }
+    let mut args = vec!["--players".to_string(), "players/chesspuzzle-python".into()];
+    args.extend(strays.iter().map(|n| format!("players/{n}")));
+    args.extend(["--seeds".into(), "1".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stderr) = harness(ws, &args);
+    assert_eq!(code, 0, "{stderr}");
+    for name in strays {
+        assert!(
+            stderr.contains(&format!("skipped player players/{name}: ")),
+            "{name}: {stderr}"
+        );
+    }
+    // A program that is not executable yet is still the error that says what to do.
+    std::fs::write(ws.join("players/bot"), "#!/bin/sh\necho 0 0\n").expect("write");
+    let (code, stderr) = harness(
+        ws,
+        &[
+            "--problem",
+            "chesspuzzle",
+            "--players",
+            "players/bot",
+            "--seeds",
+            "1",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("chmod +x"), "{stderr}");
+}

@@ -115,9 +115,11 @@ fn read_pid(dir: &Path) -> i32 {
         .expect("pid")
 }
 
-/// A test must end within its limit plus the grace period plus a second.
+/// A test must end within its limit plus the grace period plus ten seconds of slack for a
+/// loaded machine: far below the 30 s the fixtures' children sleep, so a harness that waited
+/// for them (or for the player's own end) still fails, while a busy 2-core machine does not.
 fn assert_prompt(elapsed: Duration) {
-    let bound = Duration::from_secs_f64(TIME_LIMIT + GRACE + 1.0);
+    let bound = Duration::from_secs_f64(TIME_LIMIT + GRACE + 10.0);
     assert!(elapsed < bound, "took {elapsed:?}, more than {bound:?}");
 }
 

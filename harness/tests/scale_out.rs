@@ -4,7 +4,8 @@
 //! test's own sshd on loopback addresses), with and without a shared file system. Each merged
 //! run must equal a single-machine run of the same plan but for the measured columns. Every
 //! daemon started is stopped by a guard, also when the test fails; a missing engine fails the
-//! test with what to install (`.ci/run` installs them).
+//! test with what to install (`scripts/test` installs them), unless its switch leaves the test
+//! out on purpose: `slurm` for the Slurm tests, `parallel` for GNU parallel over ssh.
 
 mod support;
 
@@ -123,6 +124,9 @@ fn submit_and_wait(
 
 #[test]
 fn a_slurm_array_job_of_shards_merges_into_the_single_machine_run() {
+    if !support::needs("slurm", engines::SLURM) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let (bundle, single) = bundle_and_single_run(tmp.path());
     // Declared after `tmp`: dropped (every daemon stopped) before the folder is removed.
@@ -174,8 +178,14 @@ fn a_slurm_array_job_of_shards_merges_into_the_single_machine_run() {
 
 #[test]
 fn gnu_parallel_runs_shards_on_two_ssh_hosts_with_and_without_a_shared_file_system() {
-    engines::need("parallel", "parallel");
-    engines::need("rsync", "rsync");
+    let programs = [
+        &[("parallel", "parallel"), ("rsync", "rsync")],
+        engines::SSHD,
+    ]
+    .concat();
+    if !support::needs("parallel", &programs) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let (bundle, single) = bundle_and_single_run(tmp.path());
     let sshd = engines::Sshd::start(&tmp.path().join("ssh"));
@@ -226,6 +236,9 @@ fn gnu_parallel_runs_shards_on_two_ssh_hosts_with_and_without_a_shared_file_syst
 #[test]
 #[ignore = "a measurement of minutes, run by hand (see its doc)"]
 fn two_emulated_slurm_nodes_against_one() {
+    if !support::needs("slurm", engines::SLURM) {
+        return;
+    }
     const ROUNDS: usize = 2;
     const PLAYERS: [&str; 2] = ["players/chesspuzzle-greedy", "players/linez-greedy"];
     let seeds = std::env::var("SPEED_SEEDS").unwrap_or_else(|_| "1..60".into());

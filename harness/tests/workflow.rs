@@ -163,13 +163,16 @@ fn variants_of_one_program_run_side_by_side_with_their_own_names_hashes_and_sett
             );
         }
     }
-    // Its replay commands work as printed.
+    // Its replay commands work as printed, from where the comparison ran (`harness` is not
+    // on PATH here: the command names the program by its path).
     let command = out
         .lines()
-        .find_map(|l| l.split_once("   harness ").map(|(_, c)| c))
+        .filter_map(|l| l.rsplit("   ").next())
+        .find(|c| c.contains(" replay ") && c.contains(" --seed "))
         .expect("a replay command");
-    let args: Vec<&str> = command.split(' ').collect();
-    let (code, written, err) = run(harness(&args));
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(command).current_dir(root());
+    let (code, written, err) = run(cmd);
     assert_eq!(code, 0, "{command}: {err}");
     assert!(written.contains("/replays/chesspuzzle-"), "{written}");
     let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();

@@ -36,8 +36,10 @@ pub(crate) fn replay_command(
 ) -> String {
     let e = &c.entries[i];
     let mut command = format!(
-        "harness replay {} --player {} --seed {case}",
-        e.run, e.player
+        "{} replay {} --player {} --seed {case}",
+        crate::invocation::program(),
+        e.run,
+        e.player
     );
     if let Some(dir) = results {
         command.push_str(&format!(" --results {}", dir.display()));

@@ -486,8 +486,9 @@ fn resolve(
     if let Some((name, run)) = what.rsplit_once('@') {
         let dir = runs::find(results, run).ok_or_else(|| {
             Error::Usage(format!(
-                "{what}: no run {run:?} in {} (see `harness runs`)",
-                results.display()
+                "{what}: no run {run:?} in {} (see `{} runs`)",
+                results.display(),
+                crate::invocation::program()
             ))
         })?;
         let found: Vec<Entry> = load(&dir)?
@@ -531,8 +532,9 @@ fn resolve(
             return Ok((Vec::new(), None));
         }
         return Err(Error::Usage(format!(
-            "{what}: no run or player of that name in {} (see `harness runs`)",
-            results.display()
+            "{what}: no run or player of that name in {} (see `{} runs`)",
+            results.display(),
+            crate::invocation::program()
         )));
     };
     let why = if others

@@ -165,8 +165,10 @@ pub fn main(args: &PlayArgs) -> Result<u8, Error> {
                 .map_or(String::new(), |n| n.to_string_lossy().to_string());
             println!("saved: {}", dir.display());
             println!(
-                "replay: harness replay {id} --player {} --seed {}",
-                args.name, args.seed
+                "replay: {} replay {id} --player {} --seed {}",
+                crate::invocation::program(),
+                args.name,
+                args.seed
             );
             Ok(exit::OK)
         }

@@ -14,10 +14,13 @@
 //!
 //! A player's name becomes folder names under `results/` and cells of CSV files, so it must
 //! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
+//! What is left out (not a player, or a player of another problem than `--problem`) and the
+//! notes that say so are in `skipped`.
 
 pub mod bundled;
 pub mod params;
 mod private;
+mod skipped;
 pub mod variant;
 
 use std::collections::BTreeMap;
@@ -29,6 +32,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::build::Builds;
+
+use skipped::not_a_player;
+pub(crate) use skipped::skip_notes;
+pub use skipped::Skipped;
 
 /// A player ready to run.
 #[derive(Clone, Debug)]
@@ -53,13 +60,6 @@ pub struct Player {
     /// What it was when the run started, shared by the clones of one player (`None`: not
     /// watched, for a player made by hand in a test).
     pub snapshot: Option<Arc<Snapshot>>,
-}
-
-/// A player that will not take part in this run, and why.
-#[derive(Clone, Debug)]
-pub struct Skipped {
-    pub name: String,
-    pub reason: String,
 }
 
 /// A problem with the players: the message names the offending path.
@@ -199,6 +199,7 @@ pub(crate) fn discover_with(
             skipped.push(Skipped {
                 name: path.display().to_string(),
                 reason,
+                plays: None,
             });
             continue;
         }
@@ -210,6 +211,7 @@ pub(crate) fn discover_with(
                 skipped.push(Skipped {
                     reason: format!("plays {}, not {only}", player.problem),
                     name: shown,
+                    plays: Some(player.problem.clone()),
                 });
                 continue;
             }
@@ -315,36 +317,6 @@ fn the_stage(
         Some(stage) => Ok(stage),
         None => Ok(stage.insert(Arc::new(new_stage()?))),
     }
-}
-
-/// Why something a `players/*` glob matched is not a player a user could mean: a folder of
-/// run results (an old `players/results/`), or a text file (a README, notes). `None` for
-/// everything else, which [`describe`] then judges.
-fn not_a_player(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.is_dir() {
-        if path.join("player.toml").exists() || path.join("Cargo.toml").exists() {
-            return None;
-        }
-        let holds_runs = path.join("latest").exists()
-            || path.join("best.csv").exists()
-            || std::fs::read_dir(path).ok()?.flatten().any(|e| {
-                let run = e.path();
-                run.join("scores.csv").is_file() && run.join("run.toml").is_file()
-            });
-        return holds_runs.then(|| {
-            "a folder of run results, not a player (runs are written to results/ beside \
-             scoring.toml; this one can be removed)"
-                .to_string()
-        });
-    }
-    let text = ["md", "txt", "toml", "csv", "json"];
-    let is_text = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| text.contains(&e));
-    let executable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
-    (is_text && !executable).then(|| "a text file, not executable: not a player".to_string())
 }
 
 fn describe(

@@ -199,7 +199,9 @@ fn leaderboard(
         }
     });
     h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>relative</th><th>min</th><th>max</th><th>max think</th><th class=\"l\">verdicts</th></tr>\n");
-    for (rank, (i, name, s)) in standings.iter().enumerate() {
+    let means: Vec<f64> = standings.iter().map(|(_, _, s)| s.mean()).collect();
+    let ranks = super::summary::competition_ranks(&means);
+    for (rank, (i, name, s)) in ranks.into_iter().zip(&standings) {
         let (n, mean, min, max) = (s.tests, s.mean(), &s.min, &s.max);
         // Codes in alphabetical order, as the page has always listed them.
         let mut v: Vec<String> = s
@@ -214,7 +216,7 @@ fn leaderboard(
         let _ = writeln!(
             h,
             "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean:.6}</td><td>{relative}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            rank + 1,
+            rank,
             css(colour(*i)),
             escape(name),
             short(*min),
@@ -400,7 +402,8 @@ fn link_or_command(run: &Path, row: &Row, run_id: &str) -> String {
         )
     } else {
         format!(
-            "<code>harness replay {} --player {} --seed {}</code>",
+            "<code>{} replay {} --player {} --seed {}</code>",
+            escape(crate::invocation::program()),
             escape(run_id),
             escape(&row.player),
             escape(&row.seed)

@@ -57,6 +57,24 @@ impl Standing {
     }
 }
 
+/// Means closer than this (relatively) are equal scores: the same scores summed in another
+/// order (tests finish in any order) differ in their last bits.
+const TIE_TOLERANCE: f64 = 1e-9;
+
+/// Competition ranks ("1, 1, 3") of means given best first: a mean equal to the one before it
+/// shares its rank, and the next different one takes its place in the order.
+pub(crate) fn competition_ranks(means: &[f64]) -> Vec<usize> {
+    let mut ranks: Vec<usize> = Vec::with_capacity(means.len());
+    for (i, &mean) in means.iter().enumerate() {
+        let tied = i > 0 && {
+            let before = means[i - 1];
+            (mean - before).abs() <= TIE_TOLERANCE * mean.abs().max(before.abs())
+        };
+        ranks.push(if tied { ranks[i - 1] } else { i + 1 });
+    }
+    ranks
+}
+
 /// Standings of every problem of a run, in the order the problems and players were given.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -119,5 +137,27 @@ impl Summary {
             .iter()
             .flat_map(|(_, ps)| ps.iter().map(|(_, s)| s.count(Verdict::HarnessError)))
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::competition_ranks;
+
+    #[test]
+    fn equal_means_share_a_rank_and_the_next_one_skips_past_them() {
+        assert_eq!(competition_ranks(&[5.0, 5.0, 3.0]), [1, 1, 3]);
+        assert_eq!(
+            competition_ranks(&[5.0, 4.0, 4.0, 4.0, 1.0]),
+            [1, 2, 2, 2, 5]
+        );
+        assert_eq!(competition_ranks(&[0.0, 0.0]), [1, 1]);
+        // The same scores summed in another order.
+        let a = (0.1 + 0.2) + 0.3;
+        let b = 0.1 + (0.2 + 0.3);
+        assert_ne!(a, b);
+        assert_eq!(competition_ranks(&[a, b]), [1, 1]);
+        assert_eq!(competition_ranks(&[1.0, 0.999]), [1, 2]);
+        assert!(competition_ranks(&[]).is_empty());
     }
 }

@@ -67,11 +67,15 @@ pub fn render(summary: &Summary, colours: bool, partial: bool, wide: bool) -> St
     out
 }
 
-/// Players of a problem, best mean first (ties by name).
-fn ranked(players: &[(String, Standing)]) -> Vec<&(String, Standing)> {
+/// Players of a problem with their ranks, best mean first (ties by name, sharing a rank).
+fn ranked(players: &[(String, Standing)]) -> Vec<(usize, &(String, Standing))> {
     let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
     ranked.sort_by(|a, b| b.1.mean().total_cmp(&a.1.mean()).then(a.0.cmp(&b.0)));
-    ranked
+    let means: Vec<f64> = ranked.iter().map(|(_, s)| s.mean()).collect();
+    super::summary::competition_ranks(&means)
+        .into_iter()
+        .zip(ranked)
+        .collect()
 }
 
 /// A name cut to `width` characters, its end marked with `~`.
@@ -90,7 +94,7 @@ fn render_compact(summary: &Summary, colours: bool) -> String {
         let ranked = ranked(players);
         let width = ranked
             .iter()
-            .map(|(n, _)| n.chars().count())
+            .map(|(_, (n, _))| n.chars().count())
             .max()
             .unwrap_or(6)
             .clamp(6, COMPACT_NAME);
@@ -105,11 +109,11 @@ fn render_compact(summary: &Summary, colours: bool) -> String {
             let _ = write!(out, "  {:>11}", "relative");
         }
         let _ = writeln!(out, "  {:>9}  {:>4}  failures", "max think", "OK");
-        for (rank, (name, s)) in ranked.iter().enumerate() {
+        for (rank, (name, s)) in &ranked {
             let _ = write!(
                 out,
                 "  {:>2}  {:<width$}  {:>5}  {:>10.6}",
-                rank + 1,
+                rank,
                 cut(name, width),
                 s.tests,
                 s.mean(),
@@ -161,7 +165,7 @@ fn render_wide(summary: &Summary, colours: bool) -> String {
         let ranked = ranked(players);
         let width = ranked
             .iter()
-            .map(|(n, _)| n.len())
+            .map(|(_, (n, _))| n.len())
             .max()
             .unwrap_or(6)
             .max(6);
@@ -179,11 +183,11 @@ fn render_wide(summary: &Summary, colours: bool) -> String {
             let _ = write!(out, " {:>4}", v.code());
         }
         let _ = writeln!(out, "  {:>8}  {:>9}", "think", "max think");
-        for (rank, (name, s)) in ranked.iter().enumerate() {
+        for (rank, (name, s)) in &ranked {
             let _ = write!(
                 out,
                 "  {:>2}  {:<width$}  {:>5}  {:>10.6}  {:>11.4}  {:>8.4}  {:>8.4}",
-                rank + 1,
+                rank,
                 name,
                 s.tests,
                 s.mean(),
@@ -334,6 +338,43 @@ mod tests {
         let wide = render(&s, false, false, true);
         assert!(wide.lines().any(|l| l.len() > 100), "{wide}");
         assert!(wide.contains(long), "{wide}");
+    }
+
+    #[test]
+    fn equal_means_share_a_rank_in_both_tables() {
+        let names = ["tied-b", "tied-a", "third"].map(String::from);
+        let mut s = Summary::new(&[("chesspuzzle".to_string(), names.to_vec())], 6);
+        for (player, scores) in [
+            ("tied-b", [0.5, 0.25]),
+            ("tied-a", [0.25, 0.5]),
+            ("third", [0.1, 0.1]),
+        ] {
+            for score in scores {
+                s.add(&ScoreRow::new(
+                    "chesspuzzle",
+                    player,
+                    "1",
+                    score,
+                    Verdict::Ok,
+                ));
+            }
+        }
+        for wide in [false, true] {
+            let text = render(&s, false, false, wide);
+            let ranks: Vec<(&str, &str)> = text
+                .lines()
+                .filter_map(|l| {
+                    let mut cells = l.split_whitespace();
+                    Some((cells.next()?, cells.next()?))
+                })
+                .filter(|(rank, _)| rank.parse::<usize>().is_ok())
+                .collect();
+            assert_eq!(
+                ranks,
+                [("1", "tied-a"), ("1", "tied-b"), ("3", "third")],
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -147,7 +147,8 @@ impl Isolation {
                     return Err(Unavailable(format!("--cgroup require: no cgroup can be had: {why}")))
                 }
                 Err(why) => isolation.notes.push(format!(
-                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted (see `harness doctor`)"
+                    "no cgroup per test ({why}): memory is counted per process (RLIMIT_AS) and from resident memory only; shared memory, pipe buffers and kernel memory are not counted (see `{} doctor`)",
+                    crate::invocation::program()
                 )),
             }
         }
@@ -167,8 +168,9 @@ impl Isolation {
                     )))
                 }
                 Err(why) => isolation.notes.push(format!(
-                    "no sandbox ({why}): {}; see `harness doctor`",
-                    process_mode_note()
+                    "no sandbox ({why}): {}; see `{} doctor`",
+                    process_mode_note(),
+                    crate::invocation::program()
                 )),
             }
         } else {

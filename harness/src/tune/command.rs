@@ -488,7 +488,11 @@ fn finish(
         return Ok(exit::HARNESS_ERROR);
     }
     if !finished {
-        let mut resume = format!("harness tune --resume {}", files.id);
+        let mut resume = format!(
+            "{} tune --resume {}",
+            crate::invocation::program(),
+            files.id
+        );
         if args.results.is_some() {
             resume.push_str(&format!(" --results {}", setup.results.display()));
         }

@@ -2,7 +2,9 @@
 //! (munged, slurmctld and one slurmd per emulated node, no systemd) and an sshd on a
 //! loopback port with generated keys. Every daemon is a child started in the foreground and
 //! is stopped by the guard's `Drop` (also when a test fails): jobs cancelled, then SIGTERM,
-//! then SIGKILL, always reaped; and dies with the test's thread if the test is killed. A missing program is a panic that says what to install.
+//! then SIGKILL, always reaped; and dies with the test's thread if the test is killed. The
+//! programs each engine needs are listed ([`SLURM`], [`SSHD`]) for the tests' switches
+//! (`support::needs`), which fail a test that misses one, naming what to install.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -18,17 +20,21 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Panics unless `program` is on PATH (or is a path that exists), naming the package.
-pub fn need(program: &str, package: &str) {
-    let found = Path::new(program).is_file()
-        || std::env::var_os("PATH")
-            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()));
-    assert!(
-        found,
-        "{program} not found: install Debian's {package} (`apt-get install {package}`; \
-         .ci/run does)"
-    );
-}
+/// The programs of a Slurm cluster, with their Debian packages.
+pub const SLURM: &[(&str, &str)] = &[
+    ("munged", "munge"),
+    ("slurmctld", "slurmctld"),
+    ("slurmd", "slurmd"),
+    ("sbatch", "slurm-client"),
+    ("sinfo", "slurm-client"),
+];
+
+/// The programs of the test's sshd and its client, with their Debian packages.
+pub const SSHD: &[(&str, &str)] = &[
+    ("/usr/sbin/sshd", "openssh-server"),
+    ("ssh", "openssh-client"),
+    ("ssh-keygen", "openssh-client"),
+];
 
 fn waited_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -135,17 +141,9 @@ pub enum Tasks {
 
 impl Slurm {
     /// Brings up munged, slurmctld and `cpus.len()` slurmd nodes (`n1`, `n2`, ...; node i
-    /// declared with `cpus[i]` CPUs) under `dir`; returns once every node is idle.
+    /// declared with `cpus[i]` CPUs) under `dir`; returns once every node is idle. The test
+    /// has checked [`SLURM`] first.
     pub fn start(dir: &Path, cpus: &[usize], tasks: Tasks) -> Slurm {
-        for (program, package) in [
-            ("munged", "munge"),
-            ("slurmctld", "slurmctld"),
-            ("slurmd", "slurmd"),
-            ("sbatch", "slurm-client"),
-            ("sinfo", "slurm-client"),
-        ] {
-            need(program, package);
-        }
         let dir = dir.to_path_buf();
         let logs = dir.join("log");
         for sub in ["munge/key", "munge/run", "state", "spool", "log"] {
@@ -328,10 +326,8 @@ pub struct Sshd {
 }
 
 impl Sshd {
+    /// The test has checked [`SSHD`] first.
     pub fn start(dir: &Path) -> Sshd {
-        need("/usr/sbin/sshd", "openssh-server");
-        need("ssh", "openssh-client");
-        need("ssh-keygen", "openssh-client");
         std::fs::create_dir_all(dir).unwrap();
         // sshd's privilege separation folder (Debian's service makes it; no service here).
         std::fs::create_dir_all("/run/sshd").unwrap();

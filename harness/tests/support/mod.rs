@@ -1,9 +1,14 @@
 //! Shared helpers of the integration tests: compiling the hostile C fixture players of
 //! `tests/fixtures/hostile/`, running the harness binary, reading `scores.csv` and logs,
 //! finding processes a run left behind, and re-counting recorded games with their Python
-//! scripts. Included with `mod support;` by the test files that need it; each test file uses
+//! scripts, and the named switches that leave out a test needing an outside program
+//! ([`skip`]). Included with `mod support;` by the test files that need it; each test file uses
 //! only part of it.
 #![allow(dead_code)]
+
+pub mod skip;
+#[allow(unused_imports)]
+pub use skip::{needs, needs_root};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
