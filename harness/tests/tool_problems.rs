@@ -573,3 +573,54 @@ fn the_shipped_batch_examples_bad_players_get_built_in_verdicts() {
         }
     }
 }
+
+/// A contest checkout outside the workspace, named in scoring.toml's `[harness] problems`;
+/// scoring.toml's `[problem.<id>]` keys override the `[limits]` of problem.toml.
+#[test]
+fn a_problem_outside_the_workspace_named_in_scoring_toml() {
+    let ws = Workspace::batch();
+    let outside = tempfile::tempdir().unwrap();
+    let moved = outside.path().join("ahc-like");
+    std::fs::rename(ws.root().join("testcases/pick"), &moved).unwrap();
+    std::fs::write(
+        ws.root().join("players/best/player.toml"),
+        "problem = \"ahc-like\"\ncommand = [\"sh\", \"main.sh\"]\n",
+    )
+    .unwrap();
+    // Unknown until named.
+    let (out, _) = ws.run(&["best"], "1", "unnamed", &[]);
+    expect_exit(&out, 2);
+    std::fs::write(
+        ws.root().join("scoring.toml"),
+        format!(
+            "[harness]\nproblems = [{:?}]\n\n[problem.ahc-like]\ntime-limit = 9\n",
+            moved.display().to_string()
+        ),
+    )
+    .unwrap();
+    let (out, dir) = ws.run(&["best"], "1..2", "named", &[]);
+    expect_exit(&out, 0);
+    let rows = scores(&dir);
+    assert!(
+        rows.iter()
+            .all(|r| r["problem"] == "ahc-like" && r["verdict"] == "OK"),
+        "{rows:?}"
+    );
+    let run_toml = std::fs::read_to_string(dir.join("latest/run.toml")).unwrap();
+    assert!(
+        run_toml.contains("[problem.ahc-like]\ntime-limit = 9\n"),
+        "{run_toml}"
+    );
+    // A mistake in that table is exit 2 naming the key.
+    std::fs::write(
+        ws.root().join("scoring.toml"),
+        format!(
+            "[harness]\nproblems = [{:?}]\n\n[problem.ahc-like]\ntime-limt = 9\n",
+            moved.display().to_string()
+        ),
+    )
+    .unwrap();
+    let (out, _) = ws.run(&["best"], "1", "typo", &[]);
+    expect_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time-limt"));
+}
