@@ -275,6 +275,8 @@ fn attempt(
     let mut result = TestResult::new(suite.problem.id(), player, case);
     let mut game = match suite.problem.case(case, &suite.env) {
         Ok(game) => game,
+        // A test made by a contest's gen that an interrupt stopped is not finished.
+        Err(_) if os::interrupted() => return None,
         Err(e) => {
             result.outcome = Outcome::failed(Verdict::HarnessError, e.to_string());
             return Some((result, false));
