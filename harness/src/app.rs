@@ -196,6 +196,8 @@ fn gen(args: &GenArgs) -> Result<u8> {
 }
 
 fn solve(args: &SolveArgs) -> Result<u8> {
+    // The workspace's problem.toml problems are known too (to say they have no solver).
+    Context::load(&args.common)?;
     let problem = find_problem(&args.problem)?;
     let mut input = String::new();
     std::io::stdin()

@@ -474,3 +474,67 @@ fn shards_of_a_tool_problem_merge_into_the_single_run() {
     expect_exit(&out, 0);
     assert_eq!(by_key(&scores(&sharded)), by_key(&scores(&single)));
 }
+
+/// The shipped example (`testcases/tools-batch`, its Rust tools built by the run) with its
+/// two players: every score equals gen, the player and vis run by hand on the same seed.
+#[test]
+fn the_shipped_batch_example_scores_as_its_tools_by_hand() {
+    let results = tempfile::tempdir().unwrap();
+    let out = support::harness()
+        .args([
+            "--players",
+            "players/tools-batch-nearest",
+            "players/tools-batch-insertion",
+            "--seeds",
+            "0..4",
+            "--threads",
+            "2",
+            "--results",
+        ])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = scores(results.path());
+    assert_eq!(rows.len(), 10, "{rows:?}");
+    let tools = support::root().join("testcases/tools-batch/tools");
+    for r in &rows {
+        assert_eq!(r["verdict"], "OK", "{r:?}");
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("seeds.txt"), format!("{}\n", r["seed"])).unwrap();
+        let gen = Command::new(tools.join("target/release/gen"))
+            .arg("seeds.txt")
+            .current_dir(tmp.path())
+            .status()
+            .unwrap();
+        assert!(gen.success());
+        let input = tmp.path().join("in/0000.txt");
+        let player = support::root().join("players").join(&r["player"]);
+        let answer = Command::new("python3")
+            .arg(player.join("main.py"))
+            .current_dir(&player)
+            .stdin(std::fs::File::open(&input).unwrap())
+            .output()
+            .unwrap();
+        std::fs::write(tmp.path().join("out.txt"), &answer.stdout).unwrap();
+        let vis = Command::new(tools.join("target/release/vis"))
+            .arg(&input)
+            .arg("out.txt")
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&vis.stdout);
+        let score = text
+            .lines()
+            .rfind(|l| l.starts_with("Score = "))
+            .map(|l| l["Score = ".len()..].trim().parse::<f64>().unwrap())
+            .expect("vis printed a score");
+        assert_eq!(r["score"].parse::<f64>().unwrap(), score, "{r:?}");
+        // The picture vis drew is kept.
+        let svg = results.path().join(format!(
+            "latest/pictures/tools-batch/{}/{}/out.svg",
+            r["player"], r["seed"]
+        ));
+        assert!(svg.is_file(), "{}", svg.display());
+    }
+}
