@@ -22,7 +22,8 @@
 //! is the tool's and is dropped (the next send restarts the clock) — unless the player's
 //! time runs out in it, which cannot be told apart from a player computing its next line
 //! unasked, and is the player's TLE. The time before the tool's first message (a JVM
-//! starting) is never the player's.
+//! starting) is never the player's: the game waits for that message on the tool's pipes
+//! alone (so a protocol where the player speaks first is not supported: ERR).
 
 use std::time::{Duration, Instant};
 
