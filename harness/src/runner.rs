@@ -503,8 +503,23 @@ fn refine(
         }
         o
     };
+    let oom_killed = memory_limit > 0 && report.is_some_and(|r| r.oom_killed);
+    // The sandbox failed, and no OOM kill in the test's group explains it: the harness's
+    // fault (ERR, rerun by --resume), whatever the player's answers looked like.
+    let failure = match report {
+        None => Some("the test's supervisor ended without a report".to_string()),
+        Some(r) => r.failure.clone(),
+    };
+    if let Some(why) = failure.filter(|_| !oom_killed) {
+        return Outcome {
+            verdict: Verdict::HarnessError,
+            reason: format!("sandbox: {why}"),
+            score: 0.0,
+            ..outcome
+        };
+    }
     // The kernel killed a process of the test for the test's memory (its cgroup's limit).
-    if memory_limit > 0 && report.is_some_and(|r| r.oom_killed) {
+    if oom_killed {
         let how = exit.map(|e| format!(", {e}")).unwrap_or_default();
         return fail(
             outcome,

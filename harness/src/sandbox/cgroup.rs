@@ -3,8 +3,9 @@
 //!
 //! cgroup v1 (`memory` and `pids` hierarchies where the harness may make folders, as on a
 //! root account) or v2 (a delegated subtree with `memory` and `pids`). The harness makes one
-//! folder per run ([`RunGroups`]); the supervisor of each test makes, joins, reads and removes
-//! the test's own folder ([`TestGroup`]).
+//! folder per run ([`RunGroups`]); the supervisor of each test makes, reads and removes the
+//! test's own folder ([`TestGroup`]), which only the player's processes enter (see
+//! [`TestGroup::entrances`]).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -186,6 +187,23 @@ impl Drop for RunGroups {
     }
 }
 
+/// Moves the calling process into a test's groups through [`TestGroup::entrances`].
+pub(crate) fn enter(entrances: &[std::os::fd::OwnedFd]) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    for fd in entrances {
+        // SAFETY: a write of a local buffer to a descriptor the caller owns.
+        let n = unsafe { libc::write(fd.as_raw_fd(), b"0".as_ptr().cast(), 1) };
+        if n != 1 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot join the test's cgroup: {e}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One test's folders, made and removed by its supervisor.
 pub(crate) struct TestGroup {
     dirs: Vec<PathBuf>,
@@ -237,24 +255,24 @@ impl TestGroup {
         Ok(made)
     }
 
-    /// Moves the calling process into the test's groups (its children follow).
-    pub fn join(&self) -> io::Result<()> {
-        for dir in &self.dirs {
-            write(&dir.join("cgroup.procs"), "0")?;
-        }
-        Ok(())
-    }
-
-    /// Moves the calling process back out, to the run's folder (v1) or to `home` (v2, whose
-    /// inner folders may not hold processes).
-    pub fn leave(&self, home: Option<&Path>) {
-        for dir in &self.dirs {
-            let target = match (self.v2, home) {
-                (true, Some(h)) => h.to_path_buf(),
-                _ => dir.parent().map(Path::to_path_buf).unwrap_or_default(),
-            };
-            let _ = write(&target.join("cgroup.procs"), "0");
-        }
+    /// The test's `cgroup.procs` files, opened for writing by the supervisor (with its
+    /// rights), to be handed to the player's process: writing "0" to each moves it into the
+    /// test's groups before its exec ([`enter`]), and its children follow. The supervisor and
+    /// the test's init stay outside: the kernel's OOM killer, choosing in the test's memory
+    /// group, can only ever choose a process of the player, and the process cap counts the
+    /// player's processes alone.
+    pub fn entrances(&self) -> io::Result<Vec<std::os::fd::OwnedFd>> {
+        self.dirs
+            .iter()
+            .map(|dir| {
+                let path = dir.join("cgroup.procs");
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map(Into::into)
+                    .map_err(|e| io_err(&path, e))
+            })
+            .collect()
     }
 
     /// Processes in the test's memory group.

@@ -18,11 +18,16 @@ const REAP: Duration = Duration::from_secs(1);
 
 /// The init of a namespaced test: builds the player's view, runs the test, reports to the
 /// supervisor; never returns.
-pub(crate) fn namespace_init(spec: &Spec, stop: OwnedFd, report_pipe: OwnedFd) -> ! {
+pub(crate) fn namespace_init(
+    spec: &Spec,
+    stop: OwnedFd,
+    report_pipe: OwnedFd,
+    entrances: &[OwnedFd],
+) -> ! {
     // Nobody in the test may trace the init or read its memory.
     let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
     let report = match view::build(spec) {
-        Ok(()) => run(spec, &stop, None),
+        Ok(()) => run(spec, &stop, None, entrances),
         Err(e) => Report {
             start_error: Some(StartError::Setup(format!("sandbox: {e}"))),
             ..Report::default()
@@ -35,8 +40,14 @@ pub(crate) fn namespace_init(spec: &Spec, stop: OwnedFd, report_pipe: OwnedFd) -
     unsafe { libc::_exit(0) }
 }
 
-/// Starts the player and supervises it until it ends or `stop` reads end of file.
-pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
+/// Starts the player and supervises it until it ends or `stop` reads end of file. The player
+/// enters the test's cgroup through `entrances` ([`TestGroup::entrances`]) before its exec.
+pub fn run(
+    spec: &Spec,
+    stop: &OwnedFd,
+    group: Option<&TestGroup>,
+    entrances: &[OwnedFd],
+) -> Report {
     let fail = |error: StartError| Report {
         start_error: Some(error),
         ..Report::default()
@@ -59,7 +70,7 @@ pub fn run(spec: &Spec, stop: &OwnedFd, group: Option<&TestGroup>) -> Report {
     };
     if player == 0 {
         drop(err_r);
-        start_player(spec, &command, err_w);
+        start_player(spec, &command, entrances, err_w);
     }
     drop(err_w);
     sys::detach_stdio();
@@ -156,7 +167,7 @@ fn watch(
 
 /// In the player's process, after fork: drops to the player's ids and limits, keeps only
 /// descriptors 0, 1 and 2, and execs. Reports a failure on `err` and exits.
-fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
+fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: OwnedFd) -> ! {
     let fd = err.as_raw_fd();
     let say = |text: String| {
         // SAFETY: a write of a local buffer to our own pipe, then exit.
@@ -166,6 +177,11 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
         }
     };
     sys::reset_signals();
+    // First, with the supervisor's rights: every process of the player is in the test's
+    // memory and process groups from here on, and no other process of the test is.
+    if let Err(e) = super::cgroup::enter(entrances) {
+        say(format!("setup {e}"));
+    }
     // SAFETY: plain calls on the calling process.
     unsafe { libc::setsid() };
     if spec.mode == Mode::Namespaces {
@@ -181,6 +197,10 @@ fn start_player(spec: &Spec, command: &Command, err: OwnedFd) -> ! {
                 ));
             }
         }
+    }
+    // Once the player has its own ids: the keyring is the player's, counted to its quota.
+    if let Err(e) = sys::fresh_session_keyring() {
+        say(format!("setup {e}"));
     }
     let mut limits = vec![];
     if spec.address_space > 0 {

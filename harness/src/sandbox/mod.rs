@@ -9,8 +9,9 @@
 //! private file system view ([`view`], [`init`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode. Either
 //! way the player starts in a new session without a terminal, with a clean environment,
-//! only descriptors 0-2, its limits in force before its first instruction, and every process
-//! of the test is killed and reaped when the test ends. The harness talks to the player
+//! only descriptors 0-2, a fresh and empty session keyring, never as root ([`ids`]), its
+//! limits in force before its first instruction, and every process of the test is killed and
+//! reaped when the test ends. The harness talks to the player
 //! over the pipes directly; it only tells the supervisor when the test is over (end of file
 //! on the control pipe) and reads its [`spec::Report`].
 //!
@@ -18,6 +19,7 @@
 
 mod build;
 pub mod cgroup;
+pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
@@ -292,6 +294,7 @@ impl Isolation {
             core_dumps: limits.core_dumps,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
+            player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
         }
     }

@@ -8,11 +8,15 @@
 //!
 //! Each namespace belongs to a user namespace of its own (the pool's), made by a helper
 //! process (`harness __sandbox net`) that maps the harness's user to root there, brings
-//! loopback up and exits; the harness keeps the two namespaces open by descriptor. A test's
-//! supervisor joins both before it makes the test's user namespace, which is then a child of
-//! the pool's. A player therefore has no capability over the network namespace it is in: it
-//! cannot configure it, and nothing it does leaves state in it but what dies with its
-//! sockets (the kernel's packet counters and TCP connections in TIME_WAIT excepted).
+//! loopback up, turns off what the kernel keeps of closed connections ([`forget_between_tests`]),
+//! makes the mount namespace tests are made from ([`own_etc`]) and exits; the harness keeps
+//! the three namespaces open by descriptor. A test's supervisor joins them before it makes
+//! the test's user namespace, which is then a child of the pool's (a root harness joins the
+//! network and mount namespaces only: its test's user namespace is a child of the host's, so
+//! that it may map the player to an unprivileged id of its own). A player therefore has no
+//! capability over the network namespace it is in: it cannot configure it, and nothing it
+//! does leaves state in it but what dies with its sockets, and the namespace's counters
+//! (packets and bytes per protocol and on the loopback), which it can move but not reset.
 //!
 //! This module may start the helper process and open namespace descriptors; nothing else.
 
@@ -22,11 +26,13 @@ use std::sync::Mutex;
 
 use super::sys;
 
-/// A borrowed network namespace with the user namespace that owns it.
+/// A borrowed network namespace with the user namespace that owns it, and the mount
+/// namespace the tests that borrow it are made from (see [`own_etc`]), where it could be made.
 #[derive(Debug)]
 pub(crate) struct NetNs {
     pub user: OwnedFd,
     pub net: OwnedFd,
+    pub mnt: Option<OwnedFd>,
 }
 
 static POOL: Mutex<Vec<NetNs>> = Mutex::new(Vec::new());
@@ -56,7 +62,8 @@ fn make() -> io::Result<NetNs> {
     drop((in_r, out_w));
     let mut ready = [0u8; 1];
     let opened = match std::fs::File::from(out_r).read_exact(&mut ready) {
-        Ok(()) if ready[0] == b'!' => open_namespaces(pid),
+        Ok(()) if ready[0] == b'!' => open_namespaces(pid, true),
+        Ok(()) if ready[0] == b'?' => open_namespaces(pid, false),
         Ok(()) => Err(io::Error::other("the helper answered something else")),
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
             Err(io::Error::other("the helper ended without making them"))
@@ -68,25 +75,33 @@ fn make() -> io::Result<NetNs> {
     opened.map_err(|e| io::Error::new(e.kind(), format!("the tests' network namespace: {e}")))
 }
 
-fn open_namespaces(pid: libc::pid_t) -> io::Result<NetNs> {
+fn open_namespaces(pid: libc::pid_t, with_mnt: bool) -> io::Result<NetNs> {
     let open = |what: &str| -> io::Result<OwnedFd> {
         Ok(std::fs::File::open(format!("/proc/{pid}/ns/{what}"))?.into())
     };
     Ok(NetNs {
         user: open("user")?,
         net: open("net")?,
+        mnt: if with_mnt { Some(open("mnt")?) } else { None },
     })
 }
 
 /// The helper (`harness __sandbox net`): descriptor 0 is read to its end before it exits, 1
-/// gets one `!` once the namespaces are ready. Never returns.
+/// gets one `!` once the namespaces are ready (`?` when all but the mount namespace are).
+/// Never returns.
 pub(crate) fn helper_main() -> ! {
     let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-    let ok = make_here().is_ok();
+    let made = make_here();
+    let ok = made.is_ok();
+    let answer: &[u8] = if made.is_ok_and(|()| own_etc().is_ok()) {
+        b"!"
+    } else {
+        b"?"
+    };
     // SAFETY: descriptors 0 and 1 are ours by the contract above.
     let (mut input, mut output) =
         unsafe { (std::fs::File::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
-    if ok && output.write_all(b"!").is_ok() {
+    if ok && output.write_all(answer).is_ok() {
         drop(output);
         let _ = io::copy(&mut input, &mut io::sink());
     }
@@ -100,7 +115,7 @@ fn make_here() -> io::Result<()> {
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     // SAFETY: unshare on the calling process.
     sys::check(
-        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) } as _,
+        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::CLONE_NEWNS) } as _,
         "unshare",
     )?;
     // Even root has no capability outside a namespace it made: mapping its own group
@@ -109,17 +124,78 @@ fn make_here() -> io::Result<()> {
     sys::write_file("/proc/self/setgroups", "deny")?;
     sys::write_file("/proc/self/uid_map", &format!("0 {uid} 1\n"))?;
     sys::write_file("/proc/self/gid_map", &format!("0 {gid} 1\n"))?;
-    sys::loopback_up()
+    sys::loopback_up()?;
+    forget_between_tests()
 }
 
-/// Joins `ns` (the calling process must be single-threaded): first its user namespace, which
-/// gives the caller the rights to join its network namespace.
-pub(crate) fn join(user: RawFd, net: RawFd) -> io::Result<()> {
-    // SAFETY: setns on descriptors the caller owns.
-    sys::check(
-        unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
-        "setns user",
+/// What the kernel would otherwise keep of one test's connections for the next test in the
+/// same namespace, turned off (these knobs are the namespace's own: /proc/sys/net is the
+/// caller's network namespace's):
+/// - `tcp_no_metrics_save`: no TCP metrics (RTT, window, MSS per peer address, `ip
+///   tcp_metrics`) saved when a connection closes;
+/// - `tcp_fastopen` 0: no Fast Open, whose client cache (cookie and MSS per peer) is saved
+///   in the same table whatever the knob above says;
+/// - `tcp_max_tw_buckets` 0: a closed connection leaves no TIME_WAIT socket (whose ports a
+///   later test would read in /proc/net/tcp).
+fn forget_between_tests() -> io::Result<()> {
+    for (knob, value) in [
+        ("tcp_no_metrics_save", "1"),
+        ("tcp_fastopen", "0"),
+        ("tcp_max_tw_buckets", "0"),
+    ] {
+        sys::write_file(&format!("/proc/sys/net/ipv4/{knob}"), value)?;
+    }
+    Ok(())
+}
+
+/// Makes the helper's mount namespace the one the tests are made from: the host's mounts, but
+/// /etc a tmpfs holding the copy every test shows (`view::prepare_etc`), read-only. A test's
+/// view binds it from there, so its mountinfo shows `/` of a tmpfs at /etc instead of the
+/// path of a run folder on the host.
+fn own_etc() -> io::Result<()> {
+    let slash = std::path::Path::new("/");
+    let etc = std::path::Path::new("/etc");
+    sys::mount(None, slash, None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    // The host's /etc, still read through this descriptor once it is covered.
+    let host = std::fs::File::open(etc)?;
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    sys::mount(
+        Some(std::path::Path::new("tmpfs")),
+        etc,
+        Some("tmpfs"),
+        flags,
+        Some("size=16m,mode=755"),
     )?;
+    let seen = std::path::PathBuf::from(format!("/proc/self/fd/{}", host.as_raw_fd()));
+    super::view::prepare_etc_from(&seen, etc)?;
+    sys::mount(
+        None,
+        etc,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | flags,
+        None,
+    )
+}
+
+/// Enters the mount namespace of a pooled namespace ([`own_etc`]); false when the descriptor
+/// is not there (the pool's helper could not make it) or the namespace cannot be entered.
+pub(crate) fn join_mount(mnt: RawFd) -> bool {
+    // SAFETY: setns on a descriptor number the caller owns or that is closed (EBADF).
+    unsafe { libc::setns(mnt, libc::CLONE_NEWNS) == 0 }
+}
+
+/// Joins a pooled network namespace (the calling process must be single-threaded): first,
+/// when given, the user namespace that owns it, which gives the caller the rights to join the
+/// network namespace (a root caller has them already).
+pub(crate) fn join(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
+    if let Some(user) = user {
+        // SAFETY: setns on a descriptor the caller owns.
+        sys::check(
+            unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
+            "setns user",
+        )?;
+    }
+    // SAFETY: setns on a descriptor the caller owns.
     sys::check(
         unsafe { libc::setns(net, libc::CLONE_NEWNET) } as _,
         "setns net",
@@ -128,8 +204,11 @@ pub(crate) fn join(user: RawFd, net: RawFd) -> io::Result<()> {
 }
 
 impl NetNs {
-    /// The two descriptors, user first, for handing to a supervisor.
-    pub(crate) fn fds(&self) -> [RawFd; 2] {
-        [self.user.as_raw_fd(), self.net.as_raw_fd()]
+    /// The descriptors, user, network, then mount (when there is one), for handing to a
+    /// supervisor.
+    pub(crate) fn fds(&self) -> Vec<RawFd> {
+        let mut fds = vec![self.user.as_raw_fd(), self.net.as_raw_fd()];
+        fds.extend(self.mnt.as_ref().map(|m| m.as_raw_fd()));
+        fds
     }
 }

@@ -71,9 +71,13 @@ pub struct Spec {
     pub landlock_write: Vec<PathBuf>,
     /// Leave RLIMIT_CORE as the harness had it (`--core-dumps`).
     pub core_dumps: bool,
-    /// Namespaces: the host uid and gid the player runs as (the harness's own).
+    /// The harness's own host uid and gid.
     pub outer_uid: u32,
     pub outer_gid: u32,
+    /// The host uid and gid the player runs as when they are not the harness's own: under a
+    /// root harness, never root ([`super::ids::player_ids`]), in every mode.
+    #[serde(default)]
+    pub player_ids: Option<(u32, u32)>,
     /// Namespaces: the supervisor gets a network namespace of the run's pool, with the user
     /// namespace that owns it, as descriptors 5 and 6, and joins them instead of making a
     /// network namespace for the test.
@@ -133,6 +137,10 @@ pub struct Report {
     /// Every process of the test is known to be gone (its init reaped them all in time).
     #[serde(default)]
     pub all_gone: bool,
+    /// The sandbox itself failed during the test (the test's init ended without a report):
+    /// the harness's fault, never the player's verdict. Why, in words.
+    #[serde(default)]
+    pub failure: Option<String>,
     /// Harness-side notes (a cgroup that could not be removed...), for the log.
     pub notes: Vec<String>,
 }

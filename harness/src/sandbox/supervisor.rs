@@ -6,8 +6,13 @@
 //! and run Rust code in the child.
 //!
 //! Descriptors on entry: 0, 1, 2 the player's pipes; 3 the control pipe (the spec as one JSON
-//! line, then end of file when the test is over or the harness is gone); 4 the report pipe.
-//! Nothing else, and an empty environment.
+//! line, then end of file when the test is over or the harness is gone); 4 the report pipe;
+//! with a pooled network namespace, 5, 6 and 7 its user, network and mount namespaces
+//! (`net`). Nothing else, and an empty environment.
+//!
+//! Neither the supervisor nor the init is ever in the test's cgroups (only the player's
+//! processes are), so the kernel's OOM killer, choosing in the test's memory group, never
+//! takes them; an init that ends without its report anyway makes the test ERR, with why.
 
 use std::ffi::CString;
 use std::io::{Read, Write};
@@ -15,12 +20,13 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use super::cgroup::TestGroup;
-use super::spec::{Exit, Mode, Report, Spec, StartError};
+use super::spec::{Mode, Report, Spec, StartError};
 use super::{sys, view};
 
 const CONTROL: RawFd = 3;
 const REPORT: RawFd = 4;
-/// With `shared_net`: the pool's user namespace; the network namespace follows.
+/// With `shared_net`: the pool's user namespace; the network namespace follows, then (where
+/// the pool has one) the mount namespace tests are made from.
 const NET_NS: RawFd = 5;
 
 /// How long the init gets to end the test's processes before it is killed itself.
@@ -31,7 +37,7 @@ pub fn main() -> ! {
     if std::env::args_os().nth(2).is_some_and(|a| a == "net") {
         super::net::helper_main();
     }
-    sys::close_from(NET_NS + 2, None);
+    sys::close_from(NET_NS + 3, None);
     // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
     let mut report_pipe = unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
@@ -60,12 +66,13 @@ pub fn main() -> ! {
     std::process::exit(0);
 }
 
-/// Closes descriptors 5 and 6 (nothing else: the test's pipes may be numbered above).
+/// Closes descriptors 5, 6 and 7 (nothing else: the test's pipes may be numbered above).
 fn close_net_fds() {
     // SAFETY: closing descriptors that are ours by the contract above, or not open.
     unsafe {
         libc::close(NET_NS);
         libc::close(NET_NS + 1);
+        libc::close(NET_NS + 2);
     }
 }
 
@@ -103,8 +110,8 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
         Some(cgroups) => {
             // SAFETY: getpid has no preconditions.
             let name = format!("t{}", unsafe { libc::getpid() });
-            match TestGroup::create(cgroups, &name, spec.memory, spec.procs.saturating_add(2))
-                .and_then(|g| g.join().map(|_| g))
+            match TestGroup::create(cgroups, &name, spec.memory, spec.procs)
+                .and_then(|g| g.entrances().map(|e| (g, e)))
             {
                 Ok(g) => Some(g),
                 Err(e) => {
@@ -116,6 +123,7 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
             }
         }
     };
+    let entrances = group.as_ref().map_or(&[][..], |(_, e)| &e[..]);
     let (mut report, init) = match spec.mode {
         Mode::Process => {
             // A player of the same user must not trace or read the supervisor.
@@ -123,10 +131,12 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
             let _ = sys::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
             // SAFETY: descriptor 3 is the control pipe.
             let stop = unsafe { OwnedFd::from_raw_fd(CONTROL) };
-            (super::init::run(spec, &stop, group.as_ref()), None)
+            let group = group.as_ref().map(|(g, _)| g);
+            (super::init::run(spec, &stop, group, entrances), None)
         }
-        Mode::Namespaces => namespaces(spec),
+        Mode::Namespaces => namespaces(spec, entrances),
     };
+    let group = group.map(|(g, _)| g);
     if let Some(group) = &group {
         let (peak_kb, oom, hit, procs_hit) = group.stats();
         report.max_memory_kb = peak_kb;
@@ -145,7 +155,6 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
         let _ = sys::wait(pid, false);
     }
     if let Some(group) = group {
-        group.leave(None);
         group.remove();
     }
 }
@@ -153,7 +162,9 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
 /// Starts the test's init in fresh namespaces, waits for the end of the test, and returns
 /// what the init reported, with the init's pid when it is still to be reaped (its exit, the
 /// kernel's teardown of the namespaces, takes a while and is nobody's business but ours).
-fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
+fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t>) {
+    let pooled: Spec;
+    let mut spec = spec;
     let setup = |e: std::io::Error, what: &str| {
         (
             Report {
@@ -175,14 +186,24 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         | libc::CLONE_NEWUTS
         | libc::CLONE_NEWCGROUP;
     if spec.shared_net {
-        // A root harness's groups go now: the pool's namespace denies `setgroups` to the
-        // test's init. (Refused to anyone else, who has no right to drop them.)
-        // SAFETY: a plain call on the calling process.
-        unsafe { libc::setgroups(0, std::ptr::null()) };
-        let joined = super::net::join(NET_NS, NET_NS + 1);
+        // A root harness joins the network namespace alone: its test's user namespace is then
+        // a child of the host's, where it may map the player to an id of its own
+        // ([`write_id_maps`]); the pool's user namespace maps only the harness's user. Anyone
+        // else joins that user namespace first, for the right to join the network one.
+        let user = spec.player_ids.is_none().then_some(NET_NS);
+        let joined = super::net::join(user, NET_NS + 1);
+        let own_etc = joined.is_ok() && super::net::join_mount(NET_NS + 2);
         close_net_fds();
         if let Err(e) = joined {
             return setup(e, "cannot join the tests' network namespace");
+        }
+        if own_etc {
+            // The pool's mount namespace has the view's /etc where the host's is.
+            pooled = Spec {
+                etc: std::path::PathBuf::from("/etc"),
+                ..spec.clone()
+            };
+            spec = &pooled;
         }
     } else {
         flags |= libc::CLONE_NEWNET;
@@ -208,7 +229,7 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
             // SAFETY: plain exit of a forked child.
             unsafe { libc::_exit(1) };
         }
-        super::init::namespace_init(spec, stop_r, report_w);
+        super::init::namespace_init(spec, stop_r, report_w, entrances);
     }
     drop((stop_r, report_w, go_r));
     // Only now: the init was made dumpable, so an unprivileged supervisor may write its id
@@ -228,12 +249,16 @@ fn namespaces(spec: &Spec) -> (Report, Option<libc::pid_t>) {
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
-    (read_init_report(pid, &report_r), Some(pid))
+    read_init_report(pid, &report_r)
 }
 
 /// Reads the init's report (one JSON line); an init that does not send it within
-/// [`TEARDOWN`] is killed, and the report says so.
-fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report {
+/// [`TEARDOWN`] is killed, and the report says so. Returns the init's pid unless it has been
+/// reaped here (it ended without a report: the report then says how it ended).
+fn read_init_report(
+    pid: libc::pid_t,
+    report_r: &std::os::fd::OwnedFd,
+) -> (Report, Option<libc::pid_t>) {
     let deadline = Instant::now() + TEARDOWN;
     let mut text = Vec::new();
     let mut buf = [0u8; 4096];
@@ -241,11 +266,11 @@ fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             sys::kill(pid, libc::SIGKILL);
-            let mut report = init_report(&text, None);
+            let mut report = init_report(&text).unwrap_or_default();
             report
                 .notes
                 .push("the test's init did not end in time and was killed".into());
-            return report;
+            return (report, Some(pid));
         }
         if sys::poll_read(&[report_r.as_raw_fd()], left.as_millis().max(1) as i32) == 0 {
             continue;
@@ -257,42 +282,61 @@ fn read_init_report(pid: libc::pid_t, report_r: &std::os::fd::OwnedFd) -> Report
         }
         text.extend_from_slice(&buf[..n as usize]);
     }
-    init_report(&text, None)
-}
-
-/// The init's report, or what can be said without one.
-fn init_report(text: &[u8], init_exit: Option<Exit>) -> Report {
-    serde_json::from_slice(text.trim_ascii()).unwrap_or_else(|_| Report {
-        notes: vec![format!(
-            "the test's init ended without a report ({init_exit:?})"
-        )],
+    if let Some(report) = init_report(&text) {
+        return (report, Some(pid));
+    }
+    // The init is gone without its report (killed, or it failed): how it ended, when that
+    // can be known within the teardown time.
+    let ended = loop {
+        match sys::wait(pid, false) {
+            Ok(Some(w)) => break Some(w.exit),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            _ => break None,
+        }
+    };
+    let how = ended.map_or_else(|| "still ending".to_string(), |e| e.to_string());
+    let report = Report {
+        failure: Some(format!("the test's init ended without a report ({how})")),
         ..Report::default()
-    })
+    };
+    (report, ended.is_none().then_some(pid))
 }
 
-/// Maps the player's id inside (1000) to the harness's own user outside. Capabilities end
-/// at the player's exec (it is not root inside); a root harness keeps the right to drop the
-/// player's supplementary groups, an unprivileged one must deny `setgroups`.
+/// The init's report, if it sent one whole.
+fn init_report(text: &[u8]) -> Option<Report> {
+    serde_json::from_slice(text.trim_ascii()).ok()
+}
+
+/// Maps the player's id inside (1000) to its host id outside: the harness's own user, or
+/// under a root harness the player's own unprivileged id ([`super::ids`]), with root inside
+/// mapped to root outside for the test's init alone (it builds the view as root inside and
+/// must own what it makes there; the player can never become it: no capability survives its
+/// exec, every mount is nosuid, and it runs with no_new_privs). Capabilities end at the
+/// player's exec; a root harness keeps the right to drop the player's supplementary groups,
+/// an unprivileged one must deny `setgroups`.
 fn write_id_maps(pid: libc::pid_t, spec: &Spec) -> std::io::Result<()> {
     let proc_dir = format!("/proc/{pid}");
     let inner = view::PLAYER_ID;
-    if spec.outer_uid != 0 && !spec.shared_net {
-        sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
-    }
-    // In the pool's user namespace (shared_net), the harness's user and group are root.
-    let (uid, gid) = if spec.shared_net {
-        (0, 0)
-    } else {
-        (spec.outer_uid, spec.outer_gid)
+    let (uid_map, gid_map) = match spec.player_ids {
+        Some((uid, gid)) => (
+            format!("0 0 1\n{inner} {uid} 1\n"),
+            format!("0 0 1\n{inner} {gid} 1\n"),
+        ),
+        None => {
+            if !spec.shared_net {
+                sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
+            }
+            // In the pool's user namespace (shared_net), the harness's user and group are root.
+            let (uid, gid) = if spec.shared_net {
+                (0, 0)
+            } else {
+                (spec.outer_uid, spec.outer_gid)
+            };
+            (format!("{inner} {uid} 1\n"), format!("{inner} {gid} 1\n"))
+        }
     };
-    sys::write_file(
-        &format!("{proc_dir}/uid_map"),
-        &format!("{inner} {uid} 1\n"),
-    )?;
-    sys::write_file(
-        &format!("{proc_dir}/gid_map"),
-        &format!("{inner} {gid} 1\n"),
-    )
+    sys::write_file(&format!("{proc_dir}/uid_map"), &uid_map)?;
+    sys::write_file(&format!("{proc_dir}/gid_map"), &gid_map)
 }
 
 /// The program, arguments and environment as C strings, made before any fork.

@@ -123,6 +123,25 @@ pub(crate) fn pivot_here() -> io::Result<()> {
     std::env::set_current_dir("/")
 }
 
+/// Makes the caller join a new, empty session keyring of its own (`keyctl(JOIN_SESSION_KEYRING,
+/// NULL)`): the keys of the session it was started in are no longer reachable, and what it
+/// adds dies with its last process. A kernel without keys (ENOSYS) has nothing to reach.
+pub(crate) fn fresh_session_keyring() -> io::Result<()> {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    // SAFETY: keyctl with a null name makes an anonymous keyring; no pointer is written.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_JOIN_SESSION_KEYRING,
+            std::ptr::null::<libc::c_char>(),
+        )
+    };
+    if ret < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+        return Ok(());
+    }
+    check(ret, "keyctl join session keyring").map(|_| ())
+}
+
 pub(crate) fn set_hostname(name: &str) -> io::Result<()> {
     // SAFETY: pointer and length of a live str.
     check(

@@ -1,6 +1,7 @@
 //! The file system a sandboxed player sees, built inside the test's own mount namespace: a
 //! fresh tmpfs root holding read-only views of the system folders and of the player's own
-//! files, a private /proc, a minimal /dev, and one size-capped tmpfs for everything the
+//! files, a private /proc (masked as container runtimes mask it), a minimal /dev of
+//! read-only device nodes, and one size-capped tmpfs for everything the
 //! player may write (its working folder, HOME, /tmp, /var/tmp, /dev/shm). Runs in the
 //! test's init process, which holds every capability of the test's user namespace until the
 //! player is started; nothing here runs in the harness.
@@ -47,8 +48,13 @@ pub(crate) const PLAYER_ID: u32 = 1000;
 /// program may need (links kept as links) and a `passwd`/`group` naming only the player.
 /// Each test then shows it read-only with one bind instead of one per entry.
 pub(crate) fn prepare_etc(dir: &Path) -> io::Result<()> {
+    prepare_etc_from(Path::new("/etc"), dir)
+}
+
+/// [`prepare_etc`] from the host's /etc seen at `etc`.
+pub(crate) fn prepare_etc_from(etc: &Path, dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    if let Ok(entries) = std::fs::read_dir("/etc") {
+    if let Ok(entries) = std::fs::read_dir(etc) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if ETC.contains(&name.as_str()) || ETC_PREFIXES.iter().any(|p| name.starts_with(p)) {
@@ -86,18 +92,31 @@ pub(crate) fn visible_without_bind(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
 }
 
-fn ro_flags(source: &Path) -> libc::c_ulong {
+/// Whether a view may run what it shows: only system folders and the player's own files.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exec {
+    Allowed,
+    Denied,
+}
+
+fn ro_flags(source: &Path, exec: Exec) -> libc::c_ulong {
     // A remount in a user namespace must keep the flags the original mount locked.
+    let noexec = if exec == Exec::Denied {
+        libc::MS_NOEXEC
+    } else {
+        0
+    };
     libc::MS_BIND
         | libc::MS_REMOUNT
         | libc::MS_RDONLY
         | libc::MS_NOSUID
         | libc::MS_NODEV
+        | noexec
         | sys::mount_flags(source).unwrap_or(0)
 }
 
 /// Shows `source` read-only at `target` (made as an empty file or folder first).
-fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
+fn bind_ro(source: &Path, target: &Path, exec: Exec) -> io::Result<()> {
     let meta = std::fs::metadata(source)?;
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)?;
@@ -114,7 +133,7 @@ fn bind_ro(source: &Path, target: &Path) -> io::Result<()> {
         libc::MS_BIND | libc::MS_REC,
         None,
     )?;
-    sys::mount(None, target, None, ro_flags(source), None)
+    sys::mount(None, target, None, ro_flags(source, exec), None)
 }
 
 /// Shows the folder `source` writable at `target` (a build's own folders), without setuid
@@ -130,6 +149,22 @@ fn bind_rw(source: &Path, target: &Path) -> io::Result<()> {
     sys::mount(None, target, None, flags, None)
 }
 
+/// Makes `path` and everything under it the player's (links themselves, never followed).
+fn give_to_player(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.uid() != PLAYER_ID || meta.gid() != PLAYER_ID {
+        std::os::unix::fs::lchown(path, Some(PLAYER_ID), Some(PLAYER_ID))
+            .map_err(|e| io::Error::new(e.kind(), format!("chown {}: {e}", path.display())))?;
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            give_to_player(&entry?.path())?;
+        }
+    }
+    Ok(())
+}
+
 /// Recreates a symlink, or shows the target read-only.
 fn mirror(source: &Path, target: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(source) {
@@ -138,7 +173,7 @@ fn mirror(source: &Path, target: &Path) -> io::Result<()> {
             let link = std::fs::read_link(source)?;
             std::os::unix::fs::symlink(link, target)
         }
-        Ok(_) => bind_ro(source, target),
+        Ok(_) => bind_ro(source, target, Exec::Allowed),
     }
 }
 
@@ -178,24 +213,29 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         mirror(Path::new(dir), &inside(root, Path::new(dir)))?;
     }
     step.set("etc");
-    bind_ro(&spec.etc, &root.join("etc"))?;
+    bind_ro(&spec.etc, &root.join("etc"), Exec::Denied)?;
     step.set("box");
     let boxed = writable_box(root, spec.disk)?;
     step.set("dev");
-    let dev = devices(root, &boxed)?;
+    devices(root, &boxed)?;
     step.set("binds");
     // The player's own files, read-only, at their host paths.
     for bind in &spec.binds {
         if !visible_without_bind(&bind.path) {
-            bind_ro(&bind.path, &inside(root, &bind.path))?;
+            bind_ro(&bind.path, &inside(root, &bind.path), Exec::Allowed)?;
         }
     }
     step.set("writable binds");
     for path in &spec.writable_binds {
+        if spec.player_ids.is_some() {
+            // A root harness's player is not the owner of what the harness made: its writable
+            // folders (a build's private copy, its output folder) become its own.
+            give_to_player(path)?;
+        }
         bind_rw(path, &inside(root, path))?;
     }
     step.set("proc");
-    proc_of_the_test(root, &dev)?;
+    proc_of_the_test(root, &spec.etc)?;
     step.set("pivot");
     std::env::set_current_dir(root)?;
     sys::pivot_here()?;
@@ -252,8 +292,9 @@ fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
     Ok(boxed)
 }
 
-/// /dev: the harmless devices only, and the private /dev/shm (from the box). Returns it.
-fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
+/// /dev: the harmless devices only (read-only views of the host's), and the private /dev/shm
+/// (from the box).
+fn devices(root: &Path, boxed: &Path) -> io::Result<()> {
     let dev = root.join("dev");
     std::fs::create_dir(&dev)?;
     sys::mount(
@@ -266,13 +307,18 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
     for name in ["null", "zero", "full", "random", "urandom"] {
         let target = dev.join(name);
         std::fs::write(&target, b"")?;
-        sys::mount(
-            Some(&Path::new("/dev").join(name)),
-            &target,
-            None,
-            libc::MS_BIND,
-            None,
-        )?;
+        let source = Path::new("/dev").join(name);
+        sys::mount(Some(&source), &target, None, libc::MS_BIND, None)?;
+        // Read-only: a device node is still read and written through a read-only mount, but
+        // its mode, owner and times can no longer be changed (they are the host's inode's).
+        // Never nodev, which would make it unusable.
+        let flags = libc::MS_BIND
+            | libc::MS_REMOUNT
+            | libc::MS_RDONLY
+            | libc::MS_NOSUID
+            | libc::MS_NOEXEC
+            | sys::mount_flags(&source).unwrap_or(0);
+        sys::mount(None, &target, None, flags, None)?;
     }
     for (name, target) in [
         ("fd", "/proc/self/fd"),
@@ -291,19 +337,46 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<std::path::PathBuf> {
         None,
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
         None,
-    )?;
-
-    Ok(dev)
+    )
 }
 
+/// What container runtimes hide of /proc (runc's and Docker's masked paths), with the files
+/// only root may read, so that a player sees none of them whoever runs the harness: each is
+/// covered by an empty entry no one may open.
+const PROC_MASKED: [&str; 19] = [
+    "acpi",
+    "asound",
+    "interrupts",
+    "kcore",
+    "keys",
+    "key-users",
+    "kmsg",
+    "kpagecgroup",
+    "kpagecount",
+    "kpageflags",
+    "latency_stats",
+    "pagetypeinfo",
+    "sched_debug",
+    "scsi",
+    "slabinfo",
+    "sysrq-trigger",
+    "timer_list",
+    "timer_stats",
+    "vmallocinfo",
+];
+
+/// The kernel's knobs, read-only (as runc leaves them).
+const PROC_READ_ONLY: [&str; 4] = ["bus", "fs", "irq", "sys"];
+
 /// A /proc of the test's own PID namespace. No user namespace can be made inside (so no
-/// mounts of the player's own), and the kernel's knobs are read-only.
-fn proc_of_the_test(root: &Path, dev: &Path) -> io::Result<()> {
+/// mounts of the player's own), the kernel's knobs are read-only and [`PROC_MASKED`] is
+/// covered.
+fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
     // A process the player cannot trace (the test's init) is not even listed: hidepid=4
     // ("ptraceable", Linux 5.8+), else hidepid=2 (which still shows it to a player in the
-    // owner's group, the case of a root harness).
+    // owner's group).
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     let proc_fs = Some(Path::new("proc"));
     sys::mount(proc_fs, &proc_dir, Some("proc"), flags, Some("hidepid=4"))
@@ -315,19 +388,51 @@ fn proc_of_the_test(root: &Path, dev: &Path) -> io::Result<()> {
             .to_string(),
         "0",
     )?;
-    let sysctl = proc_dir.join("sys");
+    for name in PROC_READ_ONLY {
+        let path = proc_dir.join(name);
+        if path.exists() {
+            sys::mount(Some(&path), &path, None, libc::MS_BIND | libc::MS_REC, None)?;
+            sys::mount(None, &path, None, ro_flags(&path, Exec::Denied), None)?;
+        }
+    }
+    mask(spare, &proc_dir)
+}
+
+/// Covers every [`PROC_MASKED`] entry of `proc_dir` with an empty file or folder of mode 0,
+/// read-only, from a small tmpfs made for it (so that mountinfo names only `/file` and
+/// `/folder` of a tmpfs, nothing of the host). The tmpfs is mounted over `spare`, a folder of
+/// the old root already shown where it is needed: the pivot detaches it with the old root,
+/// where an unmount of its own would make every test wait for an RCU grace period.
+fn mask(spare: &Path, proc_dir: &Path) -> io::Result<()> {
+    let masks = spare;
     sys::mount(
-        Some(&sysctl),
-        &sysctl,
+        Some(Path::new("tmpfs")),
+        masks,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        Some("size=4k,nr_inodes=4,mode=0"),
+    )?;
+    let (file, folder) = (masks.join("file"), masks.join("folder"));
+    std::fs::write(&file, b"")?;
+    std::fs::create_dir(&folder)?;
+    for path in [&file, &folder] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o000))?;
+    }
+    sys::mount(
         None,
-        libc::MS_BIND | libc::MS_REC,
+        masks,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         None,
     )?;
-    sys::mount(None, &sysctl, None, ro_flags(&sysctl), None)?;
-    let trigger = proc_dir.join("sysrq-trigger");
-    if trigger.exists() {
-        sys::mount(Some(&dev.join("null")), &trigger, None, libc::MS_BIND, None)?;
+    for name in PROC_MASKED {
+        let target = proc_dir.join(name);
+        let Ok(meta) = std::fs::symlink_metadata(&target) else {
+            continue;
+        };
+        let source = if meta.is_dir() { &folder } else { &file };
+        // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
+        sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
     }
-
     Ok(())
 }

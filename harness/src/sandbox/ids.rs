@@ -1,0 +1,31 @@
+//! The host user and group a player runs as: the one place that decides it, for every mode.
+//!
+//! A harness started by an ordinary user runs its players as that user (in the namespace
+//! mode mapped to uid 1000 inside, see `view::PLAYER_ID`): it has no other id to give. A
+//! harness started as root never runs a player as root, not even as a root without
+//! capabilities (which still owns every root-owned inode it can reach: `chmod` on a device
+//! node bound into its view would change the host's). It runs it as [`PLAYER_UID`] /
+//! [`PLAYER_GID`] instead: a fixed id that no account, file or process of a usual host has.
+//!
+//! Why one fixed id and not `nobody` (65534): host daemons run as `nobody`, and a player of
+//! that id could signal or trace them wherever nothing else stops it (process mode without
+//! landlock). Why this number: above every range a distribution or systemd hands out to
+//! accounts (system users, regular users up to 60000, systemd-homed 60001-60513, dynamic
+//! users 61184-65519, container ranges from 524288 up to 1879048191, the "foreign" range
+//! from 2147352576), below 2^31 (some tools treat larger ids as negative).
+//!
+//! Whatever a player must read (its program, its folder, the run's copies) must be readable
+//! by this id under a root harness; what it writes is made and owned by it.
+
+/// The host uid of every player under a root harness.
+pub const PLAYER_UID: u32 = 2_000_000_000;
+/// The host gid of every player under a root harness.
+pub const PLAYER_GID: u32 = 2_000_000_000;
+
+/// The host (uid, gid) players run as when the harness is root; `None` when the harness is an
+/// ordinary user (its players then run as that user, the only id it has).
+pub fn player_ids() -> Option<(u32, u32)> {
+    // SAFETY: a plain getter.
+    let euid = unsafe { libc::geteuid() };
+    (euid == 0).then_some((PLAYER_UID, PLAYER_GID))
+}
