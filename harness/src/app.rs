@@ -106,6 +106,21 @@ fn run(args: &RunArgs) -> Result<u8> {
         true => Error::Interrupted(e.to_string()),
         false => Error::usage(e.to_string()),
     })?;
+    // Judges made of a contest's tools are built once, before any test is planned or run.
+    let mut named: Vec<&str> = players.0.iter().map(|p| p.problem.as_str()).collect();
+    named.sort_unstable();
+    named.dedup();
+    for id in named {
+        let Some(problem) = problem::by_id(id) else {
+            continue;
+        };
+        problem
+            .prepare(&mut builds)
+            .map_err(|e| match crate::os::interrupted() {
+                true => Error::Interrupted(e),
+                false => Error::Usage(e),
+            })?;
+    }
     let cpus = crate::os::allowed_cpus().len();
     let plan = RunPlan::new(request, &context, players, history.flags(), cpus)?;
     if plan.request.args.verbose {
@@ -164,6 +179,10 @@ a run here would stop: {e}"
 fn gen(args: &GenArgs) -> Result<u8> {
     let context = Context::load(&args.common)?;
     let problem = find_problem(&args.problem)?;
+    let timeout = std::time::Duration::from_secs_f64(context.scoring.harness.build_timeout);
+    problem
+        .prepare(&mut crate::build::Builds::new(timeout))
+        .map_err(Error::Usage)?;
     let env = context.env(problem.id(), args.secret.secret.as_ref());
     let mut game = problem
         .case(&CaseKey::parse(&args.seed), &env)
@@ -177,6 +196,8 @@ fn gen(args: &GenArgs) -> Result<u8> {
 }
 
 fn solve(args: &SolveArgs) -> Result<u8> {
+    // The workspace's problem.toml problems are known too (to say they have no solver).
+    Context::load(&args.common)?;
     let problem = find_problem(&args.problem)?;
     let mut input = String::new();
     std::io::stdin()
@@ -184,7 +205,8 @@ fn solve(args: &SolveArgs) -> Result<u8> {
         .map_err(|e| Error::usage(format!("cannot read stdin: {e}")))?;
     match problem.solve(&input) {
         None => Err(Error::usage(format!(
-            "{} is interactive: it has no single answer to solve",
+            "{} has no reference solver (an interactive problem, or one judged by a contest's \
+             tools)",
             problem.id()
         ))),
         Some(Err(why)) => Err(Error::usage(format!(

@@ -141,6 +141,72 @@ fn session_ping_pong(n: u64, record: bool, containment: &Containment) -> Result<
     Ok(t)
 }
 
+/// A contest tool talking to its player through the relay, as in a run of an interactive or
+/// TopCoder-shaped problem: this thread is the tool (it starts `harness __relay SOCKET` on
+/// pipes, as a tester starts its player, and does plain blocking round trips), another
+/// thread proxies between the relay and the player's session (`harness echo` in
+/// `containment`) with the games' own proxy (`problem::tools::relayed`).
+fn relay_ping_pong(n: u64, containment: &Containment) -> Result<Duration, Error> {
+    use crate::sandbox::relay::{end_signal, Accepted, Relay};
+    let dir = tempfile::Builder::new()
+        .prefix("harness-bench-")
+        .tempdir()
+        .fault()?;
+    let relay = Relay::listen(dir.path()).fault()?;
+    let argv = relay.argv();
+    let (done, ended) = end_signal().fault()?;
+    let exe = std::env::current_exe().fault()?;
+    let limits = Limits {
+        think: Duration::from_secs(3600),
+        memory: 0,
+        max_line: 1 << 16,
+        max_output: u64::MAX,
+        max_stderr: 1 << 20,
+        grace: Duration::from_secs(1),
+    };
+    std::thread::scope(|scope| {
+        let judge = scope.spawn(move || -> Result<(), Error> {
+            let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let Accepted::Link(mut link) = relay.accept(ended.fd(), deadline).fault()? else {
+                return Err(Error::Usage("bench: the relay did not connect".into()));
+            };
+            crate::problem::tools::relayed::proxy(&mut link, &mut session);
+            session.finish();
+            Ok(())
+        });
+        let tool = || -> Result<Duration, Error> {
+            let mut child = Command::new(&argv[0])
+                .args(&argv[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .fault()?;
+            let mut stdin = child.stdin.take().expect("piped");
+            let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+            let mut line = String::new();
+            let mut round = |stdin: &mut std::process::ChildStdin| -> std::io::Result<()> {
+                stdin.write_all(b"x\n")?;
+                line.clear();
+                if stdout.read_line(&mut line)? == 0 {
+                    return Err(std::io::Error::other("the relay ended"));
+                }
+                Ok(())
+            };
+            let t = timed(n, || round(&mut stdin));
+            drop(stdin);
+            let _ = child.wait();
+            t
+        };
+        let t = tool();
+        drop(done);
+        let judged = judge.join().expect("bench judge thread");
+        let t = t?;
+        judged?;
+        Ok(t)
+    })
+}
+
 /// A containment for the bench's own players: the user's PATH and locale, no extra variables.
 fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, Error> {
     let own = crate::config::HarnessSettings::default();
@@ -284,12 +350,14 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     let open = containment(Want::Off, Want::Off)?;
     let sandboxed = containment(Want::Auto, Want::Auto)?;
     ping_pongs(n, &open, &sandboxed)?;
+    relay_ping_pongs(n, &sandboxed)?;
     spawns(&open, &sandboxed)?;
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
     crate::tune::bench_line();
     let context = Context::load(&args.common)?;
     judges(&context.testcases);
+    tool_batch_cost(&context, &open, &sandboxed)?;
     suite_throughput(args, &context, &open, &sandboxed)?;
     Ok(exit::OK)
 }
@@ -347,6 +415,26 @@ fn ping_pongs(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(),
         boxed_run / base
     );
 
+    Ok(())
+}
+
+/// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
+/// ping-pong), and the same tool talking through the relay to a sandboxed player, as in a
+/// run of an interactive or TopCoder-shaped problem. Alternated in rounds, best of each.
+fn relay_ping_pongs(n: u64, sandboxed: &Containment) -> Result<(), Error> {
+    const ROUNDS: u64 = 5;
+    let per_round = (n / ROUNDS).max(1);
+    let (mut base, mut relayed) = (f64::MAX, f64::MAX);
+    for _ in 0..ROUNDS {
+        base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
+        relayed = relayed.min(per_move(relay_ping_pong(per_round, sandboxed)?, per_round));
+    }
+    println!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):");
+    println!("  tool <-> plain process, one pipe  {base:8.2} us/message   1.00x (baseline)");
+    println!(
+        "  tool <-> relay <-> harness <-> sandboxed player  {relayed:8.2} us/message   {:.2}x   (target <= 1.25x)",
+        relayed / base
+    );
     Ok(())
 }
 
@@ -425,6 +513,175 @@ fn judges(testcases: &Path) {
             );
         }
     }
+}
+
+/// What a batch test of a problem judged by a contest's tools (`tools-batch`, else the first
+/// batch one found) costs in a run over running its player and its judge by hand, uncontained,
+/// on the same input: the median of [`TOOL_TESTS`] tests each, best of 3, measured side by
+/// side. The player is `/bin/echo 0` (its own time is not what is measured).
+fn tool_batch_cost(
+    context: &Context,
+    open: &Containment,
+    sandboxed: &Containment,
+) -> Result<(), Error> {
+    use crate::problem::tools::{self, Shape};
+    let Some(def) = tools::def("tools-batch").or_else(|| {
+        problem::all()
+            .iter()
+            .filter_map(|p| tools::def(p.id()))
+            .find(|d| d.shape == Shape::Batch)
+    }) else {
+        return Ok(());
+    };
+    let mut builds = crate::build::Builds::new(Duration::from_secs_f64(
+        context.scoring.harness.build_timeout,
+    ));
+    let problem = problem::by_id(def.id).expect("loaded");
+    problem.prepare(&mut builds).map_err(Error::Usage)?;
+    let tmp = tempfile::tempdir().fault()?;
+    let folder = tmp.path().join("bench-echo");
+    std::fs::create_dir(&folder).fault()?;
+    std::fs::write(
+        folder.join("player.toml"),
+        format!("problem = {:?}\ncommand = [\"/bin/echo\", \"0\"]\n", def.id),
+    )
+    .fault()?;
+    let ids = problem::ids();
+    let (found, _) = players::discover(&[folder], None, &ids, &mut builds).usage()?;
+    let player = found
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Usage("bench: no tool player".into()))?;
+    let case = CaseKey::Seed(1);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut best = [Duration::MAX; 3];
+    for _ in 0..3 {
+        let open_run = tool_test_cost(
+            context,
+            problem::by_id(def.id).expect("loaded"),
+            open,
+            &player,
+            &case,
+        )?;
+        let boxed_run = tool_test_cost(
+            context,
+            problem::by_id(def.id).expect("loaded"),
+            sandboxed,
+            &player,
+            &case,
+        )?;
+        let by_hand = tool_test_by_hand(&def, context, &case)?;
+        for (slot, t) in [by_hand, open_run, boxed_run].into_iter().enumerate() {
+            best[slot] = best[slot].min(t);
+        }
+    }
+    println!(
+        "\na batch test of {} (player /bin/echo 0; median of {TOOL_TESTS}, best of 3):",
+        def.id
+    );
+    println!(
+        "  player and judge by hand             {:7.3} ms",
+        ms(best[0])
+    );
+    println!(
+        "  in a run, process mode              {:7.3} ms   +{:.3} ms",
+        ms(best[1]),
+        ms(best[1]) - ms(best[0])
+    );
+    println!(
+        "  in a run, sandboxed ({:<14}) {:7.3} ms   +{:.3} ms   {:.2}x (target <= +3 ms)",
+        sandboxed.isolation.describe(),
+        ms(best[2]),
+        ms(best[2]) - ms(best[0]),
+        best[2].as_secs_f64() / best[0].as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Tests of a tool problem per measurement.
+const TOOL_TESTS: usize = 21;
+
+/// The median time of a test of `case` in a run (its input already made: one per run).
+fn tool_test_cost(
+    context: &Context,
+    problem: Box<dyn problem::Problem>,
+    containment: &Containment,
+    player: &players::Player,
+    case: &CaseKey,
+) -> Result<Duration, Error> {
+    problem.attach(&containment.isolation);
+    let suite = Suite {
+        env: context.env(problem.id(), None),
+        problem,
+        cases: vec![case.clone()],
+        players: vec![player.clone()],
+        done: Default::default(),
+    };
+    let mut times = Vec::with_capacity(TOOL_TESTS);
+    for i in 0..=TOOL_TESTS {
+        let start = Instant::now();
+        let result = runner::run_one(&suite, containment, case, player)
+            .ok_or_else(|| Error::Interrupted("bench: interrupted".into()))?;
+        if result.outcome.verdict == crate::verdict::Verdict::HarnessError {
+            return Err(Error::Usage(format!("bench: {}", result.outcome.reason)));
+        }
+        // The first test makes the input (gen), once per run.
+        if i > 0 {
+            times.push(start.elapsed());
+        }
+    }
+    times.sort();
+    Ok(times[TOOL_TESTS / 2])
+}
+
+/// The median time of running the player (`/bin/echo 0`) on the input of `case` and the
+/// judge on its answer by hand: plain processes, in a fresh folder each, as a user would.
+fn tool_test_by_hand(
+    def: &crate::problem::tools::Def,
+    context: &Context,
+    case: &CaseKey,
+) -> Result<Duration, Error> {
+    use crate::problem::tools::judge;
+    let problem = problem::by_id(def.id).expect("loaded");
+    let input = problem
+        .case(case, &context.env(def.id, None))
+        .map_err(|e| Error::Usage(e.to_string()))?
+        .describe();
+    let mut times = Vec::with_capacity(TOOL_TESTS);
+    for _ in 0..TOOL_TESTS {
+        let dir = tempfile::tempdir().fault()?;
+        let (in_path, out_path) = (dir.path().join("input.txt"), dir.path().join("output.txt"));
+        std::fs::write(&in_path, &input).fault()?;
+        let start = Instant::now();
+        let answer = Command::new("/bin/echo")
+            .arg("0")
+            .stdin(std::fs::File::open(&in_path).fault()?)
+            .output()
+            .fault()?;
+        std::fs::write(&out_path, &answer.stdout).fault()?;
+        let args = judge::Placeholders {
+            input: Some(in_path),
+            output: Some(out_path),
+            seed: Some(1),
+            ..Default::default()
+        }
+        .apply(&def.judge);
+        let judged = Command::new(judge::program(&def.tools, &args[0]))
+            .args(&args[1..])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .fault()?;
+        times.push(start.elapsed());
+        if !judged.status.success() {
+            return Err(Error::Usage(format!(
+                "bench: the judge of {} failed by hand",
+                def.id
+            )));
+        }
+    }
+    times.sort();
+    Ok(times[TOOL_TESTS / 2])
 }
 
 /// The moves per second of a suite at 1 and 2 threads in process mode, and at 2 in the

@@ -327,6 +327,8 @@ pub struct SolveArgs {
     /// The problem.
     #[arg(long, value_name = "ID")]
     pub problem: String,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 #[derive(Debug, Args)]

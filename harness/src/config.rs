@@ -107,6 +107,9 @@ pub struct HarnessSettings {
     pub build_memory_limit: u64,
     /// Which tests keep their transcript: `all`, `failed` (verdict not OK) or `none`.
     pub transcripts: Keep,
+    /// More folders holding a `problem.toml` (a contest's checkout outside the workspace),
+    /// relative to this file; `testcases/*/problem.toml` are found without being named.
+    pub problems: Vec<std::path::PathBuf>,
 }
 
 impl Default for HarnessSettings {
@@ -123,6 +126,7 @@ impl Default for HarnessSettings {
             build_sandbox: false,
             build_memory_limit: 4096,
             transcripts: Keep::All,
+            problems: Vec::new(),
         }
     }
 }

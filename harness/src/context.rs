@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::Common;
 use crate::config::Scoring;
 use crate::error::{Error, Result};
-use crate::problem::{self, Env, Problem};
+use crate::problem::{self, tools, Env, Problem};
 use crate::secret::Secret;
 
 /// The settings and folders of one command.
@@ -29,26 +29,42 @@ impl Context {
     /// workspace's, with its `testcases/` and `results/` (never `players/results/`); with no
     /// file anywhere, the built-in defaults from the current folder.
     pub fn load(common: &Common) -> Result<Context> {
-        let known = problem::objectives();
         let given = &common.config;
         let mut root = given
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
             .to_path_buf();
-        let scoring = if given.exists() || given != Path::new("scoring.toml") {
-            Scoring::load(given, &known).map_err(|e| Error::usage(e.to_string()))?
+        let file = if given.exists() || given != Path::new("scoring.toml") {
+            Some(given.clone())
         } else if let Some(found) = config_above() {
             eprintln!("note: using {}", found.display());
             root = found.parent().unwrap_or(Path::new(".")).to_path_buf();
-            Scoring::load(&found, &known).map_err(|e| Error::usage(e.to_string()))?
+            Some(found)
         } else {
-            Scoring::default()
+            None
         };
         let testcases = common
             .testcases
             .clone()
             .unwrap_or_else(|| root.join("testcases"));
+        // The problems of problem.toml files first: scoring.toml may name them.
+        let text = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
+        let (named, tables) = tools::config::named_in_scoring(text.as_deref().unwrap_or(""));
+        let builtin: Vec<&str> = problem::builtin().iter().map(|p| p.id()).collect();
+        let folders = tools::config::folders(&testcases, &root, &named);
+        let defs = tools::config::discover(&folders, &builtin).map_err(Error::Usage)?;
+        tools::register(defs.clone());
+        let known = problem::objectives();
+        let mut scoring = match &file {
+            Some(f) => Scoring::load(f, &known).map_err(|e| Error::usage(e.to_string()))?,
+            None => Scoring::default(),
+        };
+        for def in &defs {
+            let merged = tools::config::merged_limits(def, tables.get(def.id))
+                .map_err(|e| Error::usage(format!("{}: {e}", def.file.display())))?;
+            scoring.problem.insert(def.id.to_string(), merged);
+        }
         Ok(Context {
             scoring,
             root,

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use crate::problem::{Channel, Game};
+use crate::problem::{Channel, Game, Heard};
 use crate::transcript::{FROM_PLAYER, TO_PLAYER};
 use crate::verdict::Fault;
 
@@ -102,6 +102,30 @@ impl Channel for Tee<'_> {
         let answer = self.inner.recv_to_end()?;
         Self::show(FROM_PLAYER, answer);
         Ok(answer)
+    }
+
+    fn recv_or(
+        &mut self,
+        other: std::os::fd::BorrowedFd<'_>,
+        writable: bool,
+    ) -> Result<Heard<'_>, Fault> {
+        match self.inner.recv_or(other, writable) {
+            Ok(Heard::Line(line)) => {
+                Self::show(FROM_PLAYER, if line.is_empty() { " " } else { line });
+                Ok(Heard::Line(line))
+            }
+            Ok(Heard::Other) => Ok(Heard::Other),
+            // With another program judging, the end of the player's output is no fault of
+            // itself: that program says what it makes of it.
+            Err(Fault::Eof) => {
+                let _ = writeln!(std::io::stderr(), "# the player closed its output");
+                Err(Fault::Eof)
+            }
+            Err(fault) => {
+                let _ = writeln!(std::io::stderr(), "# {fault}");
+                Err(fault)
+            }
+        }
     }
 
     fn understood(&mut self, canonical: &str) {

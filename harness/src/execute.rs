@@ -37,6 +37,7 @@ pub fn run(
         .map_err(Error::Usage)?;
     plan.notes
         .extend(containment.isolation.notes.iter().cloned());
+    attach(&mut plan, &containment);
     fit_to_machine(&mut plan);
     let (mut files, prior, resumed) =
         open_files(&mut plan, &containment, scoring, &builds.describe())?;
@@ -90,6 +91,20 @@ pub fn run(
     }
     dispatch(&Event::RunFinished, &mut state);
     Ok(finish(&plan, &state, &containment, first_error))
+}
+
+/// Hands each problem the run's isolation; where a problem's judge is a contest's tools, their
+/// hash joins each player's (a changed tool shows like a changed player: `--resume` runs its
+/// tests again, `compare` says "new build").
+fn attach(plan: &mut RunPlan, containment: &Containment) {
+    for suite in &mut plan.suites {
+        suite.problem.attach(&containment.isolation);
+        if let Some(tools) = suite.problem.judge_identity() {
+            for player in &mut suite.players {
+                player.hash = format!("{}+tools-{tools}", player.hash);
+            }
+        }
+    }
 }
 
 /// The run's reporters, in the order they see each event: progress; the comparison (before
@@ -394,6 +409,9 @@ fn run_toml(
             c.move_cap,
             suite.cases.len()
         ));
+        if let Some(tools) = suite.problem.judge_identity() {
+            s.push_str(&format!("tools-hash = {tools:?}\n"));
+        }
         for p in &suite.players {
             let own: Vec<&str> = p
                 .env

@@ -98,6 +98,11 @@ impl PollFd {
     pub fn ready(&self) -> bool {
         self.0.revents != 0
     }
+
+    /// In error: for the write end of a pipe, nobody reads it any more.
+    pub fn failed(&self) -> bool {
+        self.0.revents & libc::POLLERR != 0
+    }
 }
 
 /// Waits until one of the descriptors is ready or the timeout passes (`None`: no limit).
@@ -156,6 +161,8 @@ pub(crate) struct Waiter {
 pub(crate) enum Interest {
     Read,
     Write,
+    /// Either (a socket the game both reads and writes).
+    ReadWrite,
 }
 
 impl Waiter {
@@ -185,6 +192,7 @@ impl Waiter {
                 events: match interest {
                     Interest::Read => libc::EPOLLIN as u32,
                     Interest::Write => libc::EPOLLOUT as u32,
+                    Interest::ReadWrite => (libc::EPOLLIN | libc::EPOLLOUT) as u32,
                 },
                 u64: token as u64,
             };
@@ -198,10 +206,48 @@ impl Waiter {
             match interest {
                 Interest::Read => PollFd::readable(fd),
                 Interest::Write => PollFd::writable(fd),
+                Interest::ReadWrite => PollFd(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN | libc::POLLOUT,
+                    revents: 0,
+                }),
             },
             token,
         ));
         Ok(())
+    }
+
+    /// Changes what a registered descriptor is waited for.
+    pub fn modify(&mut self, fd: RawFd, token: u32, interest: Interest) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut event = libc::epoll_event {
+                events: match interest {
+                    Interest::Read => libc::EPOLLIN as u32,
+                    Interest::Write => libc::EPOLLOUT as u32,
+                    Interest::ReadWrite => (libc::EPOLLIN | libc::EPOLLOUT) as u32,
+                },
+                u64: token as u64,
+            };
+            // SAFETY: a pointer to a local event, valid for the call.
+            check(unsafe {
+                libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_MOD, fd, &mut event)
+            })?;
+            Ok(())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            self.remove(fd);
+            self.add(fd, token, interest)
+        }
+    }
+
+    /// The wait set as one descriptor, readable while any registered descriptor is ready
+    /// (to wait on it among others: a contest tool's pipes beside a player's). Linux only.
+    #[cfg(target_os = "linux")]
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.epoll.as_fd()
     }
 
     /// Unregisters a descriptor (before it is closed).

@@ -299,6 +299,25 @@ pub(crate) fn transcript_path(run: &Path, problem: &str, player: &str, case: &st
         .join(format!("{case}.txt"))
 }
 
+/// The folder of the pictures a judge drew of one test (a contest visualizer's `out.svg`),
+/// relative to the run folder.
+pub(crate) fn pictures_dir(problem: &str, player: &str, case: &str) -> PathBuf {
+    Path::new("pictures").join(problem).join(player).join(case)
+}
+
+/// Links to the pictures kept for a test (none when it has none), for report pages.
+pub(crate) fn picture_links(run: &Path, problem: &str, player: &str, case: &str) -> Vec<PathBuf> {
+    let dir = pictures_dir(problem, player, case);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(run.join(&dir))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| dir.join(e.file_name()))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Where the replay page of a test is written, relative to the run folder.
 pub(crate) fn replay_file(row: &ScoreRow) -> PathBuf {
     Path::new("replays").join(format!("{}-{}-{}.html", row.problem, row.player, row.seed))

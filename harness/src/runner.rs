@@ -65,7 +65,7 @@ impl Suite {
 /// How every test of a run is contained: the run's isolation, the environment every player
 /// gets, and the debugging switches.
 pub struct Containment {
-    pub isolation: Isolation,
+    pub isolation: std::sync::Arc<Isolation>,
     /// PATH, LANG, LC_ALL and `[harness] pass-env` variables (HOME, TMPDIR and the player's
     /// own are added per test).
     pub base_env: Vec<(String, String)>,
@@ -84,6 +84,7 @@ impl Containment {
     ) -> Result<Containment, String> {
         Ok(Containment {
             isolation: Isolation::prepare(sandbox, cgroup, &harness.sandbox_bind)
+                .map(std::sync::Arc::new)
                 .map_err(|e| e.to_string())?,
             base_env: base_env(&harness.pass_env),
             core_dumps,
@@ -151,6 +152,8 @@ pub struct TestResult {
     pub warning: String,
     /// Every message of the test, both ways ([`crate::transcript`] format).
     pub transcript: String,
+    /// The pictures the judge drew of the test (a contest visualizer's files).
+    pub pictures: Vec<crate::problem::Picture>,
 }
 
 impl TestResult {
@@ -170,6 +173,7 @@ impl TestResult {
             player_hash: player.hash.clone(),
             warning: String::new(),
             transcript: String::new(),
+            pictures: Vec::new(),
         }
     }
 }
@@ -271,6 +275,8 @@ fn attempt(
     let mut result = TestResult::new(suite.problem.id(), player, case);
     let mut game = match suite.problem.case(case, &suite.env) {
         Ok(game) => game,
+        // A test made by a contest's gen that an interrupt stopped is not finished.
+        Err(_) if os::interrupted() => return None,
         Err(e) => {
             result.outcome = Outcome::failed(Verdict::HarnessError, e.to_string());
             return Some((result, false));
@@ -298,6 +304,9 @@ fn attempt(
         game.play(&mut recorder)
     };
     result.transcript = recorder.text;
+    result.pictures = game.pictures();
+    // A judge that makes the test itself (a TopCoder tester) knows its parameters only now.
+    result.params = game.params();
     let ending = session.finish();
     if crate::debug::watching() {
         crate::debug::stderr_end();

@@ -9,11 +9,11 @@
 //! per move. The player's stderr is drained in the same wait into a capped tail buffer, so a
 //! chatty player can never block. Everything that touches the OS directly is in `crate::os`.
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use crate::os::{self, Interest, Waiter};
-use crate::problem::Channel;
+use crate::problem::{Channel, Heard};
 use crate::sandbox::{self, Report, Spec};
 use crate::verdict::{clip, Fault, Overtime, Waiting, QUOTE_BYTES};
 
@@ -116,6 +116,11 @@ pub(crate) struct Session {
     /// `scanned`, and the line being read there starts at `open_line`.
     scanned: usize,
     open_line: usize,
+    /// The other descriptor `recv_or` waits on (registered once and kept), and whether for
+    /// writing too.
+    other: Option<(RawFd, bool)>,
+    /// It was ready in the last wait.
+    other_ready: bool,
 }
 
 /// Tokens of the descriptors a session waits on.
@@ -124,6 +129,7 @@ const STDOUT: u32 = 1;
 const STDERR: u32 = 2;
 const INTERRUPT: u32 = 3;
 const EXITED: u32 = 4;
+const OTHER: u32 = 5;
 
 #[derive(Clone, Copy)]
 enum Want {
@@ -131,6 +137,8 @@ enum Want {
     Write,
     /// Wait until a full line is buffered (or EOF).
     Line,
+    /// Wait until a full line is buffered (or EOF), or the other descriptor is ready.
+    LineOrOther,
     /// Wait until stdout is closed.
     Eof,
     /// Wait until the supervisor reports (the player has ended and been reaped).
@@ -181,6 +189,8 @@ impl Session {
             doomed: false,
             scanned: 0,
             open_line: 0,
+            other: None,
+            other_ready: false,
         })
     }
 
@@ -284,7 +294,7 @@ impl Session {
     fn overtime(&self, want: Want) -> Overtime {
         let partial = self.buf.len() - self.consumed;
         let waiting = match want {
-            Want::Line => Waiting::Line {
+            Want::Line | Want::LineOrOther => Waiting::Line {
                 line: self.lines + 1,
                 partial,
                 earlier: self.output_total > partial as u64,
@@ -334,8 +344,11 @@ impl Session {
                 }
                 Ok(false)
             }
-            Want::Line => {
+            Want::Line | Want::LineOrOther => {
                 if self.has_line() || self.stdout_eof {
+                    return Ok(true);
+                }
+                if matches!(want, Want::LineOrOther) && self.other_ready {
                     return Ok(true);
                 }
                 if self.buf.len() - self.consumed > self.limits.max_line {
@@ -365,6 +378,9 @@ impl Session {
         if is(STDERR) {
             self.read_stderr();
         }
+        if is(OTHER) {
+            self.other_ready = true;
+        }
         if is(STDOUT) {
             self.read_stdout()?;
         }
@@ -384,6 +400,61 @@ impl Session {
             self.stdout_eof = true;
         }
         Ok(())
+    }
+
+    /// Registers the other descriptor of `recv_or`, once (a wait on the same descriptor
+    /// costs no system call beyond the wait).
+    fn watch_other(&mut self, fd: RawFd, writable: bool) -> std::io::Result<()> {
+        let interest = if writable {
+            Interest::ReadWrite
+        } else {
+            Interest::Read
+        };
+        match self.other {
+            Some((known, w)) if known == fd && w == writable => return Ok(()),
+            Some((known, _)) if known == fd => self.waiter.modify(fd, OTHER, interest)?,
+            Some((known, _)) => {
+                self.waiter.remove(known);
+                self.waiter.add(fd, OTHER, interest)?;
+            }
+            None => self.waiter.add(fd, OTHER, interest)?,
+        }
+        self.other = Some((fd, writable));
+        Ok(())
+    }
+
+    /// Hands out the next buffered line (after a wait for one): the end of output, a last
+    /// line without newline, an over-long line or one that is not text are faults.
+    fn take_line(&mut self) -> Result<&str, Fault> {
+        let rest = &self.buf[self.consumed..];
+        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+            let tail = String::from_utf8_lossy(rest).to_string();
+            return Err(if tail.is_empty() {
+                Fault::Eof
+            } else {
+                Fault::Unterminated(clip(&tail, QUOTE_BYTES))
+            });
+        };
+        if end > self.limits.max_line {
+            self.doomed = true;
+            return Err(Fault::LineTooLong(self.limits.max_line));
+        }
+        let start = self.consumed;
+        self.consumed += end + 1;
+        self.lines += 1;
+        let mut line = &self.buf[start..start + end];
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        check_text(line)
+    }
+
+    /// Drops the line handed out last time; compacts now and then.
+    fn compact(&mut self) {
+        if self.consumed > 0 && self.consumed * 2 >= self.buf.len() {
+            self.buf.drain(..self.consumed);
+            self.consumed = 0;
+        }
     }
 
     /// Output read to its end is not handed out line by line, so `recv`'s line check does not
@@ -538,36 +609,29 @@ impl Channel for Session {
     }
 
     fn recv(&mut self) -> Result<&str, Fault> {
-        // Drop the line handed out last time; compact now and then.
-        if self.consumed > 0 && self.consumed * 2 >= self.buf.len() {
-            self.buf.drain(..self.consumed);
-            self.consumed = 0;
-        }
+        self.compact();
         let deadline = self.deadline();
         let result = self.pump(Want::Line, &[], Some(deadline));
         self.stop_clock();
         result?;
-        let rest = &self.buf[self.consumed..];
-        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
-            let tail = String::from_utf8_lossy(rest).to_string();
-            return Err(if tail.is_empty() {
-                Fault::Eof
-            } else {
-                Fault::Unterminated(clip(&tail, QUOTE_BYTES))
-            });
-        };
-        if end > self.limits.max_line {
-            self.doomed = true;
-            return Err(Fault::LineTooLong(self.limits.max_line));
+        self.take_line()
+    }
+
+    fn recv_or(&mut self, other: BorrowedFd<'_>, writable: bool) -> Result<Heard<'_>, Fault> {
+        self.compact();
+        self.watch_other(other.as_raw_fd(), writable)
+            .map_err(|e| Fault::Gone(format!("cannot wait on the judge's program: {e}")))?;
+        self.other_ready = false;
+        let deadline = self.deadline();
+        let result = self.pump(Want::LineOrOther, &[], Some(deadline));
+        let line_ready = self.has_line() || self.stdout_eof;
+        if result.is_ok() && !line_ready {
+            // The other side spoke: the clock keeps running (the next send restarts it).
+            return Ok(Heard::Other);
         }
-        let start = self.consumed;
-        self.consumed += end + 1;
-        self.lines += 1;
-        let mut line = &self.buf[start..start + end];
-        if line.last() == Some(&b'\r') {
-            line = &line[..line.len() - 1];
-        }
-        check_text(line)
+        self.stop_clock();
+        result?;
+        self.take_line().map(Heard::Line)
     }
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {

@@ -27,7 +27,7 @@
 //! This module neither reads nor writes files: `report::files` writes transcripts and
 //! `replay` reads them.
 
-use crate::problem::{Channel, Game, Problem};
+use crate::problem::{Channel, Game, Heard, Problem};
 use crate::verdict::Fault;
 
 /// Marks a line the judge sent to the player.
@@ -119,6 +119,19 @@ impl<'a> Recorder<'a> {
         }
     }
 
+    /// Keeps one line of a player.
+    fn keep_line(text: &mut String, line: &str) {
+        if line.len() > KEEP_BYTES {
+            // Only a channel without a line limit hands out such a line.
+            Self::keep(text, line);
+        } else {
+            // One line, whatever it holds: a stray `\r` or an empty answer is kept as sent.
+            text.push_str(FROM_PLAYER);
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+
     /// Keeps a player's message, cut after [`KEEP_BYTES`] with a note saying how much.
     fn keep(text: &mut String, message: &str) {
         let mut end = message.len().min(KEEP_BYTES);
@@ -147,16 +160,21 @@ impl Channel for Recorder<'_> {
     fn recv(&mut self) -> Result<&str, Fault> {
         let line = self.inner.recv()?;
         self.last_answer = self.text.len();
-        if line.len() > KEEP_BYTES {
-            // Only a channel without a line limit hands out such a line.
-            Self::keep(&mut self.text, line);
-        } else {
-            // One line, whatever it holds: a stray `\r` or an empty answer is kept as sent.
-            self.text.push_str(FROM_PLAYER);
-            self.text.push_str(line);
-            self.text.push('\n');
-        }
+        Self::keep_line(&mut self.text, line);
         Ok(line)
+    }
+
+    fn recv_or(
+        &mut self,
+        other: std::os::fd::BorrowedFd<'_>,
+        writable: bool,
+    ) -> Result<Heard<'_>, Fault> {
+        let heard = self.inner.recv_or(other, writable)?;
+        if let Heard::Line(line) = heard {
+            self.last_answer = self.text.len();
+            Self::keep_line(&mut self.text, line);
+        }
+        Ok(heard)
     }
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {

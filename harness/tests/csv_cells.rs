@@ -143,6 +143,7 @@ fn result(reason: &str, warning: &str) -> TestResult {
         player_hash: String::new(),
         warning: warning.to_string(),
         transcript: String::new(),
+        pictures: Vec::new(),
     }
 }
 

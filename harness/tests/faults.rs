@@ -42,7 +42,9 @@ fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
 fn containment(sandbox: Want) -> Containment {
     harness::sandbox::set_supervisor(std::path::Path::new(env!("CARGO_BIN_EXE_harness")));
     Containment {
-        isolation: Isolation::prepare(sandbox, Want::Auto, &[]).expect("isolation"),
+        isolation: Isolation::prepare(sandbox, Want::Auto, &[])
+            .expect("isolation")
+            .into(),
         base_env: base_env(&[]),
         core_dumps: false,
     }

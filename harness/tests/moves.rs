@@ -38,7 +38,9 @@ fn suite(problem: &str) -> Suite {
 fn containment() -> Containment {
     harness::sandbox::set_supervisor(Path::new(env!("CARGO_BIN_EXE_harness")));
     Containment {
-        isolation: Isolation::prepare(Want::Auto, Want::Auto, &[]).expect("isolation"),
+        isolation: Isolation::prepare(Want::Auto, Want::Auto, &[])
+            .expect("isolation")
+            .into(),
         base_env: base_env(&[]),
         core_dumps: false,
     }

@@ -127,16 +127,21 @@ pub fn main(args: &PlayArgs) -> Result<u8, Error> {
     let problem = find_problem(&args.problem)?;
     let env = context.env(problem.id(), None);
     let key = CaseKey::Seed(args.seed);
-    let mut game = problem
-        .case(&key, &env)
-        .map_err(|e| Error::usage(e.to_string()))?;
+    // Before the test is made: a problem judged by a contest's tools would run its gen.
     let Some(views) = problem.views() else {
+        let judged_by = match problem.judge_identity() {
+            Some(_) => " (it is judged by a contest's tools, which have no board to play on)",
+            None => "",
+        };
         return Err(Error::Usage(format!(
-            "{} is not interactive: play {}",
+            "{} cannot be played in the terminal{judged_by}: play {}",
             problem.id(),
             crate::problem::interactive_ids().join(" or ")
         )));
     };
+    let mut game = problem
+        .case(&key, &env)
+        .map_err(|e| Error::usage(e.to_string()))?;
     let view = views.terminal(&key, &env).map_err(Error::Usage)?;
     if args.name.is_empty() || args.name.contains(['/', '\\']) || args.name.starts_with('.') {
         return Err(Error::Usage(format!(
@@ -236,6 +241,7 @@ fn play_in_terminal(
         player_hash: String::new(),
         warning: String::new(),
         transcript,
+        pictures: Vec::new(),
     }
 }
 

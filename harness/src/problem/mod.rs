@@ -41,12 +41,14 @@
 pub mod chesspuzzle;
 pub mod exact;
 pub mod linez;
+pub mod tools;
 pub mod views;
 
 pub use exact::{game_ending, russian_checkers, simplified_chess};
 pub use views::Views;
 
 use std::fmt;
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -132,6 +134,9 @@ pub enum CaseError {
     },
     #[error("{problem} has no test case {key}")]
     Unknown { problem: &'static str, key: String },
+    /// A contest tool could not make the test (gen failed, an input is missing).
+    #[error("{0}")]
+    Tool(String),
 }
 
 impl CaseError {
@@ -207,6 +212,33 @@ pub trait Problem: Send + Sync {
     fn views(&self) -> Option<&dyn Views> {
         None
     }
+    /// Work done once per run before any test (a contest's tools are built); the error is
+    /// the user's to fix (exit 2), with the build's last lines.
+    fn prepare(&self, _builds: &mut crate::build::Builds) -> Result<(), String> {
+        Ok(())
+    }
+    /// Hands the problem the run's isolation, before any test: a problem that runs programs
+    /// of its own (a contest's tools) runs them there. Outside a run it makes its own.
+    fn attach(&self, _isolation: &std::sync::Arc<crate::sandbox::Isolation>) {}
+    /// Whether making a test runs programs (a contest's `gen`): the plan then makes none
+    /// ahead of the run to check the test data (the run makes them, contained, after the
+    /// build, and a failure is that test's ERR).
+    fn tests_made_by_tools(&self) -> bool {
+        false
+    }
+    /// A hash of the judge's own files when they are not the harness's code (a contest's
+    /// tools): recorded in run.toml, and a changed judge is shown when runs are compared.
+    fn judge_identity(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A file a judge drew of a test (a contest visualizer's `out.svg` or `vis.html`), kept in
+/// the run's folder and linked from the report.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    pub name: String,
+    pub bytes: Vec<u8>,
 }
 
 /// One test case, ready to be played once.
@@ -219,6 +251,10 @@ pub trait Game: Send {
     /// Plays the test against a player and judges it. Every player message is hostile input:
     /// whatever it sends, this returns an outcome and never panics.
     fn play(&mut self, player: &mut dyn Channel) -> Outcome;
+    /// The pictures the judge drew of the test just played (none for most problems).
+    fn pictures(&mut self) -> Vec<Picture> {
+        Vec::new()
+    }
 }
 
 /// The judge's side of the conversation with one player.
@@ -234,11 +270,34 @@ pub trait Channel {
     /// Closes the player's input and returns everything it writes until it closes its output
     /// (exact-answer problems).
     fn recv_to_end(&mut self) -> Result<&str, Fault>;
+    /// Waits for whichever comes first: the player's next line (as [`Channel::recv`] hands
+    /// it out, checked the same way) or `other` being ready: readable, closed, or, with
+    /// `writable`, writable. For a judge that is another program (a contest's tester talking
+    /// to the player through the relay, `sandbox::relay`): its bytes and the player's lines
+    /// are then proxied by one thread.
+    ///
+    /// The thinking clock runs as for `recv`, from the last `send` or the last line: a line
+    /// stops it, [`Heard::Other`] leaves it running (the next `send` restarts it, so time
+    /// the other program spends before it speaks is not the player's). Channels without
+    /// descriptors (in-memory players) never report `other` and just wait for the line.
+    fn recv_or(&mut self, other: BorrowedFd<'_>, writable: bool) -> Result<Heard<'_>, Fault> {
+        let _ = (other, writable);
+        self.recv().map(Heard::Line)
+    }
     /// Tells the channel how the judge read the player's last line, when that differs from
     /// the bytes sent: its canonical form (`7 3` for ` 007  3`). A transcript keeps this
     /// instead, so its size depends on the number of moves, never on padding. Channels that
     /// keep nothing ignore it.
     fn understood(&mut self, _canonical: &str) {}
+}
+
+/// What [`Channel::recv_or`] found first.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Heard<'a> {
+    /// The player's next line, without its line end.
+    Line(&'a str),
+    /// The other descriptor is ready.
+    Other,
 }
 
 /// Splits a move into its tokens: runs of anything but ASCII spaces and tabs (the only white
@@ -252,8 +311,16 @@ pub(crate) fn trim_blanks(line: &str) -> &str {
     line.trim_matches([' ', '\t'])
 }
 
-/// Every problem the harness knows, in the order of the documentation.
+/// Every problem the harness knows: the built-in ones, in the order of the documentation,
+/// then those of the workspace's `problem.toml` files ([`tools`], loaded with the context).
 pub fn all() -> Vec<Box<dyn Problem>> {
+    let mut all = builtin();
+    all.extend(tools::loaded());
+    all
+}
+
+/// The problems judged by the harness's own code.
+pub fn builtin() -> Vec<Box<dyn Problem>> {
     vec![
         Box::new(chesspuzzle::ChessPuzzle),
         Box::new(linez::Linez),

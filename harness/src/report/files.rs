@@ -191,6 +191,17 @@ impl RunFiles {
             }
             f.write_all(&r.stderr.bytes)?;
         }
+        if !r.pictures.is_empty() {
+            let case = r.case.to_string();
+            let dir = self
+                .dir
+                .join(rundir::pictures_dir(r.problem, &r.player, &case));
+            fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+            for picture in &r.pictures {
+                let path = dir.join(&picture.name);
+                fs::write(&path, &picture.bytes).map_err(|e| io_err(&path, e))?;
+            }
+        }
         if !r.transcript.is_empty() && self.transcripts.keeps(r.outcome.verdict) {
             let path =
                 rundir::transcript_path(&self.dir, r.problem, &r.player, &r.case.to_string());

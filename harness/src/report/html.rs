@@ -411,6 +411,21 @@ fn link_or_command(run: &Path, row: &Row, run_id: &str) -> String {
     }
 }
 
+/// Links to the pictures the judge drew of a test (a contest visualizer's files).
+fn picture_links(run: &Path, r: &Row) -> Vec<String> {
+    crate::rundir::picture_links(run, &r.problem, &r.player, &r.seed)
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            format!(
+                "<a href=\"{}\">{}</a>",
+                escape(&p.to_string_lossy()),
+                escape(&name)
+            )
+        })
+        .collect()
+}
+
 fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: &str) {
     h.push_str("<h3>Worst seeds</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th>score</th><th class=\"l\">verdict</th><th class=\"l\">replay</th></tr>\n");
     let all: Vec<Row> = p.rows.values().map(|r| (*r).clone()).collect();
@@ -429,7 +444,11 @@ fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: 
                 escape(&r.seed),
                 short(r.score),
                 escape(r.verdict.code()),
-                link_or_command(run, r, run_id)
+                [link_or_command(run, r, run_id)]
+                    .into_iter()
+                    .chain(picture_links(run, r))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
         }
     }
@@ -481,6 +500,7 @@ fn failures_table(h: &mut String, run: &Path, p: &Problem, run_id: &str) {
                 escape(&log.to_string_lossy())
             ));
         }
+        files.extend(picture_links(run, r));
         let _ = writeln!(
             h,
             "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",

@@ -112,7 +112,7 @@ impl Isolation {
 
 /// Makes `path` and everything under it owned by `ids` (without following links); entries
 /// already theirs are left as they are, so a folder given once costs a walk, not a write.
-fn give_to(path: &std::path::Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
+pub(super) fn give_to(path: &std::path::Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(path)?;
     if meta.uid() != uid || meta.gid() != gid {

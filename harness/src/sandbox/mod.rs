@@ -27,14 +27,17 @@ mod init;
 mod landlock;
 pub(crate) mod net;
 pub mod probe;
+pub mod relay;
 mod seccomp;
 pub mod spec;
 pub mod supervisor;
 mod sys;
+pub mod tool;
 mod view;
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 pub use build::{BuildJob, BUILD_LIMITS};
@@ -51,6 +54,15 @@ static SUPERVISOR: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock:
 pub fn set_supervisor(path: &Path) {
     if let Ok(c) = sys::cstr(path) {
         let _ = SUPERVISOR.set(c);
+    }
+}
+
+/// The harness binary's path on the host (the supervisor's, see [`set_supervisor`]): what a
+/// contest tool starts as its player's relay ([`relay`]).
+pub(crate) fn harness_exe() -> std::io::Result<PathBuf> {
+    match SUPERVISOR.get() {
+        Some(c) => Ok(PathBuf::from(std::ffi::OsStr::from_bytes(c.to_bytes()))),
+        None => std::env::current_exe(),
     }
 }
 

@@ -237,7 +237,11 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         config,
         secret: None,
     };
-    problem.case(&CaseKey::Seed(seeds[0]), &env).usage()?;
+    // A judge made of a contest's tools is built first; its tests are made in the trials.
+    problem.prepare(&mut builds).map_err(Error::Usage)?;
+    if !problem.tests_made_by_tools() {
+        problem.case(&CaseKey::Seed(seeds[0]), &env).usage()?;
+    }
     let containment = Containment::prepare(
         settings.sandbox.unwrap_or(scoring.harness.sandbox),
         settings.cgroup.unwrap_or(scoring.harness.cgroup),
@@ -246,6 +250,7 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
     )
     .map_err(Error::Usage)?;
     let mut notes: Vec<String> = containment.isolation.notes.clone();
+    problem.attach(&containment.isolation);
     let mut suite = Suite {
         problem,
         env,

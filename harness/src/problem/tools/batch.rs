@@ -1,0 +1,132 @@
+//! The batch shape (AtCoder): the player reads its input on stdin and writes its answer on
+//! stdout, as an exact-answer problem's player does (the same limits and verdicts); then the
+//! judge runs contained over the input and the answer, and [`judge::judge_outcome`] reads
+//! its score. The pictures it leaves in its folder (`pictures`) are kept for the report.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::config::Def;
+use super::inputs::{self, Made};
+use super::judge::{self, Placeholders};
+use crate::problem::{CaseError, Channel, Game, Picture};
+use crate::sandbox::tool::{self, Stdin, ToolCommand};
+use crate::sandbox::Isolation;
+use crate::verdict::{Fault, Outcome, Verdict};
+
+/// File names of the input and the answer in the judge's working folder.
+const INPUT: &str = "input.txt";
+const OUTPUT: &str = "output.txt";
+
+/// One test of a batch problem.
+pub struct BatchGame {
+    def: Arc<Def>,
+    isolation: Arc<Isolation>,
+    made: Arc<Made>,
+    input: String,
+    pictures: Vec<Picture>,
+}
+
+impl BatchGame {
+    pub fn new(
+        def: Arc<Def>,
+        isolation: Arc<Isolation>,
+        made: Arc<Made>,
+    ) -> Result<BatchGame, CaseError> {
+        let input = CaseError::read(&made.path)?;
+        Ok(BatchGame {
+            def,
+            isolation,
+            made,
+            input,
+            pictures: Vec::new(),
+        })
+    }
+
+    /// Runs the judge over the player's answer.
+    fn judge(&mut self, output: &str) -> Outcome {
+        let mut outputs = vec![INPUT, OUTPUT];
+        outputs.extend(self.def.pictures.iter().map(String::as_str));
+        let ws = match judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs) {
+            Ok(ws) => ws,
+            Err(e) => {
+                return Outcome::failed(
+                    Verdict::HarnessError,
+                    format!("cannot make the judge's folder: {e}"),
+                )
+            }
+        };
+        let (input, answer) = (ws.work().join(INPUT), ws.work().join(OUTPUT));
+        if let Err(e) =
+            std::fs::copy(&self.made.path, &input).and_then(|_| std::fs::write(&answer, output))
+        {
+            return Outcome::failed(
+                Verdict::HarnessError,
+                format!("cannot write the judge's files: {e}"),
+            );
+        }
+        let values = Placeholders {
+            input: Some(input),
+            output: Some(answer),
+            seed: Some(self.made.tool_seed),
+            ..Placeholders::default()
+        };
+        let args = values.apply(&self.def.judge);
+        let cmd = ToolCommand {
+            program: judge::program(&self.def.tools, &args[0]),
+            args: args[1..].to_vec(),
+            tools: self.def.tools.clone(),
+            read_only: Vec::new(),
+            env: super::tool_env(),
+            stdin: Stdin::Null,
+            stdout: None,
+            timeout: Duration::from_secs_f64(self.def.judge_timeout),
+            limits: inputs::tool_limits(&self.def),
+            max_output: 64 << 20,
+        };
+        let run = tool::run(&self.isolation, &cmd, &ws);
+        for name in &self.def.pictures {
+            if let Ok(bytes) = std::fs::read(ws.work().join(name)) {
+                self.pictures.push(Picture {
+                    name: name.clone(),
+                    bytes,
+                });
+            }
+        }
+        judge::judge_outcome(&self.def, &run, 1)
+            .unwrap_or_else(|| Outcome::fault(&Fault::Interrupted, 0.0, 0))
+    }
+}
+
+impl Game for BatchGame {
+    fn params(&self) -> Vec<String> {
+        let first = self.input.lines().next().unwrap_or("");
+        let mut tokens = crate::problem::tokens(first);
+        self.def
+            .params
+            .iter()
+            .map(|_| tokens.next().unwrap_or("").to_string())
+            .collect()
+    }
+
+    fn describe(&self) -> String {
+        self.input.clone()
+    }
+
+    fn play(&mut self, player: &mut dyn Channel) -> Outcome {
+        match player.send(&self.input) {
+            // A player may answer without reading all of its input.
+            Ok(()) | Err(Fault::Gone(_)) => {}
+            Err(fault) => return Outcome::fault(&fault, 0.0, 0),
+        }
+        let output = match player.recv_to_end() {
+            Ok(output) => output.to_string(),
+            Err(fault) => return Outcome::fault(&fault, 0.0, 0),
+        };
+        self.judge(&output)
+    }
+
+    fn pictures(&mut self) -> Vec<Picture> {
+        std::mem::take(&mut self.pictures)
+    }
+}

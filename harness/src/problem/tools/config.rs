@@ -1,0 +1,611 @@
+//! `problem.toml`: a problem described by configuration alone, judged by a contest's own
+//! tools. Read and checked once at start-up ([`discover`]); a mistake is a usage error (exit
+//! 2) naming the file and the key, before anything runs.
+//!
+//! A problem is a folder holding `problem.toml`; its id is the folder's name. The folders are
+//! `testcases/*/` that hold one, and those named by `[harness] problems = [...]` in
+//! `scoring.toml` (relative to it). Paths inside `problem.toml` are relative to the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::config::{Objective, ProblemConfig};
+
+/// How a test of the problem runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// The player reads the input on stdin and answers on stdout; then the judge scores
+    /// the input and the answer (AtCoder's `vis <input> <output>`).
+    Batch,
+    /// The judge starts the player (through the relay) and talks to it (AtCoder's `tester`).
+    Interactive,
+    /// The judge makes the test from the seed and starts the player (TopCoder's tester.jar).
+    Topcoder,
+}
+
+impl Shape {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Batch => "batch",
+            Shape::Interactive => "interactive",
+            Shape::Topcoder => "topcoder",
+        }
+    }
+}
+
+/// Which of the judge's streams holds its score line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+    /// Both: the last match of stderr, else of stdout.
+    Both,
+}
+
+/// `problem.toml` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Raw {
+    title: Option<String>,
+    shape: Shape,
+    objective: Objective,
+    tools: PathBuf,
+    build: Option<Vec<String>>,
+    inputs: Option<RawInputs>,
+    judge: Vec<String>,
+    score: Option<String>,
+    score_stream: Option<Stream>,
+    #[serde(default)]
+    params: Vec<String>,
+    #[serde(default)]
+    pictures: Vec<String>,
+    judge_timeout: Option<f64>,
+    judge_memory: Option<u64>,
+    limits: Option<toml::Table>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawInputs {
+    gen: Option<Vec<String>>,
+    dir: String,
+    name: Option<String>,
+}
+
+/// How the input of a seed is made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inputs {
+    /// `gen` run over a seeds file in a fresh folder, writing `<dir>/0000.txt`.
+    Gen { command: Vec<String>, dir: String },
+    /// Ready files: `<dir>/<name>` with the seed put in `name` (`{seed}`, `{seed:04}`).
+    Ready { dir: PathBuf, name: String },
+    /// The judge makes the test itself from `{seed}` (TopCoder).
+    ByJudge,
+}
+
+/// One problem judged by its tools, checked.
+#[derive(Clone, Debug)]
+pub struct Def {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// The `problem.toml` (for messages).
+    pub file: PathBuf,
+    pub shape: Shape,
+    pub objective: Objective,
+    /// The tools folder, absolute.
+    pub tools: PathBuf,
+    pub build: Option<Vec<String>>,
+    pub inputs: Inputs,
+    pub judge: Vec<String>,
+    pub score: regex::Regex,
+    pub score_stream: Stream,
+    pub params: &'static [&'static str],
+    pub pictures: Vec<String>,
+    /// Seconds the judge (and gen) may run.
+    pub judge_timeout: f64,
+    /// MB of memory the judge (and gen) may use.
+    pub judge_memory: u64,
+    /// The `[limits]` table, checked (merged under scoring.toml's `[problem.<id>]`).
+    pub limits: toml::Table,
+}
+
+/// The default score line: the last `Score = N` (an integer, a decimal, `1.0E7`, `-1.0`).
+pub const DEFAULT_SCORE: &str = r"Score\s*=\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)";
+
+/// Placeholders a command may hold.
+const PLACEHOLDERS: [&str; 7] = [
+    "{input}",
+    "{output}",
+    "{seed}",
+    "{seed:04}",
+    "{seeds}",
+    "{player}",
+    "{player...}",
+];
+
+/// The folders holding a `problem.toml`: `testcases/*/` and `extra` (relative to `base`, the
+/// folder of scoring.toml), in that order, each once.
+pub fn folders(testcases: &Path, base: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(testcases)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("problem.toml").is_file())
+        .collect();
+    found.sort();
+    for dir in extra {
+        found.push(base.join(dir));
+    }
+    found
+}
+
+/// Reads and checks every problem of `folders`; `builtin` are the ids already taken.
+pub fn discover(folders: &[PathBuf], builtin: &[&str]) -> Result<Vec<Def>, String> {
+    let mut defs: Vec<Def> = Vec::new();
+    for folder in folders {
+        let file = folder.join("problem.toml");
+        if !file.is_file() {
+            return Err(format!(
+                "[harness] problems: {} holds no problem.toml",
+                folder.display()
+            ));
+        }
+        let def = load(&file, builtin)?;
+        if defs.iter().any(|d| d.id == def.id) {
+            return Err(format!(
+                "{}: a second problem with the id {:?} (the folder's name)",
+                file.display(),
+                def.id
+            ));
+        }
+        defs.push(def);
+    }
+    Ok(defs)
+}
+
+/// Reads one `problem.toml`.
+pub fn load(file: &Path, builtin: &[&str]) -> Result<Def, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    parse(&text, file, builtin)
+}
+
+/// Parses and checks the text of `file`. Errors name the file and the key.
+pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
+    let at = |key: &str, message: String| format!("{}: {key}: {message}", file.display());
+    let raw: Raw = toml::from_str(text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let folder = file.parent().unwrap_or(Path::new("."));
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let id = folder
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(at(
+            "id",
+            format!("the folder's name {id:?} is the problem's id: use letters, digits, - and _"),
+        ));
+    }
+    if builtin.contains(&id.as_str()) {
+        return Err(at(
+            "id",
+            format!("{id:?} is a built-in problem: name the folder otherwise"),
+        ));
+    }
+    let tools = folder.join(&raw.tools);
+    if !tools.is_dir() {
+        return Err(at("tools", format!("{} is not a folder", tools.display())));
+    }
+    let tools = std::fs::canonicalize(&tools).unwrap_or(tools);
+    if let Some(build) = &raw.build {
+        if build.is_empty() {
+            return Err(at(
+                "build",
+                "an empty command (leave the key out instead)".into(),
+            ));
+        }
+    }
+    check_command("judge", &raw.judge, &at)?;
+    let needs = |p: &str| raw.judge.iter().any(|a| a.contains(p));
+    match raw.shape {
+        Shape::Batch if !(needs("{output}")) => {
+            return Err(at(
+                "judge",
+                "a batch judge must be given the player's answer: {output}".into(),
+            ))
+        }
+        Shape::Interactive if !needs("{player...}") => {
+            return Err(at(
+                "judge",
+                "an interactive judge starts the player: put {player...} where its command goes"
+                    .into(),
+            ))
+        }
+        Shape::Topcoder if !needs("{player}") => {
+            return Err(at(
+                "judge",
+                "a topcoder judge starts the player: put {player} where its command goes (-exec)"
+                    .into(),
+            ))
+        }
+        _ => {}
+    }
+    if raw.shape != Shape::Topcoder && (needs("{player}") && raw.shape == Shape::Batch) {
+        return Err(at(
+            "judge",
+            "a batch judge never starts the player: no {player}".into(),
+        ));
+    }
+    let inputs = match (raw.shape, raw.inputs) {
+        (Shape::Topcoder, None) => Inputs::ByJudge,
+        (Shape::Topcoder, Some(_)) => {
+            return Err(at(
+                "inputs",
+                "a topcoder judge makes its tests from {seed}: no inputs".into(),
+            ))
+        }
+        (_, None) => return Err(at(
+            "inputs",
+            "missing: { gen = [...], dir = \"in\" } or { dir = \"...\", name = \"{seed:04}.txt\" }"
+                .into(),
+        )),
+        (
+            _,
+            Some(RawInputs {
+                gen: Some(gen),
+                dir,
+                name: None,
+            }),
+        ) => {
+            check_command("inputs.gen", &gen, &at)?;
+            if !gen.iter().any(|a| a.contains("{seeds}")) {
+                return Err(at(
+                    "inputs.gen",
+                    "gen must be given the seeds file: {seeds}".into(),
+                ));
+            }
+            check_relative("inputs.dir", &dir, &at)?;
+            Inputs::Gen { command: gen, dir }
+        }
+        (
+            _,
+            Some(RawInputs {
+                gen: Some(_),
+                name: Some(_),
+                ..
+            }),
+        ) => {
+            return Err(at(
+                "inputs.name",
+                "either gen (inputs made from the seeds) or name (ready files), not both".into(),
+            ))
+        }
+        (
+            _,
+            Some(RawInputs {
+                gen: None,
+                dir,
+                name,
+            }),
+        ) => {
+            let name = name.unwrap_or_else(|| "{seed:04}.txt".to_string());
+            if !name.contains("{seed}") && !name.contains("{seed:04}") {
+                return Err(at(
+                    "inputs.name",
+                    format!("{name:?} does not hold {{seed}} or {{seed:04}}"),
+                ));
+            }
+            let dir = folder.join(dir);
+            if !dir.is_dir() {
+                return Err(at(
+                    "inputs.dir",
+                    format!("{} is not a folder", dir.display()),
+                ));
+            }
+            Inputs::Ready { dir, name }
+        }
+    };
+    let pattern = raw.score.as_deref().unwrap_or(DEFAULT_SCORE);
+    let score = regex::Regex::new(pattern).map_err(|e| at("score", e.to_string()))?;
+    if score.captures_len() != 2 {
+        return Err(at(
+            "score",
+            format!(
+                "the pattern must hold exactly one group (the number), it holds {}",
+                score.captures_len() - 1
+            ),
+        ));
+    }
+    let score_stream = raw.score_stream.unwrap_or(match raw.shape {
+        Shape::Batch | Shape::Topcoder => Stream::Stdout,
+        Shape::Interactive => Stream::Stderr,
+    });
+    for p in &raw.params {
+        if p.is_empty() || !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(at(
+                "params",
+                format!("{p:?}: a name of letters, digits and _"),
+            ));
+        }
+    }
+    for p in &raw.pictures {
+        check_relative("pictures", p, &at)?;
+        if p.contains('/') {
+            return Err(at(
+                "pictures",
+                format!("{p:?}: a file name in the judge's working folder, without /"),
+            ));
+        }
+    }
+    let judge_timeout = raw.judge_timeout.unwrap_or(60.0);
+    if !(judge_timeout > 0.0 && judge_timeout.is_finite()) {
+        return Err(at(
+            "judge-timeout",
+            format!("{judge_timeout}: a positive number of seconds"),
+        ));
+    }
+    let judge_memory = raw.judge_memory.unwrap_or(2048);
+    if judge_memory == 0 {
+        return Err(at("judge-memory", "at least 1 MB".into()));
+    }
+    let limits = raw.limits.unwrap_or_default();
+    let checked: ProblemConfig = limits
+        .clone()
+        .try_into()
+        .map_err(|e: toml::de::Error| at("limits", e.message().to_string()))?;
+    if checked.objective.is_some_and(|o| o != raw.objective) {
+        return Err(at(
+            "limits.objective",
+            "contradicts the problem's objective (leave it out)".into(),
+        ));
+    }
+    if !(checked.time_limit > 0.0 && checked.time_limit.is_finite()) {
+        return Err(at(
+            "limits.time-limit",
+            "a positive number of seconds".into(),
+        ));
+    }
+    let params: Vec<&'static str> = raw.params.into_iter().map(leak).collect();
+    Ok(Def {
+        title: leak(raw.title.unwrap_or_else(|| id.clone())),
+        id: leak(id),
+        file: file.to_path_buf(),
+        shape: raw.shape,
+        objective: raw.objective,
+        tools,
+        build: raw.build,
+        inputs,
+        judge: raw.judge,
+        score,
+        score_stream,
+        params: Box::leak(params.into_boxed_slice()),
+        pictures: raw.pictures,
+        judge_timeout,
+        judge_memory,
+        limits,
+    })
+}
+
+/// The few strings of a loaded problem live as long as the process (ids are `&'static str`
+/// everywhere); they are read once per process.
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn check_command(
+    key: &str,
+    command: &[String],
+    at: &dyn Fn(&str, String) -> String,
+) -> Result<(), String> {
+    if command.is_empty() || command[0].is_empty() {
+        return Err(at(key, "an empty command".into()));
+    }
+    for arg in command {
+        let mut rest = arg.as_str();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let word = &rest[open..open + close + 1];
+            if !PLACEHOLDERS.contains(&word) {
+                return Err(at(
+                    key,
+                    format!(
+                        "unknown placeholder {word} (known: {})",
+                        PLACEHOLDERS.join(" ")
+                    ),
+                ));
+            }
+            rest = &rest[open + close + 1..];
+        }
+    }
+    if let Some(i) = command.iter().position(|a| a.contains("{player...}")) {
+        if command[i] != "{player...}" {
+            return Err(at(
+                key,
+                "{player...} stands for several arguments: it must be an argument by itself".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_relative(
+    key: &str,
+    path: &str,
+    at: &dyn Fn(&str, String) -> String,
+) -> Result<(), String> {
+    let p = Path::new(path);
+    if path.is_empty()
+        || p.is_absolute()
+        || p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(at(
+            key,
+            format!("{path:?}: a relative path inside the working folder"),
+        ));
+    }
+    Ok(())
+}
+
+/// The `[problem.<id>]` settings of a loaded problem: its `[limits]`, with the keys of
+/// scoring.toml's own `[problem.<id>]` table (the raw `given`, when there is one) on top.
+pub fn merged_limits(def: &Def, given: Option<&toml::Table>) -> Result<ProblemConfig, String> {
+    let mut table = def.limits.clone();
+    for (k, v) in given.into_iter().flatten() {
+        table.insert(k.clone(), v.clone());
+    }
+    table
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("[problem.{}]: {}", def.id, e.message()))
+}
+
+/// `[harness] problems` of a scoring.toml text, read before the whole file is checked (the
+/// problems it names must be known to check `[problem.<id>]` tables). Other mistakes are
+/// left to the full parse.
+pub fn named_in_scoring(text: &str) -> (Vec<PathBuf>, BTreeMap<String, toml::Table>) {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return (Vec::new(), BTreeMap::new());
+    };
+    let problems = table
+        .get("harness")
+        .and_then(|h| h.get("problems"))
+        .and_then(|p| p.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(PathBuf::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let tables = table
+        .get("problem")
+        .and_then(|p| p.as_table())
+        .map(|t| {
+            t.iter()
+                .filter_map(|(k, v)| v.as_table().map(|t| (k.clone(), t.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
+    (problems, tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(id: &str) -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(id);
+        std::fs::create_dir_all(dir.join("tools/in")).unwrap();
+        (root, dir.join("problem.toml"))
+    }
+
+    const BATCH: &str = r#"
+shape = "batch"
+objective = "max"
+tools = "tools"
+inputs = { gen = ["gen", "{seeds}"], dir = "in" }
+judge = ["vis", "{input}", "{output}"]
+"#;
+
+    #[test]
+    fn a_batch_problem_takes_defaults() {
+        let (_root, file) = folder("my-batch");
+        let def = parse(BATCH, &file, &["linez"]).unwrap();
+        assert_eq!(def.id, "my-batch");
+        assert_eq!(def.title, "my-batch");
+        assert_eq!(def.score_stream, Stream::Stdout);
+        assert_eq!(def.judge_timeout, 60.0);
+        assert!(matches!(def.inputs, Inputs::Gen { .. }));
+        let cfg = merged_limits(&def, None).unwrap();
+        assert_eq!(cfg, ProblemConfig::default());
+    }
+
+    #[test]
+    fn mistakes_name_the_file_and_the_key() {
+        let (_root, file) = folder("p");
+        let cases = [
+            (BATCH.replace("objective", "objectiv"), "objectiv"),
+            (BATCH.replace("\"batch\"", "\"bach\""), "bach"),
+            (
+                BATCH.replace("{seeds}", "{sed}"),
+                "inputs.gen: unknown placeholder {sed}",
+            ),
+            (BATCH.replace("{output}", "out.txt"), "judge: a batch judge"),
+            (
+                format!("{BATCH}score = 'Score ='\n"),
+                "score: the pattern must hold exactly one",
+            ),
+            (format!("{BATCH}score = '('\n"), "score:"),
+            (format!("{BATCH}judge-timeout = 0\n"), "judge-timeout"),
+            (format!("{BATCH}pictures = ['a/b.svg']\n"), "pictures"),
+            (
+                format!("{BATCH}[limits]\ntime-limt = 3\n"),
+                "limits: unknown field `time-limt`",
+            ),
+            (BATCH.replace("\"tools\"", "\"nowhere\""), "tools: "),
+        ];
+        for (text, want) in cases {
+            let err = parse(&text, &file, &[]).unwrap_err();
+            assert!(err.contains("problem.toml"), "{err}");
+            assert!(err.contains(want), "{want:?} not in {err}");
+        }
+    }
+
+    #[test]
+    fn a_builtin_id_is_refused_and_limits_merge_under_scoring() {
+        let (_root, file) = folder("linez");
+        let err = parse(BATCH, &file, &["linez"]).unwrap_err();
+        assert!(err.contains("built-in"), "{err}");
+        let (_root, file) = folder("p");
+        let text = format!("{BATCH}[limits]\ntime-limit = 3\nmemory-limit = 64\n");
+        let def = parse(&text, &file, &[]).unwrap();
+        let given: toml::Table = "time-limit = 7".parse().unwrap();
+        let cfg = merged_limits(&def, Some(&given)).unwrap();
+        assert_eq!((cfg.time_limit, cfg.memory_limit), (7.0, 64));
+    }
+
+    #[test]
+    fn shapes_need_their_placeholders() {
+        let (_root, file) = folder("p");
+        let inter = BATCH.replace("batch", "interactive").replace(
+            r#"["vis", "{input}", "{output}"]"#,
+            r#"["tester", "{player...}"]"#,
+        );
+        let def = parse(&inter, &file, &[]).unwrap();
+        assert_eq!(def.score_stream, Stream::Stderr);
+        let tc = r#"
+shape = "topcoder"
+objective = "min"
+tools = "tools"
+judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
+"#;
+        let def = parse(tc, &file, &[]).unwrap();
+        assert_eq!(def.inputs, Inputs::ByJudge);
+        let err = parse(&tc.replace("{player}", "x"), &file, &[]).unwrap_err();
+        assert!(err.contains("judge: a topcoder judge"), "{err}");
+    }
+
+    #[test]
+    fn default_score_reads_what_contest_tools_print() {
+        let re = regex::Regex::new(DEFAULT_SCORE).unwrap();
+        for (line, want) in [
+            ("Score = 123456", "123456"),
+            ("Score = -1.0", "-1.0"),
+            ("Score = 1.0E7", "1.0E7"),
+            ("Score=5", "5"),
+        ] {
+            assert_eq!(&re.captures(line).unwrap()[1], want);
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! What every shape shares once a contest tool has run: its command with the placeholders
+//! put in ([`Placeholders`]), the folder it runs in ([`workspace`]), and what its run means
+//! for the player ([`judge_outcome`]: the score, or WA with the tool's last lines, or ERR).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::config::{Def, Stream};
+use crate::sandbox::tool::{ToolDir, ToolEnd, ToolRun};
+use crate::verdict::{Outcome, Verdict};
+
+/// How many of a tool's last lines a reason quotes.
+pub const REASON_LINES: usize = 4;
+
+/// The values of a command's placeholders for one run of a tool.
+#[derive(Clone, Debug, Default)]
+pub struct Placeholders {
+    pub input: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    /// The seed handed to the tool (the harness seed, or the key-derived one).
+    pub seed: Option<u64>,
+    pub seeds: Option<PathBuf>,
+    /// The relay's command, as arguments (`{player...}`) or one string (`{player}`).
+    pub player: Vec<String>,
+}
+
+impl Placeholders {
+    /// `command` with every placeholder replaced; `{player...}` becomes several arguments.
+    pub fn apply(&self, command: &[String]) -> Vec<String> {
+        let mut out = Vec::new();
+        for arg in command {
+            if arg == "{player...}" {
+                out.extend(self.player.iter().cloned());
+                continue;
+            }
+            let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+            let mut a = arg.clone();
+            let seed = self.seed.unwrap_or(0);
+            for (word, value) in [
+                ("{input}", path(&self.input)),
+                ("{output}", path(&self.output)),
+                ("{seeds}", path(&self.seeds)),
+                ("{seed:04}", Some(format!("{seed:04}"))),
+                ("{seed}", Some(seed.to_string())),
+                ("{player}", Some(self.player.join(" "))),
+            ] {
+                if let Some(value) = value {
+                    a = a.replace(word, &value);
+                }
+            }
+            out.push(a);
+        }
+        out
+    }
+}
+
+/// The program of a command: a name with a `/` is a path in the tools folder (unless
+/// absolute); a bare name is the tools folder's file of that name when there is one, else a
+/// program on PATH.
+pub fn program(tools: &Path, first: &str) -> PathBuf {
+    let p = Path::new(first);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    if first.contains('/') || tools.join(p).is_file() {
+        return tools.join(p);
+    }
+    p.to_path_buf()
+}
+
+/// A fresh folder for one run of a tool whose working folder shows the tools folder: a
+/// symbolic link to each of its entries but those named in `outputs` (what the tool writes
+/// there: its inputs folder, its pictures), so a tool finds its files where its README says
+/// and writes only into its own folder.
+pub fn workspace(scratch: &Path, tools: &Path, outputs: &[&str]) -> std::io::Result<ToolDir> {
+    let dir = ToolDir::new(scratch)?;
+    let work = dir.work();
+    for entry in std::fs::read_dir(tools)?.flatten() {
+        let name = entry.file_name();
+        if outputs.iter().any(|o| Path::new(o).starts_with(&name)) {
+            continue;
+        }
+        std::os::unix::fs::symlink(entry.path(), work.join(&name))?;
+    }
+    Ok(dir)
+}
+
+/// The text a score is read from: the judge's stream(s) as the problem says.
+fn score_text(run: &ToolRun, stream: Stream) -> Vec<&str> {
+    match stream {
+        Stream::Stdout => vec![&run.stdout_tail],
+        Stream::Stderr => vec![&run.stderr_tail],
+        // stderr first: its match wins, as pahcer reads them.
+        Stream::Both => vec![&run.stderr_tail, &run.stdout_tail],
+    }
+}
+
+/// The last score the judge printed, when it printed one that reads as a number.
+pub fn read_score(def: &Def, run: &ToolRun) -> Option<f64> {
+    score_text(run, def.score_stream)
+        .into_iter()
+        .find_map(|text| {
+            def.score
+                .captures_iter(text)
+                .last()
+                .and_then(|c| c.get(1))
+                .and_then(|m| m.as_str().parse::<f64>().ok())
+                .filter(|s| s.is_finite())
+        })
+}
+
+/// What a judge's run means once it has the player's answer (or has talked to the player):
+///
+/// - it could not start, or it ran past `judge-timeout`: ERR (not the player's doing;
+///   `--resume` runs the test again);
+/// - it exited 0 with a score above 0: OK with that score;
+/// - anything else (no score line, a score of 0 or below, a non-zero exit status, a
+///   panic, a flood of output): WA, with the tool's last lines as the reason, so no answer
+///   can make a test run again.
+///
+/// `None`: the run was interrupted (the test is not reported).
+pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
+    let timeout = Duration::from_secs_f64(def.judge_timeout);
+    let last = || {
+        let lines = run.last_lines(REASON_LINES);
+        if lines.is_empty() {
+            "(no output)".to_string()
+        } else {
+            lines.replace('\n', " | ")
+        }
+    };
+    let outcome = match &run.end {
+        ToolEnd::Interrupted => return None,
+        ToolEnd::NotStarted(why) => Outcome::failed(
+            Verdict::HarnessError,
+            format!("the judge could not start: {why}"),
+        ),
+        ToolEnd::TimedOut => Outcome::failed(
+            Verdict::HarnessError,
+            format!(
+                "the judge {} (judge-timeout in {})",
+                run.describe_end(timeout),
+                def.file.display()
+            ),
+        ),
+        ToolEnd::OutputLimit | ToolEnd::Exited(_) => match read_score(def, run) {
+            Some(score) if run.succeeded() && score > 0.0 => Outcome::ok(score, moves),
+            Some(score) if run.succeeded() => {
+                Outcome::wrong(0.0, moves, format!("judge: score {score}: {}", last()))
+            }
+            _ if run.succeeded() => {
+                Outcome::wrong(0.0, moves, format!("judge: no score line: {}", last()))
+            }
+            _ => Outcome::wrong(
+                0.0,
+                moves,
+                format!("judge {}: {}", run.describe_end(timeout), last()),
+            ),
+        },
+    };
+    Some(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::spec::Exit;
+
+    fn def(extra: &str) -> (tempfile::TempDir, Def) {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("p");
+        std::fs::create_dir_all(dir.join("tools")).unwrap();
+        let text = format!(
+            "shape = \"batch\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ gen = [\"gen\", \"{{seeds}}\"], dir = \"in\" }}\njudge = [\"vis\", \"{{input}}\", \"{{output}}\"]\n{extra}"
+        );
+        let def = super::super::config::parse(&text, &dir.join("problem.toml"), &[]).unwrap();
+        (root, def)
+    }
+
+    fn run(end: ToolEnd, stdout: &str, stderr: &str) -> ToolRun {
+        ToolRun {
+            end,
+            stdout_tail: stdout.into(),
+            stderr_tail: stderr.into(),
+            report: None,
+            wall: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_judges_run_decides_ok_wa_or_err() {
+        let (_root, d) = def("");
+        let ok = ToolEnd::Exited(Exit::Code(0));
+        let o = judge_outcome(&d, &run(ok.clone(), "Score = 5\nScore = 7\n", ""), 1).unwrap();
+        assert_eq!((o.verdict, o.score), (Verdict::Ok, 7.0));
+        // AtCoder's invalid answer: a message and Score = 0; TopCoder's: -1.0.
+        let o = judge_outcome(&d, &run(ok.clone(), "Out of range: 9\nScore = 0\n", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::WrongAnswer);
+        assert!(o.reason.contains("Out of range: 9"), "{}", o.reason);
+        let o = judge_outcome(&d, &run(ok.clone(), "Score = -1.0\n", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::WrongAnswer);
+        let o = judge_outcome(&d, &run(ok, "usage\n", ""), 1).unwrap();
+        assert!(o.reason.starts_with("judge: no score line"), "{}", o.reason);
+        // A panic once it had the answer, even after a score line: WA with its last lines.
+        let panic = run(
+            ToolEnd::Exited(Exit::Code(101)),
+            "Score = 9\n",
+            "panicked at x\n",
+        );
+        let o = judge_outcome(&d, &panic, 1).unwrap();
+        assert_eq!(o.verdict, Verdict::WrongAnswer);
+        assert!(o.reason.contains("exit status 101") && o.reason.contains("panicked"));
+        let o = judge_outcome(&d, &run(ToolEnd::TimedOut, "", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::HarnessError);
+        let o = judge_outcome(&d, &run(ToolEnd::NotStarted("ENOENT".into()), "", ""), 1).unwrap();
+        assert_eq!(o.verdict, Verdict::HarnessError);
+        assert!(judge_outcome(&d, &run(ToolEnd::Interrupted, "", ""), 1).is_none());
+    }
+
+    #[test]
+    fn the_score_is_read_from_the_streams_the_problem_names() {
+        let (_root, d) = def("score-stream = \"stderr\"\n");
+        let ok = ToolEnd::Exited(Exit::Code(0));
+        // A score on stdout (the player's stderr echoed by a tool, say) is not read.
+        let o = judge_outcome(&d, &run(ok.clone(), "Score = 999\n", "Score = 3\n"), 1).unwrap();
+        assert_eq!(o.score, 3.0);
+        let (_root, d) = def("score-stream = \"both\"\nscore = 'Points: (\\d+)'\n");
+        let o = judge_outcome(&d, &run(ok, "Points: 4\n", "Points: 6\n"), 1).unwrap();
+        assert_eq!(o.score, 6.0);
+    }
+
+    #[test]
+    fn placeholders_are_put_in_and_player_args_spliced() {
+        let p = Placeholders {
+            input: Some("/w/input.txt".into()),
+            output: Some("/w/output.txt".into()),
+            seed: Some(7),
+            seeds: Some("/w/seeds.txt".into()),
+            player: vec!["/relay".into(), "--to".into(), "3".into()],
+        };
+        let cmd: Vec<String> = [
+            "t",
+            "{player...}",
+            "-exec",
+            "{player}",
+            "-seed",
+            "{seed}",
+            "in/{seed:04}.txt",
+            "{input}={output}",
+            "{seeds}",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            p.apply(&cmd),
+            [
+                "t",
+                "/relay",
+                "--to",
+                "3",
+                "-exec",
+                "/relay --to 3",
+                "-seed",
+                "7",
+                "in/0007.txt",
+                "/w/input.txt=/w/output.txt",
+                "/w/seeds.txt"
+            ]
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! Problems described by configuration alone and judged by a contest's own tools: AtCoder's
+//! `tools/` (`gen`, `vis`, `tester`) and TopCoder's `tester.jar`. One [`ToolProblem`] per
+//! `problem.toml` ([`config`]), registered beside the built-in problems in
+//! [`super::all`], so that the runner, the reports, compare, tune and shards never know which
+//! kind of problem they run.
+//!
+//! - [`config`]: `problem.toml`, its checks and discovery (`testcases/*/problem.toml`,
+//!   `[harness] problems` in scoring.toml).
+//! - [`inputs`]: each seed's input, made once per run by a contained `gen` (or read from the
+//!   contest's ready files) and shared by every player; keyed seeds.
+//! - [`judge`]: placeholders, the judge's working folder, reading the score, and
+//!   [`judge::judge_outcome`] (what a judge's run means: OK, WA or ERR), which every shape
+//!   uses.
+//! - [`batch`]: the batch shape's test (input on stdin, answer on stdout, then the judge).
+//!
+//! - [`relayed`]: the interactive and TopCoder shapes, where the tool starts the player: it
+//!   is given the relay's command (`sandbox::relay`) and the game proxies between the relay
+//!   and the player's channel.
+//!
+//! The tools run contained ([`crate::sandbox::tool`]) in the run's isolation, and are built
+//! once per run, before any test ([`ToolProblem::prepare`]: `build` in problem.toml).
+
+pub mod batch;
+pub mod config;
+pub mod inputs;
+pub mod judge;
+pub mod relayed;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+pub use config::{Def, Shape};
+
+use super::{CaseError, CaseKey, Env, Game, Objective, Problem};
+use crate::sandbox::{Isolation, Want};
+
+/// The problems of the workspace's `problem.toml` files, read once at start-up.
+static LOADED: Mutex<Vec<Arc<Def>>> = Mutex::new(Vec::new());
+
+/// Makes `defs` the loaded problems (replacing those of an earlier load).
+pub fn register(defs: Vec<Def>) {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    *loaded = defs.into_iter().map(Arc::new).collect();
+}
+
+/// A fresh problem per loaded definition (its inputs are made anew: one per run).
+pub(crate) fn loaded() -> Vec<Box<dyn Problem>> {
+    LOADED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .map(|def| Box::new(ToolProblem::new(def.clone())) as Box<dyn Problem>)
+        .collect()
+}
+
+/// The definition of a loaded problem.
+pub fn def(id: &str) -> Option<Arc<Def>> {
+    LOADED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|d| d.id == id)
+        .cloned()
+}
+
+/// One problem judged by its tools, with what one run of it makes (its inputs).
+pub struct ToolProblem {
+    pub def: Arc<Def>,
+    inputs: inputs::Store,
+    /// The run's isolation ([`Problem::attach`]), or outside a run (`harness gen`, a
+    /// `--filter` on parameters while planning) one of the tools' own, made when first
+    /// needed.
+    isolation: Mutex<Option<Arc<Isolation>>>,
+}
+
+impl ToolProblem {
+    pub fn new(def: Arc<Def>) -> ToolProblem {
+        ToolProblem {
+            def,
+            inputs: inputs::Store::default(),
+            isolation: Mutex::new(None),
+        }
+    }
+
+    /// The isolation the tools run in: the run's, or one of their own.
+    fn isolation(&self) -> Result<Arc<Isolation>, CaseError> {
+        let mut held = self.isolation.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(iso) = &*held {
+            return Ok(iso.clone());
+        }
+        let own = Isolation::prepare(Want::Auto, Want::Auto, &[])
+            .map(Arc::new)
+            .map_err(|e| CaseError::Tool(e.to_string()))?;
+        *held = Some(own.clone());
+        Ok(own)
+    }
+}
+
+/// The environment every tool gets: PATH and a UTF-8 locale.
+pub(crate) fn tool_env() -> Vec<(String, String)> {
+    crate::runner::base_env(&[])
+}
+
+impl Problem for ToolProblem {
+    fn id(&self) -> &'static str {
+        self.def.id
+    }
+
+    fn title(&self) -> &'static str {
+        self.def.title
+    }
+
+    fn objective(&self) -> Objective {
+        self.def.objective
+    }
+
+    /// Every shape: the player's end is no news (a tester waits for it), and a crash or a
+    /// failing exit turns the tool's WA into RE, as for an exact-answer problem.
+    fn answers_at_exit(&self) -> bool {
+        true
+    }
+
+    fn param_names(&self) -> &'static [&'static str] {
+        self.def.params
+    }
+
+    fn case(&self, key: &CaseKey, env: &Env) -> Result<Box<dyn Game>, CaseError> {
+        let CaseKey::Seed(seed) = key else {
+            return Err(CaseError::Unknown {
+                problem: self.def.id,
+                key: key.to_string(),
+            });
+        };
+        let isolation = self.isolation()?;
+        match self.def.shape {
+            Shape::Batch => {
+                let made = self
+                    .inputs
+                    .get(
+                        &self.def,
+                        &isolation,
+                        &tool_env(),
+                        *seed,
+                        env.secret.as_ref(),
+                    )
+                    .map_err(CaseError::Tool)?;
+                let game = batch::BatchGame::new(self.def.clone(), isolation, made)?;
+                Ok(Box::new(game))
+            }
+            Shape::Interactive => {
+                let made = self
+                    .inputs
+                    .get(
+                        &self.def,
+                        &isolation,
+                        &tool_env(),
+                        *seed,
+                        env.secret.as_ref(),
+                    )
+                    .map_err(CaseError::Tool)?;
+                let tool_seed = made.tool_seed;
+                let game = relayed::RelayedGame::new(
+                    self.def.clone(),
+                    isolation,
+                    Some(made),
+                    tool_seed,
+                    env.config.time_limit,
+                )?;
+                Ok(Box::new(game))
+            }
+            Shape::Topcoder => {
+                let tool_seed = inputs::tool_seed(env.secret.as_ref(), self.def.id, *seed);
+                let game = relayed::RelayedGame::new(
+                    self.def.clone(),
+                    isolation,
+                    None,
+                    tool_seed,
+                    env.config.time_limit,
+                )?;
+                Ok(Box::new(game))
+            }
+        }
+    }
+
+    fn prepare(&self, builds: &mut crate::build::Builds) -> Result<(), String> {
+        let Some(build) = &self.def.build else {
+            return Ok(());
+        };
+        if builds.refuse {
+            // --no-build: the tools are used as they are.
+            return Ok(());
+        }
+        let mut cmd = std::process::Command::new(judge::program(&self.def.tools, &build[0]));
+        cmd.args(&build[1..]).current_dir(&self.def.tools);
+        builds.run(cmd).map(drop).map_err(|e| {
+            let tail = last_lines(builds.log(), 20);
+            format!(
+                "{}: the tools' build ({}) {e}\n{tail}",
+                self.def.id,
+                build.join(" ")
+            )
+        })
+    }
+
+    fn attach(&self, isolation: &Arc<Isolation>) {
+        *self.isolation.lock().unwrap_or_else(|e| e.into_inner()) = Some(isolation.clone());
+    }
+
+    fn tests_made_by_tools(&self) -> bool {
+        true
+    }
+
+    fn judge_identity(&self) -> Option<String> {
+        Some(identity(&self.def.tools))
+    }
+}
+
+/// The last `n` lines of a log.
+fn last_lines(log: &[u8], n: usize) -> String {
+    let text = String::from_utf8_lossy(log);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A hash of the tools folder: every file's path and bytes (a link's target), leaving out
+/// build products (`target/`) and version control (`.git/`). A changed tool has a new hash.
+pub fn identity(tools: &std::path::Path) -> String {
+    use sha2::Digest;
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![tools.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            if name == "target" || name == ".git" {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(_) => files.push(entry.path()),
+                Err(_) => {}
+            }
+        }
+    }
+    files.sort();
+    let mut h = sha2::Sha256::new();
+    for path in files {
+        let rel = path.strip_prefix(tools).unwrap_or(&path);
+        h.update(rel.as_os_str().as_encoded_bytes());
+        h.update([0]);
+        if let Ok(target) = std::fs::read_link(&path) {
+            h.update(target.as_os_str().as_encoded_bytes());
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        h.update([0]);
+    }
+    let digest = h.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}

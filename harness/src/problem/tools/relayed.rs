@@ -1,0 +1,385 @@
+//! A test whose contest tool starts the player itself (interactive AtCoder testers, TopCoder
+//! tester jars): the tool runs contained with the relay's command in place of the player
+//! (`sandbox::relay`), and the game proxies between the relay and the player's [`Channel`],
+//! so the player is the harness's as in any built-in problem: the same checks of every line,
+//! limits, thinking clock, transcript, `--verbose` and verdicts.
+//!
+//! # Who is at fault
+//!
+//! - A fault of the player on the wire (time, a line too long or not text, too much output)
+//!   ends the test with the player's verdict, whatever the tool says after.
+//! - The tool ran and scored: that score. It reported an invalid answer (no score, an error
+//!   score, or a failure once the player has spoken, a panic included): WA with the tool's
+//!   last lines, never a rerun; a player that left or crashed first then gets RE or MLE from
+//!   the runner as on a built-in problem.
+//! - The tool could not start, never started its player, failed before the player spoke, or
+//!   ran past its own time: ERR (not the player's fault; `--resume` runs it again).
+//!
+//! # The clock
+//!
+//! As for a built-in judge: it starts when the tool's lines are handed to the player and
+//! stops at the player's line. The time from the player's line to the tool's next message
+//! is the tool's and is dropped (the next send restarts the clock) — unless the player's
+//! time runs out in it, which cannot be told apart from a player computing its next line
+//! unasked, and is the player's TLE. The time before the tool's first message (a JVM
+//! starting) is never the player's: the game waits for that message on the tool's pipes
+//! alone (so a protocol where the player speaks first is not supported: ERR).
+
+use std::time::{Duration, Instant};
+
+use std::sync::Arc;
+
+use super::config::{Def, Shape};
+use super::inputs::{self, Made};
+use super::judge::{self, Placeholders};
+use crate::problem::{CaseError, Channel, Game, Heard, Picture};
+use crate::sandbox::relay::{Accepted, Link, Relay};
+use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir, ToolRun};
+use crate::sandbox::Isolation;
+use crate::verdict::{Fault, Outcome, Verdict};
+
+/// How the conversation through the relay ended.
+#[derive(Debug)]
+pub enum Talk {
+    /// It ended without a fault of the player: the tool closed it, or the player ended its
+    /// output (`left`: how, for the runner to tell a crash).
+    Ended { moves: u64, left: Option<Fault> },
+    /// The player committed a fault: its verdict, whatever the tool says.
+    Fault { fault: Fault, moves: u64 },
+    /// The tool never started its player (it ended first, or took longer than its time).
+    NeverStarted(String),
+    /// The harness could not set the relay up.
+    Broken(String),
+}
+
+/// Time a tool gets to take the player's last lines once the player has ended.
+const FLUSH: Duration = Duration::from_secs(5);
+
+/// Runs the tool in `dir` (`command` makes its command from the relay's argv) with a relay to
+/// `player`, and proxies until both have ended. Returns the conversation and the tool's run
+/// (`None` when the relay could not be set up).
+pub fn play(
+    isolation: &Isolation,
+    dir: &ToolDir,
+    command: impl FnOnce(&[String]) -> ToolCommand,
+    player: &mut dyn Channel,
+) -> (Talk, Option<ToolRun>) {
+    let relay = match Relay::listen(dir.path()) {
+        Ok(r) => r,
+        Err(e) => return (Talk::Broken(format!("cannot set up the relay: {e}")), None),
+    };
+    let mut cmd = command(&relay.argv());
+    cmd.read_only.push(relay.exe().to_path_buf());
+    let (done, ended) = match crate::sandbox::relay::end_signal() {
+        Ok(pair) => pair,
+        Err(e) => return (Talk::Broken(format!("cannot set up the relay: {e}")), None),
+    };
+    let timeout = cmd.timeout;
+    std::thread::scope(|scope| {
+        let cmd = &cmd;
+        let tool = scope.spawn(move || {
+            let run = tool::run(isolation, cmd, dir);
+            drop(done);
+            run
+        });
+        let talk = match relay.accept(ended.fd(), Instant::now() + timeout) {
+            Ok(Accepted::Link(mut link)) => {
+                let talk = first_message(&link, Instant::now() + timeout)
+                    .unwrap_or_else(|| proxy(&mut link, player));
+                // Closing the connection ends the relay: the tool sees its player end.
+                drop(link);
+                talk
+            }
+            Ok(Accepted::ToolEnded) => {
+                Talk::NeverStarted("the tool ended without starting the player".into())
+            }
+            Ok(Accepted::TimedOut) => Talk::NeverStarted(format!(
+                "the tool did not start the player within {} s",
+                timeout.as_secs_f64()
+            )),
+            Ok(Accepted::Interrupted) => Talk::Fault {
+                fault: Fault::Interrupted,
+                moves: 0,
+            },
+            Err(e) => Talk::Broken(format!("the relay failed: {e}")),
+        };
+        let run = tool.join().expect("the tool's thread");
+        (talk, Some(run))
+    })
+}
+
+/// Waits for the tool's first message (a JVM starting, a tester reading its input): that
+/// time is never the player's. `None` once it has come; the end of the conversation when
+/// it never does.
+fn first_message(link: &Link, deadline: Instant) -> Option<Talk> {
+    match link.wait(deadline) {
+        Ok(true) => None,
+        Ok(false) if crate::os::interrupted() => Some(Talk::Fault {
+            fault: Fault::Interrupted,
+            moves: 0,
+        }),
+        Ok(false) => Some(Talk::NeverStarted(
+            "the tool sent the player nothing within its time".into(),
+        )),
+        Err(e) => Some(Talk::Broken(format!("the relay failed: {e}"))),
+    }
+}
+
+/// Proxies until the conversation ends: the tool's complete lines to the player, the
+/// player's lines to the tool.
+pub(crate) fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
+    let mut moves = 0;
+    loop {
+        link.exchange();
+        if let Some(lines) = link.take_lines() {
+            if let Err(fault) = player.send(&lines) {
+                return match fault {
+                    // The player stopped reading (it has ended): the tool judges what it got.
+                    Fault::Gone(_) => player_left(link, moves, fault),
+                    fault => Talk::Fault { fault, moves },
+                };
+            }
+            continue;
+        }
+        if link.read_closed() {
+            if link.peer_gone() {
+                // The tool ended (or ended the relay): the game is over.
+                return Talk::Ended { moves, left: None };
+            }
+            // The tool closed the player's input and waits for the rest of its output.
+            return match player.recv_to_end() {
+                Ok(rest) => {
+                    for line in rest.lines() {
+                        moves += 1;
+                        link.queue(line);
+                    }
+                    link.close_write(Instant::now() + FLUSH);
+                    Talk::Ended { moves, left: None }
+                }
+                Err(fault) => Talk::Fault { fault, moves },
+            };
+        }
+        match player.recv_or(link.fd(), link.wants_write()) {
+            Ok(Heard::Line(line)) => {
+                moves += 1;
+                link.queue(line);
+            }
+            Ok(Heard::Other) => {}
+            Err(Fault::Eof) => return player_left(link, moves, Fault::Eof),
+            Err(fault) => return Talk::Fault { fault, moves },
+        }
+    }
+}
+
+/// The player ended its side: the tool gets what is in flight, then the end of its output.
+fn player_left(link: &mut Link, moves: u64, how: Fault) -> Talk {
+    link.close_write(Instant::now() + FLUSH);
+    Talk::Ended {
+        moves,
+        left: Some(how),
+    }
+}
+
+/// The outcome of a relayed test: the player's fault first, then the tool's judgement
+/// ([`judge::judge_outcome`], shared with the batch shape), with ERR for a tool that failed
+/// before the player said anything.
+pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
+    let timeout = Duration::from_secs_f64(def.judge_timeout);
+    let (moves, left) = match talk {
+        Talk::Fault { fault, moves } => return Outcome::fault(&fault, 0.0, moves),
+        Talk::Broken(why) => return Outcome::failed(Verdict::HarnessError, why),
+        Talk::NeverStarted(why) => {
+            let tail = run.map(|r| tool_words(r, timeout)).unwrap_or_default();
+            return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
+        }
+        Talk::Ended { moves, left } => (moves, left),
+    };
+    let Some(run) = run else {
+        return Outcome::failed(Verdict::HarnessError, "the tool did not run");
+    };
+    let Some(mut outcome) = judge::judge_outcome(def, run, moves) else {
+        return Outcome::fault(&Fault::Interrupted, 0.0, moves);
+    };
+    if outcome.verdict == Verdict::WrongAnswer {
+        if moves == 0 && left.is_none() {
+            // The tool failed before the player said anything: not the player's doing.
+            let why = "the tool failed before the player answered";
+            return Outcome::failed(
+                Verdict::HarnessError,
+                format!("{why}{}", tool_words(run, timeout)),
+            );
+        }
+        // A player that left first: the runner tells a crash (RE, MLE) from a clean exit.
+        outcome.fault = left;
+    }
+    outcome
+}
+
+/// How a tool ended and its last lines, for a reason (`: exit status 1: thread 'main'...`).
+fn tool_words(run: &ToolRun, timeout: Duration) -> String {
+    let last = run.last_lines(3);
+    let end = run.describe_end(timeout);
+    if last.is_empty() {
+        format!(" ({end})")
+    } else {
+        format!(" ({end}): {}", last.replace('\n', " | "))
+    }
+}
+
+/// File names in the tester's working folder: its stdin (interactive) and its stdout.
+const INPUT: &str = "input.txt";
+const OUTPUT: &str = "output.txt";
+
+/// One test of an interactive or TopCoder-shaped problem.
+pub struct RelayedGame {
+    def: Arc<Def>,
+    isolation: Arc<Isolation>,
+    /// The input made by `gen` (interactive); TopCoder testers make their own from the seed.
+    made: Option<Arc<Made>>,
+    tool_seed: u64,
+    /// The player's thinking time (s): the tester runs during it, on top of its own time.
+    think: f64,
+    input: String,
+    /// What the tester printed of the test (`N = 5` lines, TopCoder), for the parameters.
+    printed: String,
+    pictures: Vec<Picture>,
+}
+
+impl RelayedGame {
+    pub fn new(
+        def: Arc<Def>,
+        isolation: Arc<Isolation>,
+        made: Option<Arc<Made>>,
+        tool_seed: u64,
+        think: f64,
+    ) -> Result<RelayedGame, CaseError> {
+        let input = match &made {
+            Some(m) => CaseError::read(&m.path)?,
+            None => String::new(),
+        };
+        Ok(RelayedGame {
+            def,
+            isolation,
+            made,
+            tool_seed,
+            think,
+            input,
+            printed: String::new(),
+            pictures: Vec::new(),
+        })
+    }
+
+    /// The tester's command with the relay in place of the player.
+    fn command(&self, dir: &ToolDir, relay: &[String]) -> ToolCommand {
+        let work = dir.work();
+        let values = Placeholders {
+            input: self.made.as_ref().map(|_| work.join(INPUT)),
+            output: Some(work.join(OUTPUT)),
+            seed: Some(self.tool_seed),
+            player: relay.to_vec(),
+            ..Placeholders::default()
+        };
+        let args = values.apply(&self.def.judge);
+        // Interactive: the input on stdin and stdout into the output file (`tester < in > out`).
+        let interactive = self.def.shape == Shape::Interactive;
+        ToolCommand {
+            program: judge::program(&self.def.tools, &args[0]),
+            args: args[1..].to_vec(),
+            tools: self.def.tools.clone(),
+            read_only: Vec::new(),
+            env: super::tool_env(),
+            stdin: if interactive {
+                Stdin::Bytes(self.input.clone().into_bytes())
+            } else {
+                Stdin::Null
+            },
+            stdout: interactive.then(|| work.join(OUTPUT)),
+            // The tester runs while the player thinks: its own time on top of the player's.
+            timeout: Duration::from_secs_f64(self.def.judge_timeout + self.think),
+            limits: inputs::tool_limits(&self.def),
+            max_output: 64 << 20,
+        }
+    }
+}
+
+impl Game for RelayedGame {
+    fn params(&self) -> Vec<String> {
+        match self.def.shape {
+            // TopCoder: the tester prints the test's parameters (`N = 5`) once it has run.
+            Shape::Topcoder => self
+                .def
+                .params
+                .iter()
+                .map(|name| printed_param(&self.printed, name).unwrap_or_default())
+                .collect(),
+            _ => {
+                let first = self.input.lines().next().unwrap_or("");
+                let mut tokens = crate::problem::tokens(first);
+                self.def
+                    .params
+                    .iter()
+                    .map(|_| tokens.next().unwrap_or("").to_string())
+                    .collect()
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.made {
+            Some(_) => self.input.clone(),
+            None => format!(
+                "(made by the tester from seed {}: {})\n",
+                self.tool_seed,
+                self.def.judge.join(" ")
+            ),
+        }
+    }
+
+    fn play(&mut self, player: &mut dyn Channel) -> Outcome {
+        let mut outputs = vec![INPUT, OUTPUT];
+        outputs.extend(self.def.pictures.iter().map(String::as_str));
+        let dir = match judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs) {
+            Ok(d) => d,
+            Err(e) => {
+                let why = format!("cannot make the tester's folder: {e}");
+                return Outcome::failed(Verdict::HarnessError, why);
+            }
+        };
+        if self.made.is_some() {
+            if let Err(e) = std::fs::write(dir.work().join(INPUT), &self.input) {
+                let why = format!("cannot write the tester's input: {e}");
+                return Outcome::failed(Verdict::HarnessError, why);
+            }
+        }
+        let (talk, run) = play(
+            &self.isolation,
+            &dir,
+            |relay| self.command(&dir, relay),
+            player,
+        );
+        if let Some(run) = &run {
+            self.printed = run.stdout_tail.clone();
+        }
+        for name in &self.def.pictures {
+            if let Ok(bytes) = std::fs::read(dir.work().join(name)) {
+                self.pictures.push(Picture {
+                    name: name.clone(),
+                    bytes,
+                });
+            }
+        }
+        outcome(&self.def, talk, run.as_ref())
+    }
+
+    fn pictures(&mut self) -> Vec<Picture> {
+        std::mem::take(&mut self.pictures)
+    }
+}
+
+/// The value of a `NAME = value` line a tester printed (the last one).
+fn printed_param(text: &str, name: &str) -> Option<String> {
+    text.lines().rev().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == name).then(|| value.trim().to_string())
+    })
+}

@@ -1,0 +1,487 @@
+//! The relay: how a contest's tester that starts the player itself (AtCoder's interactive
+//! `tester <command...>`, TopCoder's `java -jar tester.jar -exec "<command>"`) talks to a
+//! player that the harness started in the player's own sandbox.
+//!
+//! ```text
+//!  tester ──its pipes to "the player"── harness (the game) ──pipes── player
+//!     └── relay: hands those pipes over a Unix socket, then waits ──┘
+//!  └──────── the tool's sandbox ────────┘                       └─ its own sandbox ─┘
+//! ```
+//!
+//! The tester is given, as the player's command, the harness's own binary with the hidden
+//! argument [`RELAY_ARG`] and the path of a socket in the tool's per-test folder: through a
+//! symlink `relay` to the binary in that folder, so the command is short and holds no space
+//! (TopCoder testers split `-exec` on spaces; Java's `ProcessBuilder` closes inherited
+//! descriptors, so nothing but a path can lead back to the harness). A path socket works
+//! across network namespaces (an abstract one would not). The relay process ([`main`]) runs
+//! in the TOOL's sandbox, as the tool's child: it connects, passes its stdin and stdout (the
+//! tester's pipes) to the harness with `SCM_RIGHTS`, closes its own copies, and waits until
+//! the harness closes the connection, then exits 0 (the tester sees its "player" exit when
+//! the real player has ended). The harness then reads and writes the tester's pipes itself:
+//! one hop each way more than a tester talking to its player directly, not three. The player
+//! never sees the relay, the socket or the tool's folder: the harness starts it like any
+//! player.
+//!
+//! The harness's side is [`Relay`] (the listening socket and the command) and [`Link`] (the
+//! tester's pipe ends, non-blocking, with what is in flight both ways). The game proxies
+//! between a `Link` and the player's `Channel` (`problem::tools::relayed`), so every player
+//! check, limit and verdict is the harness's own.
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::os::{self, Interest, PollFd, Waiter};
+
+/// The argument that makes the harness binary a relay.
+pub const RELAY_ARG: &str = "__relay";
+
+/// The socket's name in the tool's folder.
+const SOCKET: &str = "relay.sock";
+/// The name of the symlink to the harness binary in the tool's folder.
+const PROGRAM: &str = "relay";
+/// Longest socket path the kernel takes (`sun_path`, with its terminating zero).
+const MAX_SOCKET_PATH: usize = 107;
+
+/// The relay process: `harness __relay SOCKET`, started by a contest's tester as its
+/// player. Exits 0 when the harness closes the connection, 2 when it cannot hand its pipes
+/// over.
+pub fn main() -> ! {
+    let code = match relay() {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "harness relay: {e}");
+            2
+        }
+    };
+    std::process::exit(code)
+}
+
+fn relay() -> io::Result<()> {
+    let path = std::env::args_os()
+        .nth(2)
+        .ok_or_else(|| io::Error::other("usage: harness __relay SOCKET"))?;
+    let stream = UnixStream::connect(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", Path::new(&path).display())))?;
+    send_fds(&stream, &[0, 1])?;
+    // The harness holds the tester's pipes now: ours must go, or the tester would never see
+    // the end of its player's output.
+    // SAFETY: closing our own standard descriptors; nothing here uses them afterwards.
+    unsafe {
+        libc::close(0);
+        libc::close(1);
+    }
+    let mut buf = [0u8; 64];
+    loop {
+        match (&stream).read(&mut buf) {
+            Ok(0) | Err(_) => return Ok(()),
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Sends descriptors over a Unix socket (`SCM_RIGHTS`), with one byte of data.
+fn send_fds(stream: &UnixStream, fds: &[RawFd; 2]) -> io::Result<()> {
+    let mut byte = [b'R'];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // SAFETY: CMSG_SPACE is a pure size computation.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) } as usize;
+    let mut control = vec![0u8; space];
+    // SAFETY: msghdr is plain data; every pointer in it points into live locals of the right
+    // sizes; CMSG_FIRSTHDR of a buffer of CMSG_SPACE bytes is in it and aligned.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(fds) as u32) as _;
+        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
+        if libc::sendmsg(stream.as_raw_fd(), &msg, 0) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Receives the two descriptors [`send_fds`] sent (close-on-exec).
+fn recv_fds(stream: &UnixStream) -> io::Result<[OwnedFd; 2]> {
+    let mut byte = [0u8];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // SAFETY: as in send_fds.
+    let space = unsafe { libc::CMSG_SPACE(2 * std::mem::size_of::<RawFd>() as u32) } as usize;
+    let mut control = vec![0u8; space];
+    let mut got: Vec<OwnedFd> = Vec::new();
+    // SAFETY: as in send_fds; each descriptor taken from the message is fresh and owned here.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let n = libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(cmsg) as *const RawFd;
+                let header = libc::CMSG_LEN(0) as usize;
+                let count = ((*cmsg).cmsg_len as usize - header) / std::mem::size_of::<RawFd>();
+                for i in 0..count {
+                    got.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
+                }
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+    }
+    let mut got = got.into_iter();
+    match (got.next(), got.next()) {
+        (Some(from), Some(to)) => Ok([from, to]),
+        _ => Err(io::Error::other("the relay did not hand over its pipes")),
+    }
+}
+
+/// The harness's end of a relay before the tester connects: the listening socket in the
+/// tool's folder, and the command that reaches it.
+pub struct Relay {
+    listener: UnixListener,
+    socket: PathBuf,
+    program: PathBuf,
+    exe: PathBuf,
+}
+
+/// What came of waiting for the tester to start its player.
+pub enum Accepted {
+    /// The relay connected and handed over the tester's pipes.
+    Link(Link),
+    /// The tool ended first (`ended` became readable): it never started its player.
+    ToolEnded,
+    /// Nothing within the time given.
+    TimedOut,
+    /// The run was interrupted.
+    Interrupted,
+}
+
+impl Relay {
+    /// Listens in `dir` (the tool's own folder, shown to it writable at the same path): a
+    /// socket and a symlink to the harness binary. Fails when the path cannot be a relay
+    /// command (too long for a socket, or holding white space).
+    pub fn listen(dir: &Path) -> io::Result<Relay> {
+        let socket = dir.join(SOCKET);
+        let program = dir.join(PROGRAM);
+        let text = socket.display().to_string();
+        if text.len() > MAX_SOCKET_PATH || text.chars().any(char::is_whitespace) {
+            return Err(io::Error::other(format!(
+                "{text}: a relay socket needs a path without white space and of at most {MAX_SOCKET_PATH} bytes (set TMPDIR to a short folder)"
+            )));
+        }
+        let exe = super::harness_exe()?;
+        std::os::unix::fs::symlink(&exe, &program)?;
+        let listener = UnixListener::bind(&socket)?;
+        listener.set_nonblocking(true)?;
+        Ok(Relay {
+            listener,
+            socket,
+            program,
+            exe,
+        })
+    }
+
+    /// The player's command to give the tester, one argument each.
+    pub fn argv(&self) -> Vec<String> {
+        vec![
+            self.program.display().to_string(),
+            RELAY_ARG.to_string(),
+            self.socket.display().to_string(),
+        ]
+    }
+
+    /// The harness binary as the host names it: the tool's sandbox must show it (read-only).
+    pub fn exe(&self) -> &Path {
+        &self.exe
+    }
+
+    /// Waits until the relay connects and hands over the tester's pipes, the tool ends
+    /// (`ended` readable), `deadline` passes or the run is interrupted. Takes the first
+    /// connection only, and removes the socket.
+    pub fn accept(self, ended: BorrowedFd<'_>, deadline: Instant) -> io::Result<Accepted> {
+        let control = loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => break stream,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            match wait_for(self.listener.as_fd(), ended, deadline)? {
+                Some(accepted) => return Ok(accepted),
+                None => continue,
+            }
+        };
+        let _ = std::fs::remove_file(&self.socket);
+        // The relay sends its pipes at once; a tool that ends first ends the wait too.
+        if let Some(accepted) = wait_for(control.as_fd(), ended, deadline)? {
+            return Ok(accepted);
+        }
+        let [from_tool, to_tool] = recv_fds(&control)?;
+        Ok(Accepted::Link(Link::new(control, from_tool, to_tool)?))
+    }
+}
+
+/// Waits until `fd` is readable (`None`), or the tool ends, the deadline passes or the run
+/// is interrupted (what to say instead).
+fn wait_for(
+    fd: BorrowedFd<'_>,
+    ended: BorrowedFd<'_>,
+    deadline: Instant,
+) -> io::Result<Option<Accepted>> {
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(Some(Accepted::TimedOut));
+        }
+        let mut fds = [
+            PollFd::readable(fd.as_raw_fd()),
+            PollFd::readable(ended.as_raw_fd()),
+            PollFd::readable(os::interrupt_fd()),
+        ];
+        os::poll(&mut fds, Some(deadline - now))?;
+        if fds[2].ready() {
+            return Ok(Some(Accepted::Interrupted));
+        }
+        if fds[0].ready() {
+            return Ok(None);
+        }
+        if fds[1].ready() {
+            return Ok(Some(Accepted::ToolEnded));
+        }
+    }
+}
+
+/// Tokens of the tester's pipes in a link's wait set.
+const FROM_TOOL: u32 = 0;
+const TO_TOOL: u32 = 1;
+
+/// The harness's end of a connected relay: the tester's two pipe ends, what the tester sent
+/// and the player has not been given yet, and the player's lines the tester has not taken
+/// yet. Never blocks: the game waits on [`Link::fd`] with the player's channel.
+pub struct Link {
+    /// Closing it lets the relay exit.
+    control: Option<UnixStream>,
+    from_tool: Option<OwnedFd>,
+    to_tool: Option<OwnedFd>,
+    /// Both pipes, as one descriptor to wait on (readable when either is ready).
+    waiter: Waiter,
+    to_tool_waited: bool,
+    from_buf: Vec<u8>,
+    to_buf: Vec<u8>,
+    /// The tester will send nothing more (it closed the player's input, or is gone).
+    read_closed: bool,
+    /// Nothing more goes to the tester (closed by the harness, or the tester is gone).
+    write_closed: bool,
+}
+
+impl Link {
+    fn new(control: UnixStream, from_tool: OwnedFd, to_tool: OwnedFd) -> io::Result<Link> {
+        os::set_nonblocking(from_tool.as_fd())?;
+        os::set_nonblocking(to_tool.as_fd())?;
+        let mut waiter = Waiter::new()?;
+        waiter.add(from_tool.as_raw_fd(), FROM_TOOL, Interest::Read)?;
+        Ok(Link {
+            control: Some(control),
+            from_tool: Some(from_tool),
+            to_tool: Some(to_tool),
+            waiter,
+            to_tool_waited: false,
+            from_buf: Vec::new(),
+            to_buf: Vec::new(),
+            read_closed: false,
+            write_closed: false,
+        })
+    }
+
+    /// One descriptor to wait on: readable when the tester has sent something (or ended
+    /// the player's input), or when queued lines can be written.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.waiter.as_fd()
+    }
+
+    /// Waits until the tester has sent something (or ended the player's input, or is gone):
+    /// true; false when `deadline` passes or the run is interrupted first.
+    pub fn wait(&self, deadline: Instant) -> io::Result<bool> {
+        loop {
+            let now = Instant::now();
+            if now >= deadline || os::interrupted() {
+                return Ok(false);
+            }
+            let mut fds = [
+                PollFd::readable(self.waiter.as_fd().as_raw_fd()),
+                PollFd::readable(os::interrupt_fd()),
+            ];
+            os::poll(&mut fds, Some(deadline - now))?;
+            if fds[1].ready() {
+                return Ok(false);
+            }
+            if fds[0].ready() {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Whether the tester will send nothing more.
+    pub fn read_closed(&self) -> bool {
+        self.read_closed
+    }
+
+    /// Whether player lines wait for room in the tester's pipe.
+    pub fn wants_write(&self) -> bool {
+        !self.to_buf.is_empty() && !self.write_closed
+    }
+
+    /// Reads what the tester sent and writes what fits of the player's lines, without
+    /// waiting. A tester that is gone closes both ways; nothing here is an error.
+    pub fn exchange(&mut self) {
+        let mut buf = [0u8; 1 << 14];
+        // A bound per call, so a tester that never stops writing still lets the game go on.
+        let mut budget = 1usize << 20;
+        while let (Some(fd), true) = (&self.from_tool, budget > 0) {
+            match os::read(fd.as_fd(), &mut buf) {
+                Ok(Some(0)) | Err(_) => {
+                    self.read_closed = true;
+                    Self::close(&mut self.waiter, &mut self.from_tool);
+                }
+                Ok(Some(n)) => {
+                    self.from_buf.extend_from_slice(&buf[..n]);
+                    budget = budget.saturating_sub(n);
+                }
+                Ok(None) => break,
+            }
+        }
+        while self.wants_write() {
+            let Some(fd) = &self.to_tool else { break };
+            match os::write(fd.as_fd(), &self.to_buf) {
+                Ok(Some(n)) => {
+                    self.to_buf.drain(..n);
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    // The tester is gone: what it did not take, it will never read.
+                    self.write_closed = true;
+                    self.to_buf.clear();
+                    self.to_tool_waited = false;
+                    Self::close(&mut self.waiter, &mut self.to_tool);
+                }
+            }
+        }
+        // Wait for room only while something waits for it (a pipe with room is always
+        // writable: waiting on it otherwise would never sleep).
+        if let Some(fd) = &self.to_tool {
+            let want = self.wants_write();
+            if want != self.to_tool_waited {
+                let raw = fd.as_raw_fd();
+                if want {
+                    let _ = self.waiter.add(raw, TO_TOOL, Interest::Write);
+                } else {
+                    self.waiter.remove(raw);
+                }
+                self.to_tool_waited = want;
+            }
+        }
+    }
+
+    fn close(waiter: &mut Waiter, fd: &mut Option<OwnedFd>) {
+        if let Some(fd) = fd.take() {
+            waiter.remove(fd.as_raw_fd());
+        }
+    }
+
+    /// The complete lines the tester sent since the last call (with their `\n`), as text
+    /// (bytes that are not UTF-8 replaced); at its end, a last line without newline gets one.
+    pub fn take_lines(&mut self) -> Option<String> {
+        let end = match self.from_buf.iter().rposition(|&b| b == b'\n') {
+            Some(at) => at + 1,
+            None if self.read_closed && !self.from_buf.is_empty() => {
+                self.from_buf.push(b'\n');
+                self.from_buf.len()
+            }
+            None => return None,
+        };
+        let lines: Vec<u8> = self.from_buf.drain(..end).collect();
+        Some(String::from_utf8_lossy(&lines).into_owned())
+    }
+
+    /// Queues one line of the player for the tester.
+    pub fn queue(&mut self, line: &str) {
+        if !self.write_closed {
+            self.to_buf.extend_from_slice(line.as_bytes());
+            self.to_buf.push(b'\n');
+        }
+    }
+
+    /// Whether the tester is gone (nobody reads the player's output any more), not merely
+    /// done sending.
+    pub fn peer_gone(&self) -> bool {
+        let Some(fd) = &self.to_tool else {
+            return true;
+        };
+        let mut fds = [PollFd::writable(fd.as_raw_fd())];
+        matches!(os::poll(&mut fds, Some(Duration::ZERO)), Ok(true)) && fds[0].failed()
+    }
+
+    /// Writes what is queued (waiting for room until `deadline`), then ends the player's
+    /// output as the tester sees it, and lets the relay exit (the tester sees its player
+    /// end).
+    pub fn close_write(&mut self, deadline: Instant) {
+        while self.wants_write() && Instant::now() < deadline {
+            self.exchange();
+            if let (true, Some(fd)) = (self.wants_write(), &self.to_tool) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let mut fds = [
+                    PollFd::writable(fd.as_raw_fd()),
+                    PollFd::readable(os::interrupt_fd()),
+                ];
+                if os::poll(&mut fds, Some(left)).is_err() || fds[1].ready() {
+                    break;
+                }
+            }
+        }
+        self.write_closed = true;
+        self.to_buf.clear();
+        self.to_tool_waited = false;
+        Self::close(&mut self.waiter, &mut self.to_tool);
+        self.control = None;
+    }
+}
+
+/// The sending end of [`end_signal`]: dropping it (when the tool's run returns) wakes the
+/// watcher.
+pub struct EndSender(#[allow(dead_code)] UnixStream);
+
+/// The watching end of [`end_signal`].
+pub struct EndWatch(UnixStream);
+
+impl EndWatch {
+    /// Readable (end of file) once the sender is dropped.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.0.as_fd()
+    }
+}
+
+/// A pair that tells a waiting thread that another one is done (the tool's run returned),
+/// as a descriptor it can wait on with others.
+pub fn end_signal() -> io::Result<(EndSender, EndWatch)> {
+    let (a, b) = UnixStream::pair()?;
+    Ok((EndSender(a), EndWatch(b)))
+}

@@ -1,0 +1,599 @@
+//! A contest's own tool (a generator, a visualizer that scores, a tester), run contained like
+//! a player: in the run's [`Isolation`] (the same namespaces, cgroup and limits), with no
+//! network, a clean environment, a time limit of its own, and a file system that shows the
+//! system folders, the tools folder read-only and one fresh writable folder for this run of
+//! the tool, nothing else (no results, no other test, no player, no key: the key never
+//! reaches a child's environment).
+//!
+//! The caller makes the folder with [`ToolDir::new`], puts the files the tool needs in its
+//! `work/` (the tool's working folder: inputs, a player's output), runs [`run`], and reads
+//! what the tool left there. The tool's stdin comes from [`Stdin`]; its stdout goes to a file
+//! or is only kept as a tail; both tails are returned for the score and the reason. Nothing
+//! here judges: [`ToolRun`] says how the tool ended, and the problem decides what it means.
+
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::spec::{Bind, Exit, Mode, Report, Spec, StartError};
+use super::{Isolation, TestLimits};
+use crate::os::{self, Interest, Waiter};
+
+/// What the tool reads on its stdin.
+#[derive(Clone, Debug)]
+pub enum Stdin {
+    /// Nothing: end of file at once.
+    Null,
+    /// These bytes (an input file's content), then end of file.
+    Bytes(Vec<u8>),
+}
+
+/// One command to run contained.
+#[derive(Clone, Debug)]
+pub struct ToolCommand {
+    /// The program as the host names it: a path, or a name looked up on PATH (`java`).
+    pub program: PathBuf,
+    /// The arguments after the program.
+    pub args: Vec<String>,
+    /// The tools folder, shown read-only (the program and its files live there).
+    pub tools: PathBuf,
+    /// More host paths shown read-only (a relay program, a player's command).
+    pub read_only: Vec<PathBuf>,
+    /// The whole environment but HOME and TMPDIR (added here).
+    pub env: Vec<(String, String)>,
+    pub stdin: Stdin,
+    /// Where stdout is written (a file the caller names, usually in `work/`); `None`: stdout
+    /// is only kept as a tail.
+    pub stdout: Option<PathBuf>,
+    /// Wall-clock time the tool may run.
+    pub timeout: Duration,
+    /// Memory, disk (its HOME and /tmp), processes.
+    pub limits: TestLimits,
+    /// Most stdout bytes written to `stdout` before the tool is stopped.
+    pub max_output: u64,
+}
+
+/// How a tool's run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolEnd {
+    /// It ran and exited (or was killed by a signal of its own doing).
+    Exited(Exit),
+    /// It ran past its time limit and was killed.
+    TimedOut,
+    /// It wrote more than `max_output` bytes on stdout and was killed.
+    OutputLimit,
+    /// It never ran: the program could not be executed, or the sandbox refused.
+    NotStarted(String),
+    /// The run was interrupted (Ctrl-C) while it ran.
+    Interrupted,
+}
+
+/// What one run of a tool gave.
+#[derive(Debug)]
+pub struct ToolRun {
+    pub end: ToolEnd,
+    /// The last [`TAIL`] bytes of stdout and stderr (lossy UTF-8).
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+    /// The supervisor's report (memory, CPU), when it answered.
+    pub report: Option<Report>,
+    pub wall: Duration,
+}
+
+impl ToolRun {
+    /// Whether the tool ran and exited with status 0.
+    pub fn succeeded(&self) -> bool {
+        self.end == ToolEnd::Exited(Exit::Code(0))
+    }
+
+    /// How it ended, in words (`exit status 1`, `timed out after 60 s`).
+    pub fn describe_end(&self, timeout: Duration) -> String {
+        match &self.end {
+            ToolEnd::Exited(exit) => exit.to_string(),
+            ToolEnd::TimedOut => format!("timed out after {} s", timeout.as_secs_f64()),
+            ToolEnd::OutputLimit => "wrote too much on stdout".to_string(),
+            ToolEnd::NotStarted(why) => format!("could not start: {why}"),
+            ToolEnd::Interrupted => "interrupted".to_string(),
+        }
+    }
+
+    /// The last `lines` non-empty lines of stderr then stdout, for a reason or a message.
+    pub fn last_lines(&self, lines: usize) -> String {
+        let mut all: Vec<&str> = self
+            .stderr_tail
+            .lines()
+            .chain(self.stdout_tail.lines())
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let cut = all.len().saturating_sub(lines);
+        all.drain(..cut);
+        all.join("\n")
+    }
+}
+
+/// Bytes of stdout and stderr kept for the caller.
+pub const TAIL: usize = 64 * 1024;
+
+/// How long the supervisor gets to end the tool's processes and report.
+const TEARDOWN: Duration = Duration::from_secs(2);
+
+/// The host folder of one run of a tool: `work/` (its working folder, writable), `home/` and
+/// `tmp/` (its HOME and TMPDIR in process mode). Removed when dropped.
+#[derive(Debug)]
+pub struct ToolDir {
+    dir: tempfile::TempDir,
+}
+
+impl ToolDir {
+    /// A fresh folder under `parent` (the run's scratch space, never the results).
+    pub fn new(parent: &Path) -> std::io::Result<ToolDir> {
+        let dir = tempfile::Builder::new()
+            .prefix("tool-")
+            .tempdir_in(parent)?;
+        for sub in ["work", "home", "tmp"] {
+            std::fs::create_dir(dir.path().join(sub))?;
+        }
+        Ok(ToolDir { dir })
+    }
+
+    /// The tool's working folder.
+    pub fn work(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    /// The whole folder (shown writable to the tool).
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Removes the folder on a thread of its own: the tool's sandbox showed it with a mount
+    /// of its own, and removing a folder that was a mount point in another (ending) mount
+    /// namespace waits for the kernel to detach it (~10 ms), which a test need not wait for.
+    pub fn dispose(self) {
+        static JANITOR: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<ToolDir>>> =
+            std::sync::OnceLock::new();
+        let sender = JANITOR.get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<ToolDir>();
+            let _ = std::thread::Builder::new()
+                .name("harness-tool-janitor".into())
+                .spawn(move || rx.into_iter().for_each(drop));
+            std::sync::Mutex::new(tx)
+        });
+        let sender = sender.lock().unwrap_or_else(|e| e.into_inner());
+        // No janitor (it could not start): the folder is removed here.
+        if let Err(back) = sender.send(self) {
+            drop(back.0);
+        }
+    }
+}
+
+/// The sandbox spec of a tool: the run's isolation, the tools folder and `read_only` shown
+/// read-only, `dir` writable, the working folder `dir/work`.
+fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
+    let on_path = cmd.program.components().count() == 1 && !cmd.program.is_absolute();
+    let program = if on_path {
+        let found = which(&cmd.program).unwrap_or_else(|| cmd.program.clone());
+        isolation.visible_program(&found, true)
+    } else {
+        cmd.program.clone()
+    };
+    let mut argv = vec![program.display().to_string()];
+    argv.extend(cmd.args.iter().cloned());
+    let mut env = cmd.env.clone();
+    let (home, tmp) = match isolation.mode {
+        Mode::Namespaces => (PathBuf::from(super::view::HOME), PathBuf::from("/tmp")),
+        Mode::Process => (dir.path().join("home"), dir.path().join("tmp")),
+    };
+    env.retain(|(k, _)| k != "HOME" && k != "TMPDIR");
+    env.push(("HOME".into(), home.display().to_string()));
+    env.push(("TMPDIR".into(), tmp.display().to_string()));
+    let mut binds: Vec<Bind> = isolation
+        .extra_binds
+        .iter()
+        .chain([&cmd.tools, &program])
+        .chain(&cmd.read_only)
+        .map(|path| Bind { path: path.clone() })
+        .collect();
+    binds.dedup();
+    let (landlock_read, landlock_write) = match isolation.mode {
+        Mode::Process => {
+            let (mut read, _) = isolation.landlock_paths(&program, &cmd.tools, dir.path());
+            read.push(cmd.tools.clone());
+            read.extend(cmd.read_only.iter().cloned());
+            (read, vec![dir.path().to_path_buf()])
+        }
+        Mode::Namespaces => (Vec::new(), Vec::new()),
+    };
+    let limits = &cmd.limits;
+    let player_ids = super::ids::player_ids();
+    if let (Mode::Process, Some(ids)) = (isolation.mode, player_ids) {
+        // Process mode under a root harness: the tool runs as the player id, and writes its
+        // own folder only (the namespace mode's view gives it at its bind).
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711));
+        let _ = super::build::give_to(dir.path(), ids);
+    }
+    Spec {
+        mode: isolation.mode,
+        landlock_read,
+        landlock_write,
+        program,
+        argv,
+        env,
+        cwd: dir.work(),
+        binds,
+        writable_binds: vec![dir.path().to_path_buf()],
+        root: isolation.scratch().join("root"),
+        etc: isolation.scratch().join("etc"),
+        memory: if isolation.cgroups.is_some() {
+            limits.memory
+        } else {
+            0
+        },
+        address_space: if isolation.cgroups.is_some() {
+            0
+        } else {
+            limits.memory
+        },
+        disk: limits.disk,
+        procs: limits.procs,
+        cgroups: isolation.cgroups.as_ref().map(|g| g.cgroups.clone()),
+        core_dumps: limits.core_dumps,
+        outer_uid: isolation.outer.0,
+        outer_gid: isolation.outer.1,
+        player_ids,
+        shared_net: isolation.shared_net && isolation.mode == Mode::Namespaces,
+    }
+}
+
+/// Finds a program name on the host's PATH.
+fn which(name: &Path) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Tokens of the descriptors a tool's run waits on.
+const STDIN: u32 = 0;
+const STDOUT: u32 = 1;
+const STDERR: u32 = 2;
+const INTERRUPT: u32 = 3;
+const EXITED: u32 = 4;
+
+/// Runs `cmd` contained in `dir` (made by [`ToolDir::new`]) and waits for it, at most its
+/// timeout (then every process of it is killed). Never fails: a tool that cannot be started
+/// ends [`ToolEnd::NotStarted`].
+pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
+    let begin = Instant::now();
+    let spec = spec(isolation, cmd, dir);
+    let mut tries = 0;
+    let launched = loop {
+        tries += 1;
+        match super::launch(&spec) {
+            Ok(l) => break l,
+            Err(e) if StartError::is_refusal(&e) && tries < 2 => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => {
+                return ToolRun {
+                    end: ToolEnd::NotStarted(format!("sandbox: {e}")),
+                    stdout_tail: String::new(),
+                    stderr_tail: String::new(),
+                    report: None,
+                    wall: begin.elapsed(),
+                }
+            }
+        }
+    };
+    let mut pump = match Pump::new(launched, cmd) {
+        Ok(p) => p,
+        Err((launched, e)) => {
+            let report = end_test(
+                launched.pid,
+                Some(launched.control),
+                Some(launched.report),
+                launched.net,
+            );
+            return ToolRun {
+                end: ToolEnd::NotStarted(format!("cannot watch the tool: {e}")),
+                stdout_tail: String::new(),
+                stderr_tail: String::new(),
+                report,
+                wall: begin.elapsed(),
+            };
+        }
+    };
+    let deadline = begin + cmd.timeout;
+    let stopped = pump.wait(deadline);
+    let report = end_test(
+        pump.pid,
+        pump.control.take(),
+        pump.report.take(),
+        pump.net.take(),
+    );
+    // Whatever the tool wrote before it was stopped is still worth its tail.
+    pump.drain_stderr();
+    let end = match (stopped, &report) {
+        (Some(end), _) => end,
+        (
+            None,
+            Some(Report {
+                start_error: Some(e),
+                ..
+            }),
+        ) => ToolEnd::NotStarted(match e {
+            StartError::Exec(why) | StartError::Refused(why) | StartError::Setup(why) => {
+                why.clone()
+            }
+        }),
+        (None, Some(Report { exit: Some(e), .. })) => ToolEnd::Exited(*e),
+        (None, _) => ToolEnd::NotStarted("the sandbox did not report how the tool ended".into()),
+    };
+    ToolRun {
+        end,
+        stdout_tail: String::from_utf8_lossy(&pump.stdout_tail).into_owned(),
+        stderr_tail: String::from_utf8_lossy(&pump.stderr_tail).into_owned(),
+        report,
+        wall: begin.elapsed(),
+    }
+}
+
+/// The harness's side of a running tool's pipes.
+struct Pump {
+    pid: i32,
+    control: Option<OwnedFd>,
+    report: Option<OwnedFd>,
+    net: Option<super::net::NetNs>,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    exited: Option<OwnedFd>,
+    waiter: Waiter,
+    input: Vec<u8>,
+    written: usize,
+    out_file: Option<std::fs::File>,
+    out_total: u64,
+    max_output: u64,
+    stdout_tail: Vec<u8>,
+    stderr_tail: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl Pump {
+    #[allow(clippy::result_large_err)]
+    fn new(
+        launched: super::Launched,
+        cmd: &ToolCommand,
+    ) -> Result<Pump, (super::Launched, std::io::Error)> {
+        let setup = || -> std::io::Result<(Waiter, Option<OwnedFd>, Option<std::fs::File>)> {
+            for fd in [
+                &launched.stdin,
+                &launched.stdout,
+                &launched.stderr,
+                &launched.report,
+            ] {
+                os::set_nonblocking(fd.as_fd())?;
+            }
+            let mut waiter = Waiter::new()?;
+            waiter.add(launched.stdout.as_raw_fd(), STDOUT, Interest::Read)?;
+            waiter.add(launched.stderr.as_raw_fd(), STDERR, Interest::Read)?;
+            waiter.add(os::interrupt_fd(), INTERRUPT, Interest::Read)?;
+            let exited = launched.report.try_clone()?;
+            waiter.add(exited.as_raw_fd(), EXITED, Interest::Read)?;
+            let out_file = match &cmd.stdout {
+                Some(path) => Some(std::fs::File::create(path)?),
+                None => None,
+            };
+            Ok((waiter, Some(exited), out_file))
+        };
+        let (mut waiter, exited, out_file) = match setup() {
+            Ok(s) => s,
+            Err(e) => return Err((launched, e)),
+        };
+        let input = match &cmd.stdin {
+            Stdin::Null => Vec::new(),
+            Stdin::Bytes(b) => b.clone(),
+        };
+        let stdin = if input.is_empty() {
+            None
+        } else {
+            if let Err(e) = waiter.add(launched.stdin.as_raw_fd(), STDIN, Interest::Write) {
+                return Err((launched, e));
+            }
+            Some(launched.stdin)
+        };
+        Ok(Pump {
+            pid: launched.pid,
+            control: Some(launched.control),
+            report: Some(launched.report),
+            net: launched.net,
+            stdin,
+            stdout: Some(launched.stdout),
+            stderr: Some(launched.stderr),
+            exited,
+            waiter,
+            input,
+            written: 0,
+            out_file,
+            out_total: 0,
+            max_output: cmd.max_output,
+            stdout_tail: Vec::new(),
+            stderr_tail: Vec::new(),
+            scratch: vec![0; 1 << 16],
+        })
+    }
+
+    fn close(waiter: &mut Waiter, fd: &mut Option<OwnedFd>) {
+        if let Some(fd) = fd.take() {
+            waiter.remove(fd.as_raw_fd());
+        }
+    }
+
+    /// Feeds stdin, takes stdout and stderr in, until the tool has ended (`None`) or it must
+    /// be stopped (the reason).
+    fn wait(&mut self, deadline: Instant) -> Option<ToolEnd> {
+        loop {
+            if self.exited.is_none() && self.stdout.is_none() && self.stderr.is_none() {
+                return None;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Some(ToolEnd::TimedOut);
+            }
+            let ready = match self.waiter.wait(Some(deadline - now)) {
+                Ok(r) => r,
+                Err(e) => return Some(ToolEnd::NotStarted(format!("waiting on the tool: {e}"))),
+            };
+            let is = |token: u32| ready & (1 << token) != 0;
+            if is(INTERRUPT) {
+                return Some(ToolEnd::Interrupted);
+            }
+            if is(STDIN) {
+                self.feed();
+            }
+            if is(STDERR) {
+                self.drain_stderr();
+            }
+            if is(STDOUT) && !self.read_stdout() {
+                return Some(ToolEnd::OutputLimit);
+            }
+            if is(EXITED) {
+                // The tool has ended and its processes are gone: what it wrote is in the pipes.
+                Self::close(&mut self.waiter, &mut self.exited);
+                Self::close(&mut self.waiter, &mut self.stdin);
+                while self.stdout.is_some() {
+                    if !self.read_stdout() {
+                        return Some(ToolEnd::OutputLimit);
+                    }
+                }
+                self.drain_stderr();
+                Self::close(&mut self.waiter, &mut self.stdout);
+                Self::close(&mut self.waiter, &mut self.stderr);
+                return None;
+            }
+        }
+    }
+
+    fn feed(&mut self) {
+        let Some(fd) = &self.stdin else { return };
+        match os::write(fd.as_fd(), &self.input[self.written..]) {
+            Ok(Some(n)) => self.written += n,
+            Ok(None) => return,
+            // The tool closed its stdin: it has read what it wanted.
+            Err(_) => self.written = self.input.len(),
+        }
+        if self.written == self.input.len() {
+            Self::close(&mut self.waiter, &mut self.stdin);
+        }
+    }
+
+    /// Reads what stdout has now; false when the output limit is passed. Closes it at EOF or
+    /// when nothing is there (after the tool's end, nothing more will come).
+    fn read_stdout(&mut self) -> bool {
+        let Some(fd) = &self.stdout else { return true };
+        match os::read(fd.as_fd(), &mut self.scratch) {
+            Ok(Some(0)) | Err(_) | Ok(None) if self.exited.is_none() => {
+                Self::close(&mut self.waiter, &mut self.stdout);
+            }
+            Ok(Some(0)) | Err(_) => Self::close(&mut self.waiter, &mut self.stdout),
+            Ok(None) => {}
+            Ok(Some(n)) => {
+                self.out_total += n as u64;
+                if self.out_total > self.max_output {
+                    return false;
+                }
+                let chunk = &self.scratch[..n];
+                if let Some(file) = &mut self.out_file {
+                    use std::io::Write;
+                    if file.write_all(chunk).is_err() {
+                        self.out_file = None;
+                    }
+                }
+                push_tail(&mut self.stdout_tail, chunk);
+            }
+        }
+        true
+    }
+
+    fn drain_stderr(&mut self) {
+        while let Some(fd) = &self.stderr {
+            match os::read(fd.as_fd(), &mut self.scratch) {
+                Ok(Some(0)) | Err(_) => Self::close(&mut self.waiter, &mut self.stderr),
+                Ok(Some(n)) => push_tail(&mut self.stderr_tail, &self.scratch[..n]),
+                Ok(None) => return,
+            }
+        }
+    }
+}
+
+/// Keeps the last [`TAIL`] bytes.
+fn push_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
+    tail.extend_from_slice(chunk);
+    if tail.len() > 2 * TAIL {
+        let cut = tail.len() - TAIL;
+        tail.drain(..cut);
+    }
+}
+
+/// Tells the supervisor the run is over, waits (bounded) for its report, kills it when it
+/// does not answer; reaps it now or later.
+fn end_test(
+    pid: i32,
+    control: Option<OwnedFd>,
+    report: Option<OwnedFd>,
+    net: Option<super::net::NetNs>,
+) -> Option<Report> {
+    drop(control);
+    let deadline = Instant::now() + TEARDOWN;
+    let mut text = Vec::new();
+    let mut answered = false;
+    let mut buf = [0u8; 4096];
+    if let Some(fd) = report {
+        while Instant::now() < deadline {
+            match os::read(fd.as_fd(), &mut buf) {
+                Ok(Some(0)) | Err(_) => {
+                    answered = true;
+                    break;
+                }
+                Ok(Some(n)) => text.extend_from_slice(&buf[..n]),
+                Ok(None) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    let mut fds = [os::PollFd::readable(fd.as_raw_fd())];
+                    let _ = os::poll(&mut fds, Some(left.min(Duration::from_millis(50))));
+                }
+            }
+        }
+    }
+    if !answered {
+        super::kill(pid);
+    }
+    super::reap_later(pid);
+    let report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
+    super::release(net, report.as_ref());
+    report
+}
+
+/// The files a tool left in its working folder (names relative to it), sorted.
+pub fn left_behind(work: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![work.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() {
+                if let Ok(rel) = entry.path().strip_prefix(work) {
+                    found.push(rel.to_path_buf());
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}

@@ -1,0 +1,626 @@
+//! Problems judged by a contest's own tools (issue 27), batch shape, end to end through the
+//! harness binary on a workspace of their own: a `problem.toml`, a tools folder whose `gen`
+//! and `vis` are shell scripts (AtCoder-shaped: `gen <seeds file>` writes `in/0000.txt`,
+//! `vis <input> <output>` prints `Score = N` and draws `out.svg`), and players that are shell
+//! scripts. Scores are checked against running gen, the player and vis by hand.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use support::{expect_exit, rows_of, scores, stderr_log};
+
+/// gen: one input per non-empty line of the seeds file, `in/<index:04>.txt`: `N S` then N
+/// numbers made from the seed (`mkdir in` fails when it exists, like AtCoder's create_dir).
+const GEN: &str = r#"#!/bin/sh
+[ -r "$1" ] || { echo "no such file: $1" >&2; exit 1; }
+mkdir in || exit 1
+i=0
+while read s; do
+  [ -z "$s" ] && continue
+  t=$(( s % 1000 ))
+  n=$(( t % 5 + 3 ))
+  f=in/$(printf %04d $i).txt
+  echo "$n $t" > "$f"
+  line=""
+  j=0
+  while [ $j -lt $n ]; do line="$line $(( (t * 31 + j * 17) % 100 + 1 ))"; j=$((j+1)); done
+  echo $line >> "$f"
+  i=$((i+1))
+done < "$1"
+"#;
+
+/// vis: the answer must be one of the input's numbers; the score is 1000 times it. A wrong
+/// answer gets a message and `Score = 0`, as AtCoder's tools do. Draws out.svg.
+const VIS: &str = r#"#!/bin/sh
+[ $# -eq 2 ] || { echo "usage: vis <input> <output>" >&2; exit 0; }
+read n t < "$1"
+nums=$(sed -n 2p "$1")
+ans=$(tr -d ' \n\r' < "$2")
+echo "<svg><text>$ans</text></svg>" > out.svg
+for x in $nums; do
+  if [ "$x" = "$ans" ]; then echo "Score = $(( ans * 1000 ))"; exit 0; fi
+done
+echo "Invalid answer: '$ans'"
+echo "Score = 0"
+"#;
+
+const PROBLEM: &str = r#"title = "Pick the largest"
+shape = "batch"
+objective = "max"
+tools = "tools"
+inputs = { gen = ["gen.sh", "{seeds}"], dir = "in" }
+judge = ["vis.sh", "{input}", "{output}"]
+params = ["N"]
+pictures = ["out.svg"]
+judge-timeout = 20
+
+[limits]
+time-limit = 6
+max-output = 100000
+"#;
+
+/// Players: a script each, run as `sh main.sh`.
+const PLAYERS: [(&str, &str); 7] = [
+    // The largest number: the best answer.
+    (
+        "best",
+        "read n t\nread line\nm=0\nfor x in $line; do [ $x -gt $m ] && m=$x; done\necho $m\n",
+    ),
+    // The first number: a valid, weaker answer.
+    ("first", "read n t\nread a rest\necho $a\n"),
+    ("wrong", "echo 100000\n"),
+    ("crash", "read n t\necho dying >&2\nexit 3\n"),
+    ("hang", "read n t\nsleep 1000\n"),
+    ("flood", "yes 1234567890\n"),
+    // Answers, but never closes its output (never exits).
+    (
+        "noflush",
+        "read n t\nread a rest\necho $a\nexec sleep 1000\n",
+    ),
+];
+
+fn write_exec(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A workspace: `scoring.toml`, `testcases/<id>/` (problem.toml and tools), `players/`.
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new(id: &str, problem: &str, gen: &str, vis: &str) -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("scoring.toml"), "").unwrap();
+        let p = root.join("testcases").join(id);
+        std::fs::create_dir_all(p.join("tools")).unwrap();
+        std::fs::write(p.join("problem.toml"), problem).unwrap();
+        write_exec(&p.join("tools/gen.sh"), gen);
+        write_exec(&p.join("tools/vis.sh"), vis);
+        std::fs::write(p.join("tools/secret.txt"), "TOOLS-SECRET\n").unwrap();
+        for (name, script) in PLAYERS {
+            let folder = root.join("players").join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(
+                folder.join("player.toml"),
+                format!("problem = \"{id}\"\ncommand = [\"sh\", \"main.sh\"]\n"),
+            )
+            .unwrap();
+            std::fs::write(folder.join("main.sh"), script).unwrap();
+        }
+        Workspace { dir }
+    }
+
+    fn batch() -> Workspace {
+        Workspace::new("pick", PROBLEM, GEN, VIS)
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn tools(&self, id: &str) -> PathBuf {
+        self.root().join("testcases").join(id).join("tools")
+    }
+
+    fn harness(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_harness"))
+            .current_dir(self.root())
+            .stdin(Stdio::null())
+            .env_remove("HARNESS_SECRET")
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// Runs `players` on `seeds` into `results/<results>`; returns the results folder.
+    fn run(
+        &self,
+        players: &[&str],
+        seeds: &str,
+        results: &str,
+        more: &[&str],
+    ) -> (Output, PathBuf) {
+        let out_dir = self.root().join("results").join(results);
+        let mut args: Vec<String> = vec!["--players".into()];
+        args.extend(players.iter().map(|p| format!("players/{p}")));
+        args.extend(["--seeds".into(), seeds.into()]);
+        args.extend(["--results".into(), out_dir.display().to_string()]);
+        args.extend(more.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        (self.harness(&refs), out_dir)
+    }
+}
+
+/// gen, the player and vis run by hand (no harness, no sandbox) on `seed`: vis's score.
+fn by_hand(ws: &Workspace, id: &str, player: &str, seed: u64) -> f64 {
+    let tmp = tempfile::tempdir().unwrap();
+    let tools = ws.tools(id);
+    std::fs::write(tmp.path().join("seeds.txt"), format!("{seed}\n")).unwrap();
+    let ok = Command::new(tools.join("gen.sh"))
+        .arg("seeds.txt")
+        .current_dir(tmp.path())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let input = tmp.path().join("in/0000.txt");
+    let answer = Command::new("sh")
+        .arg(ws.root().join("players").join(player).join("main.sh"))
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    std::fs::write(tmp.path().join("out.txt"), &answer.stdout).unwrap();
+    let vis = Command::new(tools.join("vis.sh"))
+        .arg(&input)
+        .arg("out.txt")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&vis.stdout);
+    let line = text
+        .lines()
+        .rfind(|l| l.starts_with("Score = "))
+        .expect("a score line");
+    line["Score = ".len()..].parse().unwrap()
+}
+
+fn by_key(rows: &[BTreeMap<String, String>]) -> BTreeMap<(String, String), (String, String)> {
+    rows.iter()
+        .map(|r| {
+            (
+                (r["player"].clone(), r["seed"].clone()),
+                (r["score"].clone(), r["verdict"].clone()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn batch_scores_equal_the_tools_run_by_hand_at_any_thread_count() {
+    let ws = Workspace::batch();
+    let (out, one) = ws.run(
+        &["best", "first", "wrong"],
+        "1..6",
+        "one",
+        &["--threads", "1"],
+    );
+    expect_exit(&out, 0);
+    let rows = scores(&one);
+    assert_eq!(rows.len(), 18, "{rows:?}");
+    for player in ["best", "first"] {
+        for r in rows_of(&rows, player) {
+            assert_eq!(r["verdict"], "OK", "{r:?}");
+            let seed: u64 = r["seed"].parse().unwrap();
+            let want = by_hand(&ws, "pick", player, seed);
+            assert_eq!(
+                r["score"].parse::<f64>().unwrap(),
+                want,
+                "{player} seed {seed}"
+            );
+            // N, the first token of the input, is a column.
+            let n: u64 = r["N"].parse().unwrap();
+            assert_eq!(n, seed % 1000 % 5 + 3, "{r:?}");
+        }
+    }
+    for r in rows_of(&rows, "wrong") {
+        assert_eq!(r["verdict"], "WA", "{r:?}");
+        assert_eq!(r["score"], "0");
+        assert!(r["reason"].contains("Invalid answer: '100000'"), "{r:?}");
+    }
+    // The same run on two threads gives the same scores and verdicts.
+    let (out, two) = ws.run(
+        &["best", "first", "wrong"],
+        "1..6",
+        "two",
+        &["--threads", "2"],
+    );
+    expect_exit(&out, 0);
+    assert_eq!(by_key(&scores(&two)), by_key(&rows));
+    // The tools' hash is recorded in run.toml and joins the players' hashes.
+    let run_toml = std::fs::read_to_string(one.join("latest/run.toml")).unwrap();
+    let tools_hash = run_toml
+        .lines()
+        .find_map(|l| l.strip_prefix("tools-hash = "))
+        .expect("tools-hash in run.toml")
+        .trim_matches('"')
+        .to_string();
+    assert!(rows
+        .iter()
+        .all(|r| r["player_hash"].ends_with(&format!("+tools-{tools_hash}"))));
+    // The judge's pictures are kept and linked from the report (the failures, worst seeds).
+    let svg = one.join("latest/pictures/pick/wrong/1/out.svg");
+    assert_eq!(
+        std::fs::read_to_string(&svg).unwrap(),
+        "<svg><text>100000</text></svg>\n"
+    );
+    let report = std::fs::read_to_string(one.join("latest/report.html")).unwrap();
+    assert!(
+        report.contains("href=\"pictures/pick/wrong/1/out.svg\""),
+        "report.html links no picture"
+    );
+    // A changed tool is a new build of every player: the hash changes.
+    let vis = ws.tools("pick").join("vis.sh");
+    write_exec(&vis, &format!("{VIS}\n# changed\n"));
+    let (out, three) = ws.run(&["best"], "1..2", "three", &[]);
+    expect_exit(&out, 0);
+    let after = scores(&three);
+    assert_ne!(
+        after[0]["player_hash"],
+        rows_of(&rows, "best")[0]["player_hash"]
+    );
+}
+
+#[test]
+fn players_get_the_same_verdicts_as_on_a_built_in_problem() {
+    let ws = Workspace::batch();
+    let (out, dir) = ws.run(
+        &["crash", "hang", "flood", "noflush"],
+        "1..2",
+        "faults",
+        &["--threads", "2"],
+    );
+    expect_exit(&out, 0);
+    let rows = scores(&dir);
+    let verdicts: BTreeMap<String, String> = rows
+        .iter()
+        .map(|r| (r["player"].clone(), r["verdict"].clone()))
+        .collect();
+    assert_eq!(verdicts["crash"], "RE", "{rows:?}");
+    assert_eq!(verdicts["hang"], "TLE", "{rows:?}");
+    assert_eq!(verdicts["flood"], "PE", "{rows:?}");
+    assert_eq!(verdicts["noflush"], "TLE", "{rows:?}");
+    assert!(stderr_log(&dir, "pick", "crash", "1").contains("dying"));
+}
+
+#[test]
+fn a_judge_that_crashes_on_an_answer_is_wa_and_one_that_hangs_is_err() {
+    let crash = format!(
+        "{}echo \"thread 'main' panicked at src/bin/vis.rs: index out of bounds\" >&2\nexit 101\n",
+        VIS.replace("echo \"Score = $(( ans * 1000 ))\"; exit 0", "break")
+    );
+    let ws = Workspace::new("pick", PROBLEM, GEN, &crash);
+    let (out, dir) = ws.run(&["best"], "1..2", "crash", &[]);
+    expect_exit(&out, 0);
+    for r in scores(&dir) {
+        assert_eq!(r["verdict"], "WA", "{r:?}");
+        assert!(r["reason"].contains("exit status 101"), "{r:?}");
+        assert!(r["reason"].contains("panicked"), "{r:?}");
+    }
+    let hang = PROBLEM.replace("judge-timeout = 20", "judge-timeout = 5");
+    let ws = Workspace::new("pick", &hang, GEN, "#!/bin/sh\nexec sleep 1000\n");
+    let (out, dir) = ws.run(&["best"], "1", "hang", &[]);
+    // ERR: the harness's fault, exit 1.
+    expect_exit(&out, 1);
+    let rows = scores(&dir);
+    assert_eq!(rows[0]["verdict"], "ERR", "{rows:?}");
+    assert!(rows[0]["reason"].contains("timed out"), "{rows:?}");
+}
+
+#[test]
+fn a_gen_that_fails_is_err_and_resume_runs_the_test_again() {
+    let ws = Workspace::new(
+        "pick",
+        PROBLEM,
+        "#!/bin/sh\necho 'parse failed' >&2\nexit 1\n",
+        VIS,
+    );
+    let (out, dir) = ws.run(&["best"], "1..3", "gen", &[]);
+    expect_exit(&out, 1);
+    let rows = scores(&dir);
+    assert!(rows.iter().all(|r| r["verdict"] == "ERR"), "{rows:?}");
+    assert!(rows[0]["reason"].contains("parse failed"), "{rows:?}");
+    // The tool is fixed: --resume runs the ERR tests again, and they pass.
+    write_exec(&ws.tools("pick").join("gen.sh"), GEN);
+    let run_id = std::fs::read_link(dir.join("latest")).unwrap();
+    let id = run_id.file_name().unwrap().to_str().unwrap().to_string();
+    let out = ws.harness(&["--resume", &id, "--results", dir.to_str().unwrap()]);
+    expect_exit(&out, 0);
+    let rows = scores(&dir);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+}
+
+/// A player that tries to read the tools folder and the inputs of the run, and says so on
+/// stderr; the marker proves the attack ran and that the same check can see a file it may
+/// read (its own).
+fn hostile(ws: &Workspace) -> String {
+    format!(
+        "read n t\nfor f in {} /tmp/harness-inputs-*/* /tmp/harness-run-*/tool-*/work/* /tmp/harness-run-*/tool-*/work/in/*; do\n  if cat \"$f\" > /dev/null 2>&1; then echo \"READ $f\" >&2; fi\ndone\ncat \"$HARNESS_PLAYER_DIR/main.sh\" > /dev/null && echo ATTACK-RAN >&2\nread a rest\necho $a\n",
+        ws.tools("pick").join("secret.txt").display()
+    )
+}
+
+#[test]
+fn a_player_cannot_read_the_tools_or_the_inputs_even_in_a_keyed_run() {
+    let ws = Workspace::batch();
+    std::fs::write(ws.root().join("players/first/main.sh"), hostile(&ws)).unwrap();
+    for (name, more) in [
+        ("public", vec![]),
+        (
+            "keyed",
+            vec!["--secret", "a long secret key for the tools test"],
+        ),
+        ("process", vec!["--sandbox", "off"]),
+    ] {
+        let (out, dir) = ws.run(&["first"], "1..2", name, &more);
+        expect_exit(&out, 0);
+        for r in scores(&dir) {
+            assert_eq!(r["verdict"], "OK", "{name}: {r:?}");
+            let log = stderr_log(&dir, "pick", "first", &r["seed"]);
+            assert!(
+                log.contains("ATTACK-RAN"),
+                "{name}: the attack did not run: {log}"
+            );
+            assert!(!log.contains("READ"), "{name}: {log}");
+        }
+    }
+}
+
+#[test]
+fn a_keyed_run_makes_other_inputs() {
+    let ws = Workspace::batch();
+    let public = ws.harness(&["gen", "--problem", "pick", "--seed", "7"]);
+    expect_exit(&public, 0);
+    let keyed = ws.harness(&[
+        "gen",
+        "--problem",
+        "pick",
+        "--seed",
+        "7",
+        "--secret",
+        "a long secret key for the tools test",
+    ]);
+    expect_exit(&keyed, 0);
+    let other = ws.harness(&[
+        "gen",
+        "--problem",
+        "pick",
+        "--seed",
+        "7",
+        "--secret",
+        "another long secret key, not the same",
+    ]);
+    expect_exit(&other, 0);
+    let again = ws.harness(&[
+        "gen",
+        "--problem",
+        "pick",
+        "--seed",
+        "7",
+        "--secret",
+        "a long secret key for the tools test",
+    ]);
+    // The public input is gen's for seed 7; a key makes another, the same for the same key.
+    let text = String::from_utf8_lossy(&public.stdout).to_string();
+    assert!(text.starts_with("5 7\n"), "{text}");
+    assert_ne!(public.stdout, keyed.stdout);
+    assert_ne!(keyed.stdout, other.stdout);
+    assert_eq!(keyed.stdout, again.stdout);
+}
+
+#[test]
+fn mistakes_in_problem_toml_and_a_failed_build_stop_before_any_test() {
+    let bad = PROBLEM.replace("judge-timeout", "judge-timout");
+    let ws = Workspace::new("pick", &bad, GEN, VIS);
+    let (out, dir) = ws.run(&["best"], "1", "bad", &[]);
+    expect_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("problem.toml"), "{err}");
+    assert!(err.contains("judge-timout"), "{err}");
+    assert!(!dir.exists());
+    let building = format!(
+        "build = [\"sh\", \"-c\", \"echo compiling vis; echo 'error[E0425]: cannot find value' >&2; exit 1\"]\n{PROBLEM}"
+    );
+    let ws = Workspace::new("pick", &building, GEN, VIS);
+    let (out, dir) = ws.run(&["best"], "1", "build", &[]);
+    expect_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the tools' build"), "{err}");
+    assert!(err.contains("error[E0425]"), "{err}");
+    assert!(!dir.join("latest").exists());
+}
+
+#[test]
+fn shards_of_a_tool_problem_merge_into_the_single_run() {
+    let ws = Workspace::batch();
+    let (out, single) = ws.run(&["best", "first"], "1..6", "single", &["--threads", "2"]);
+    expect_exit(&out, 0);
+    let sharded = ws.root().join("results/sharded");
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        let (out, _) = ws.run(
+            &["best", "first"],
+            "1..6",
+            "sharded",
+            &["--shard", &shard, "--run-id", "20260101-000000"],
+        );
+        expect_exit(&out, 0);
+    }
+    let run = sharded.join("20260101-000000");
+    let out = ws.harness(&[
+        "merge",
+        run.join("shards/1-of-2").to_str().unwrap(),
+        run.join("shards/2-of-2").to_str().unwrap(),
+        "--results",
+        sharded.to_str().unwrap(),
+    ]);
+    expect_exit(&out, 0);
+    assert_eq!(by_key(&scores(&sharded)), by_key(&scores(&single)));
+}
+
+/// The shipped example (`testcases/tools-batch`, its Rust tools built by the run) with its
+/// two players: every score equals gen, the player and vis run by hand on the same seed.
+#[test]
+fn the_shipped_batch_example_scores_as_its_tools_by_hand() {
+    let results = tempfile::tempdir().unwrap();
+    let out = support::harness()
+        .args([
+            "--players",
+            "players/tools-batch-nearest",
+            "players/tools-batch-insertion",
+            "--seeds",
+            "0..4",
+            "--threads",
+            "2",
+            "--results",
+        ])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = scores(results.path());
+    assert_eq!(rows.len(), 10, "{rows:?}");
+    let tools = support::root().join("testcases/tools-batch/tools");
+    for r in &rows {
+        assert_eq!(r["verdict"], "OK", "{r:?}");
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("seeds.txt"), format!("{}\n", r["seed"])).unwrap();
+        let gen = Command::new(tools.join("target/release/gen"))
+            .arg("seeds.txt")
+            .current_dir(tmp.path())
+            .status()
+            .unwrap();
+        assert!(gen.success());
+        let input = tmp.path().join("in/0000.txt");
+        let player = support::root().join("players").join(&r["player"]);
+        let answer = Command::new("python3")
+            .arg(player.join("main.py"))
+            .current_dir(&player)
+            .stdin(std::fs::File::open(&input).unwrap())
+            .output()
+            .unwrap();
+        std::fs::write(tmp.path().join("out.txt"), &answer.stdout).unwrap();
+        let vis = Command::new(tools.join("target/release/vis"))
+            .arg(&input)
+            .arg("out.txt")
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&vis.stdout);
+        let score = text
+            .lines()
+            .rfind(|l| l.starts_with("Score = "))
+            .map(|l| l["Score = ".len()..].trim().parse::<f64>().unwrap())
+            .expect("vis printed a score");
+        assert_eq!(r["score"].parse::<f64>().unwrap(), score, "{r:?}");
+        // The picture vis drew is kept.
+        let svg = results.path().join(format!(
+            "latest/pictures/tools-batch/{}/{}/out.svg",
+            r["player"], r["seed"]
+        ));
+        assert!(svg.is_file(), "{}", svg.display());
+    }
+}
+
+/// The shipped batch example's misbehaving players (`tests/fixtures/tool-players`) get the
+/// verdicts of a built-in problem, and the invalid answer vis's reason.
+#[test]
+fn the_shipped_batch_examples_bad_players_get_built_in_verdicts() {
+    let results = tempfile::tempdir().unwrap();
+    let fixtures = "harness/tests/fixtures/tool-players";
+    let mut cmd = support::harness();
+    cmd.arg("--players");
+    for bad in ["crash", "hang", "flood", "wrong", "noflush"] {
+        cmd.arg(format!("{fixtures}/tools-batch-{bad}"));
+    }
+    let out = cmd
+        .args(["--seeds", "0..1", "--threads", "2", "--results"])
+        .arg(results.path())
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = scores(results.path());
+    assert_eq!(rows.len(), 10, "{rows:?}");
+    for r in &rows {
+        let want = match r["player"].trim_start_matches("tools-batch-") {
+            "crash" => "RE",
+            "hang" | "noflush" => "TLE",
+            "flood" => "PE",
+            "wrong" => "WA",
+            other => panic!("unexpected player {other}"),
+        };
+        assert_eq!(r["verdict"], want, "{r:?}");
+        assert_eq!(r["score"], "0", "{r:?}");
+        if want == "WA" {
+            assert!(r["reason"].contains("Duplicate coin"), "{r:?}");
+        }
+    }
+}
+
+/// A contest checkout outside the workspace, named in scoring.toml's `[harness] problems`;
+/// scoring.toml's `[problem.<id>]` keys override the `[limits]` of problem.toml.
+#[test]
+fn a_problem_outside_the_workspace_named_in_scoring_toml() {
+    let ws = Workspace::batch();
+    let outside = tempfile::tempdir().unwrap();
+    let moved = outside.path().join("ahc-like");
+    std::fs::rename(ws.root().join("testcases/pick"), &moved).unwrap();
+    std::fs::write(
+        ws.root().join("players/best/player.toml"),
+        "problem = \"ahc-like\"\ncommand = [\"sh\", \"main.sh\"]\n",
+    )
+    .unwrap();
+    // Unknown until named.
+    let (out, _) = ws.run(&["best"], "1", "unnamed", &[]);
+    expect_exit(&out, 2);
+    std::fs::write(
+        ws.root().join("scoring.toml"),
+        format!(
+            "[harness]\nproblems = [{:?}]\n\n[problem.ahc-like]\ntime-limit = 9\n",
+            moved.display().to_string()
+        ),
+    )
+    .unwrap();
+    let (out, dir) = ws.run(&["best"], "1..2", "named", &[]);
+    expect_exit(&out, 0);
+    let rows = scores(&dir);
+    assert!(
+        rows.iter()
+            .all(|r| r["problem"] == "ahc-like" && r["verdict"] == "OK"),
+        "{rows:?}"
+    );
+    let run_toml = std::fs::read_to_string(dir.join("latest/run.toml")).unwrap();
+    assert!(
+        run_toml.contains("[problem.ahc-like]\ntime-limit = 9\n"),
+        "{run_toml}"
+    );
+    // A mistake in that table is exit 2 naming the key.
+    std::fs::write(
+        ws.root().join("scoring.toml"),
+        format!(
+            "[harness]\nproblems = [{:?}]\n\n[problem.ahc-like]\ntime-limt = 9\n",
+            moved.display().to_string()
+        ),
+    )
+    .unwrap();
+    let (out, _) = ws.run(&["best"], "1", "typo", &[]);
+    expect_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time-limt"));
+}
