@@ -242,11 +242,10 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         core_dumps: limits.core_dumps,
         outer_uid: isolation.outer.0,
         outer_gid: isolation.outer.1,
-        player_ids,
-        shared_net: isolation.shared_net && isolation.mode == Mode::Namespaces,
         // A contest's tool is other people's code too: under a root harness it runs as the
         // same unprivileged id as a player, never host root.
-        player_ids: super::ids::player_ids(),
+        player_ids,
+        shared_net: isolation.shared_net && isolation.mode == Mode::Namespaces,
     }
 }
 
