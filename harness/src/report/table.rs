@@ -1,5 +1,5 @@
-//! The leaderboard as a text table, one section per problem, players ranked by mean score:
-//! compact by default (fits 100 columns for names up to [`COMPACT_NAME`] characters: mean,
+//! The leaderboard as a text table, one section per problem, players ranked by mean score
+//! (the lowest first for a minimised problem): compact by default (fits 100 columns for names up to [`COMPACT_NAME`] characters: mean,
 //! relative score, the longest thinking time of a test, OK and the failures by verdict), or
 //! wide (`--wide`: sum, min, max, a column per verdict, total and longest thinking time).
 //! Pure rendering: the caller decides where it goes and whether colours are on.
@@ -67,10 +67,25 @@ pub fn render(summary: &Summary, colours: bool, partial: bool, wide: bool) -> St
     out
 }
 
-/// Players of a problem with their ranks, best mean first (ties by name, sharing a rank).
-fn ranked(players: &[(String, Standing)]) -> Vec<(usize, &(String, Standing))> {
+/// Whether a problem's lower scores are better (its leaderboard ranks the lowest mean first).
+fn minimized(problem: &str) -> bool {
+    crate::problem::by_id(problem)
+        .is_some_and(|p| p.objective() == crate::problem::Objective::Minimize)
+}
+
+/// Players of a problem with their ranks, best mean first by the problem's objective (the
+/// highest, or the lowest when `minimize`, as report.html ranks them; ties by name, sharing a
+/// rank).
+fn ranked(players: &[(String, Standing)], minimize: bool) -> Vec<(usize, &(String, Standing))> {
     let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
-    ranked.sort_by(|a, b| b.1.mean().total_cmp(&a.1.mean()).then(a.0.cmp(&b.0)));
+    ranked.sort_by(|a, b| {
+        let by_mean = if minimize {
+            a.1.mean().total_cmp(&b.1.mean())
+        } else {
+            b.1.mean().total_cmp(&a.1.mean())
+        };
+        by_mean.then(a.0.cmp(&b.0))
+    });
     let means: Vec<f64> = ranked.iter().map(|(_, s)| s.mean()).collect();
     super::summary::competition_ranks(&means)
         .into_iter()
@@ -91,7 +106,7 @@ fn cut(name: &str, width: usize) -> String {
 fn render_compact(summary: &Summary, colours: bool) -> String {
     let mut out = String::new();
     for (problem, players) in &summary.problems {
-        let ranked = ranked(players);
+        let ranked = ranked(players, minimized(problem));
         let width = ranked
             .iter()
             .map(|(_, (n, _))| n.chars().count())
@@ -162,7 +177,7 @@ fn render_wide(summary: &Summary, colours: bool) -> String {
         Verdict::HarnessError,
     ];
     for (problem, players) in &summary.problems {
-        let ranked = ranked(players);
+        let ranked = ranked(players, minimized(problem));
         let width = ranked
             .iter()
             .map(|(_, (n, _))| n.len())
@@ -389,6 +404,46 @@ mod tests {
             text.matches("\x1b[31m").count(),
             0,
             "no WA anywhere, so no WA colour"
+        );
+    }
+
+    #[test]
+    fn a_minimised_problem_ranks_the_lowest_mean_first() {
+        let mut s = Summary::new(
+            &[(
+                "tools-interactive".to_string(),
+                vec!["scan".to_string(), "sieve".to_string()],
+            )],
+            2,
+        );
+        s.add(&ScoreRow::new(
+            "tools-interactive",
+            "scan",
+            "1",
+            104.2,
+            Verdict::Ok,
+        ));
+        s.add(&ScoreRow::new(
+            "tools-interactive",
+            "sieve",
+            "1",
+            12.1,
+            Verdict::Ok,
+        ));
+        let players = &s.problems[0].1;
+        let names = |minimize| -> Vec<(usize, String)> {
+            ranked(players, minimize)
+                .into_iter()
+                .map(|(rank, (name, _))| (rank, name.clone()))
+                .collect()
+        };
+        assert_eq!(
+            names(true),
+            [(1, "sieve".to_string()), (2, "scan".to_string())]
+        );
+        assert_eq!(
+            names(false),
+            [(1, "scan".to_string()), (2, "sieve".to_string())]
         );
     }
 }
