@@ -1,7 +1,8 @@
 //! The leaderboard as a text table, one section per problem, players ranked by mean score
-//! (the lowest first for a minimised problem): compact by default (fits 100 columns for names up to [`COMPACT_NAME`] characters: mean,
-//! relative score, the longest thinking time of a test, OK and the failures by verdict), or
-//! wide (`--wide`: sum, min, max, a column per verdict, total and longest thinking time).
+//! (the lowest first for a minimised problem): compact by default (fits 100 columns for names
+//! up to [`COMPACT_NAME`] characters: mean, relative score, the longest thinking time of a
+//! test, OK and the failures by verdict), or wide (`--wide`: sum, min, max, a column per
+//! verdict, total and longest thinking time).
 //! Pure rendering: the caller decides where it goes and whether colours are on.
 
 use std::fmt::Write;
