@@ -512,3 +512,42 @@ pub fn end_signal() -> io::Result<(EndSender, EndWatch)> {
     let (a, b) = UnixStream::pair()?;
     Ok((EndSender(a), EndWatch(b)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream standing in for a pipe: (the end the link reads, the end the tester writes).
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let (r, w) = UnixStream::pair().expect("a socket pair");
+        (OwnedFd::from(r), OwnedFd::from(w))
+    }
+
+    #[test]
+    fn a_link_hands_out_whole_lines_and_waits_on_the_testers_pipe_itself() {
+        let (control, _relay) = UnixStream::pair().expect("a socket pair");
+        let (from_tool, tester_out) = pipe();
+        let (tester_in, to_tool) = pipe();
+        let from_raw = from_tool.as_raw_fd();
+        let mut link = Link::new(control, from_tool, to_tool).expect("a link");
+        // Nothing queued: the game waits on the tester's pipe, not on an epoll of its own.
+        assert_eq!(link.fd().as_raw_fd(), from_raw);
+        let mut tester_out = std::fs::File::from(tester_out);
+        tester_out.write_all(b"1 2\n3 4\n5").expect("write");
+        link.receive();
+        assert_eq!(link.take_lines(), Some("1 2\n3 4\n"));
+        assert_eq!(link.take_lines(), None);
+        link.queue("answer");
+        link.flush();
+        let mut got = [0u8; 16];
+        let n = (&std::fs::File::from(tester_in))
+            .read(&mut got)
+            .expect("read");
+        assert_eq!(&got[..n], b"answer\n");
+        // The tester ends its output: the partial line is handed out with a newline.
+        drop(tester_out);
+        link.receive();
+        assert!(link.read_closed());
+        assert_eq!(link.take_lines(), Some("5\n"));
+    }
+}
