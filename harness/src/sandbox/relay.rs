@@ -287,6 +287,8 @@ pub struct Link {
     to_tool_waited: bool,
     from_buf: Vec<u8>,
     to_buf: Vec<u8>,
+    /// The lines [`Link::take_lines`] hands out (kept, so a message allocates nothing).
+    lines: String,
     /// The tester will send nothing more (it closed the player's input, or is gone).
     read_closed: bool,
     /// Nothing more goes to the tester (closed by the harness, or the tester is gone).
@@ -307,15 +309,21 @@ impl Link {
             to_tool_waited: false,
             from_buf: Vec::new(),
             to_buf: Vec::new(),
+            lines: String::new(),
             read_closed: false,
             write_closed: false,
         })
     }
 
     /// One descriptor to wait on: readable when the tester has sent something (or ended
-    /// the player's input), or when queued lines can be written.
+    /// the player's input), or when queued lines can be written. While nothing waits for
+    /// room in the tester's pipe (the usual case), that is the tester's pipe itself, so a
+    /// message wakes the game's wait directly rather than through an epoll inside its epoll.
     pub fn fd(&self) -> BorrowedFd<'_> {
-        self.waiter.as_fd()
+        match &self.from_tool {
+            Some(fd) if !self.to_tool_waited => fd.as_fd(),
+            _ => self.waiter.as_fd(),
+        }
     }
 
     /// Waits until the tester has sent something (or ended the player's input, or is gone):
@@ -353,6 +361,14 @@ impl Link {
     /// Reads what the tester sent and writes what fits of the player's lines, without
     /// waiting. A tester that is gone closes both ways; nothing here is an error.
     pub fn exchange(&mut self) {
+        self.receive();
+        self.flush();
+    }
+
+    /// Reads what the tester sent, without waiting. A read that does not fill the buffer
+    /// took all the pipe held, so a message costs one read, not a second one that finds
+    /// the pipe empty; what comes later makes [`Link::fd`] readable again.
+    pub fn receive(&mut self) {
         let mut buf = [0u8; 1 << 14];
         // A bound per call, so a tester that never stops writing still lets the game go on.
         let mut budget = 1usize << 20;
@@ -365,10 +381,18 @@ impl Link {
                 Ok(Some(n)) => {
                     self.from_buf.extend_from_slice(&buf[..n]);
                     budget = budget.saturating_sub(n);
+                    if n < buf.len() {
+                        break;
+                    }
                 }
                 Ok(None) => break,
             }
         }
+    }
+
+    /// Writes what fits of the player's lines to the tester, without waiting (no system
+    /// call when nothing is queued).
+    pub fn flush(&mut self) {
         while self.wants_write() {
             let Some(fd) = &self.to_tool else { break };
             match os::write(fd.as_fd(), &self.to_buf) {
@@ -409,7 +433,7 @@ impl Link {
 
     /// The complete lines the tester sent since the last call (with their `\n`), as text
     /// (bytes that are not UTF-8 replaced); at its end, a last line without newline gets one.
-    pub fn take_lines(&mut self) -> Option<String> {
+    pub fn take_lines(&mut self) -> Option<&str> {
         let end = match self.from_buf.iter().rposition(|&b| b == b'\n') {
             Some(at) => at + 1,
             None if self.read_closed && !self.from_buf.is_empty() => {
@@ -418,8 +442,11 @@ impl Link {
             }
             None => return None,
         };
-        let lines: Vec<u8> = self.from_buf.drain(..end).collect();
-        Some(String::from_utf8_lossy(&lines).into_owned())
+        self.lines.clear();
+        self.lines
+            .push_str(&String::from_utf8_lossy(&self.from_buf[..end]));
+        self.from_buf.drain(..end);
+        Some(&self.lines)
     }
 
     /// Queues one line of the player for the tester.
@@ -484,4 +511,43 @@ impl EndWatch {
 pub fn end_signal() -> io::Result<(EndSender, EndWatch)> {
     let (a, b) = UnixStream::pair()?;
     Ok((EndSender(a), EndWatch(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream standing in for a pipe: (the end the link reads, the end the tester writes).
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let (r, w) = UnixStream::pair().expect("a socket pair");
+        (OwnedFd::from(r), OwnedFd::from(w))
+    }
+
+    #[test]
+    fn a_link_hands_out_whole_lines_and_waits_on_the_testers_pipe_itself() {
+        let (control, _relay) = UnixStream::pair().expect("a socket pair");
+        let (from_tool, tester_out) = pipe();
+        let (tester_in, to_tool) = pipe();
+        let from_raw = from_tool.as_raw_fd();
+        let mut link = Link::new(control, from_tool, to_tool).expect("a link");
+        // Nothing queued: the game waits on the tester's pipe, not on an epoll of its own.
+        assert_eq!(link.fd().as_raw_fd(), from_raw);
+        let mut tester_out = std::fs::File::from(tester_out);
+        tester_out.write_all(b"1 2\n3 4\n5").expect("write");
+        link.receive();
+        assert_eq!(link.take_lines(), Some("1 2\n3 4\n"));
+        assert_eq!(link.take_lines(), None);
+        link.queue("answer");
+        link.flush();
+        let mut got = [0u8; 16];
+        let n = (&std::fs::File::from(tester_in))
+            .read(&mut got)
+            .expect("read");
+        assert_eq!(&got[..n], b"answer\n");
+        // The tester ends its output: the partial line is handed out with a newline.
+        drop(tester_out);
+        link.receive();
+        assert!(link.read_closed());
+        assert_eq!(link.take_lines(), Some("5\n"));
+    }
 }

@@ -126,13 +126,20 @@ fn first_message(link: &Link, deadline: Instant) -> Option<Talk> {
 }
 
 /// Proxies until the conversation ends: the tool's complete lines to the player, the
-/// player's lines to the tool.
+/// player's lines to the tool. Called once the tool has sent something. The tool's pipe is
+/// read only when the wait said so: a message costs the game one wait, one read and one
+/// write each way.
 pub(crate) fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
     let mut moves = 0;
+    let mut tool_spoke = true;
     loop {
-        link.exchange();
+        if tool_spoke {
+            link.receive();
+            tool_spoke = false;
+        }
+        link.flush();
         if let Some(lines) = link.take_lines() {
-            if let Err(fault) = player.send(&lines) {
+            if let Err(fault) = player.send(lines) {
                 return match fault {
                     // The player stopped reading (it has ended): the tool judges what it got.
                     Fault::Gone(_) => player_left(link, moves, fault),
@@ -159,12 +166,13 @@ pub(crate) fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
                 Err(fault) => Talk::Fault { fault, moves },
             };
         }
-        match player.recv_or(link.fd(), link.wants_write()) {
+        // The link's descriptor is readable when the tool spoke or has room for what waits.
+        match player.recv_or(link.fd(), false) {
             Ok(Heard::Line(line)) => {
                 moves += 1;
                 link.queue(line);
             }
-            Ok(Heard::Other) => {}
+            Ok(Heard::Other) => tool_spoke = true,
             Err(Fault::Eof) => return player_left(link, moves, Fault::Eof),
             Err(fault) => return Talk::Fault { fault, moves },
         }
@@ -368,6 +376,8 @@ impl Game for RelayedGame {
                 });
             }
         }
+        // Off the test's path: the folder was a mount point of the tool's sandbox.
+        dir.dispose();
         outcome(&self.def, talk, run.as_ref())
     }
 
