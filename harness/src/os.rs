@@ -530,3 +530,13 @@ pub(crate) fn forbid_inspection() {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
 }
+
+/// The first file named `name` in a folder of the host's PATH (what a shell would run).
+pub(crate) fn find_on_path(name: impl AsRef<std::path::Path>) -> Option<std::path::PathBuf> {
+    let name = name.as_ref();
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}

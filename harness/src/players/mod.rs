@@ -538,11 +538,7 @@ fn resolve_program(folder: &Path, program: &str) -> Option<PathBuf> {
         let p = folder.join(program);
         return p.exists().then_some(p);
     }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file())
-    })
+    crate::os::find_on_path(program)
 }
 
 /// The program of a `player.toml` command and its arguments. Players run in a fresh folder

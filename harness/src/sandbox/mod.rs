@@ -279,8 +279,7 @@ impl Isolation {
                 path: program.to_path_buf(),
             });
         }
-        let player_ids = ids::player_ids();
-        if let (Mode::Process, Some(ids), Some(w)) = (self.mode, player_ids, work) {
+        if let (Mode::Process, Some(ids), Some(w)) = (self.mode, ids::player_ids(), work) {
             // The player's own folders are its id's; the harness's stays root's.
             open_workdir(w, ids);
         }
@@ -289,10 +288,31 @@ impl Isolation {
             _ => (Vec::new(), Vec::new()),
         };
         Spec {
-            mode: self.mode,
             landlock_read,
             landlock_write,
-            program: program.to_path_buf(),
+            ..self.contained(program.to_path_buf(), argv, env, cwd, binds, limits)
+        }
+    }
+
+    /// A spec of everything the run decides for every contained program (its isolation
+    /// mode, scratch roots, cgroups and how memory is bounded without them, the unprivileged
+    /// id of a root harness, the pooled network) around one program's command, working
+    /// folder and read-only binds; no landlock paths and no writable binds (the caller adds
+    /// its own).
+    pub(crate) fn contained(
+        &self,
+        program: PathBuf,
+        argv: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: PathBuf,
+        binds: Vec<Bind>,
+        limits: &TestLimits,
+    ) -> Spec {
+        Spec {
+            mode: self.mode,
+            landlock_read: Vec::new(),
+            landlock_write: Vec::new(),
+            program,
             argv,
             env,
             cwd,
@@ -316,7 +336,7 @@ impl Isolation {
             core_dumps: limits.core_dumps,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
-            player_ids,
+            player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
         }
     }

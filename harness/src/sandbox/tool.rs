@@ -173,7 +173,7 @@ impl ToolDir {
 fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
     let on_path = cmd.program.components().count() == 1 && !cmd.program.is_absolute();
     let program = if on_path {
-        let found = which(&cmd.program).unwrap_or_else(|| cmd.program.clone());
+        let found = os::find_on_path(&cmd.program).unwrap_or_else(|| cmd.program.clone());
         isolation.visible_program(&found, true)
     } else {
         cmd.program.clone()
@@ -205,9 +205,7 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         }
         Mode::Namespaces => (Vec::new(), Vec::new()),
     };
-    let limits = &cmd.limits;
-    let player_ids = super::ids::player_ids();
-    if let (Mode::Process, Some(ids)) = (isolation.mode, player_ids) {
+    if let (Mode::Process, Some(ids)) = (isolation.mode, super::ids::player_ids()) {
         // Process mode under a root harness: the tool runs as the player id, and writes its
         // own folder only (the namespace mode's view gives it at its bind).
         use std::os::unix::fs::PermissionsExt;
@@ -215,47 +213,13 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         let _ = super::build::give_to(dir.path(), ids);
     }
     Spec {
-        mode: isolation.mode,
         landlock_read,
         landlock_write,
-        program,
-        argv,
-        env,
-        cwd: dir.work(),
-        binds,
         writable_binds: vec![dir.path().to_path_buf()],
-        root: isolation.scratch().join("root"),
-        etc: isolation.scratch().join("etc"),
-        memory: if isolation.cgroups.is_some() {
-            limits.memory
-        } else {
-            0
-        },
-        address_space: if isolation.cgroups.is_some() {
-            0
-        } else {
-            limits.memory
-        },
-        disk: limits.disk,
-        procs: limits.procs,
-        cgroups: isolation.cgroups.as_ref().map(|g| g.cgroups.clone()),
-        core_dumps: limits.core_dumps,
-        outer_uid: isolation.outer.0,
-        outer_gid: isolation.outer.1,
         // A contest's tool is other people's code too: under a root harness it runs as the
         // same unprivileged id as a player, never host root.
-        player_ids,
-        shared_net: isolation.shared_net && isolation.mode == Mode::Namespaces,
+        ..isolation.contained(program, argv, env, dir.work(), binds, &cmd.limits)
     }
-}
-
-/// Finds a program name on the host's PATH.
-fn which(name: &Path) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
 }
 
 /// Tokens of the descriptors a tool's run waits on.
