@@ -13,30 +13,12 @@ mod containment;
 mod support;
 
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use containment::{expect_blocked, expect_verdict, reached, Limits, Mode, Plan, Scratch};
-use support::stderr_log;
+use containment::{expect_blocked, expect_verdict, reached, Mode, Plan, Scratch};
 
 /// Every verdict but OK (and ERR, the harness's own fault).
 const NOT_OK: [&str; 5] = ["WA", "TLE", "MLE", "RE", "PE"];
-
-fn plan<'a>(scratch: &'a Scratch, mode: Mode, seeds: &'a [u64], players: Vec<PathBuf>) -> Plan<'a> {
-    Plan {
-        scratch,
-        mode,
-        limits: Limits::default(),
-        seeds,
-        threads: 2,
-        players,
-        extra: Vec::new(),
-    }
-}
-
-fn log(scratch: &Scratch, player: &str, seed: u64) -> String {
-    stderr_log(&scratch.results(), "chesspuzzle", player, &seed.to_string())
-}
 
 /// Players that leave the process group they were started in (into the harness's group, or
 /// into a group led by their own child) and sleep forever: each is TLE in time, the run
@@ -48,7 +30,7 @@ fn escape_group(mode: Mode) {
         s.hostile("escape-group", "escape-to-child", &["child"]),
         s.good(),
     ];
-    let plan = plan(&s, mode, &[1, 2], players);
+    let plan = Plan::new(&s, mode, &[1, 2], players);
     let (_, rows) = plan.run_and_check();
     for player in ["escape-to-parent", "escape-to-child"] {
         for row in expect_verdict(&rows, player, &["TLE"]) {
@@ -58,7 +40,7 @@ fn escape_group(mode: Mode) {
     // The escape was tried: either it happened (and the kill did not rely on the group), or
     // it was refused because the player leads a session of its own (the harness starts
     // every player with setsid, and a session leader cannot change its group).
-    let log = log(&s, "escape-to-child", 1);
+    let log = s.log("escape-to-child", 1);
     assert!(
         log.contains("REACHED join the process group of its child")
             || log.contains("BLOCKED join the process group of its child: Operation not permitted"),
@@ -86,12 +68,12 @@ fn ptrace_zombie(mode: Mode) {
         s.hostile("ptrace-zombie", "traced-exiter", &["exit"]),
         s.good(),
     ];
-    let plan = plan(&s, mode, &[1, 2], players);
+    let plan = Plan::new(&s, mode, &[1, 2], players);
     let (_, rows) = plan.run_and_check();
     expect_verdict(&rows, "traced-sleeper", &["TLE"]);
     expect_verdict(&rows, "traced-exiter", &NOT_OK);
     if mode == Mode::Off {
-        let log = log(&s, "traced-sleeper", 1);
+        let log = s.log("traced-sleeper", 1);
         assert!(log.contains("REACHED PTRACE_SEIZE"), "{log}");
     }
 }
@@ -115,7 +97,7 @@ fn stdin_fill(mode: Mode) {
         s.hostile("stdin-fill", "stdin-fill", &["4", "2000"]),
         s.good(),
     ];
-    let plan = plan(&s, mode, &[1, 2], players);
+    let plan = Plan::new(&s, mode, &[1, 2], players);
     let (_, rows) = plan.run_and_check();
     for row in expect_verdict(&rows, "stdin-fill", &["TLE"]) {
         assert!(row["reason"].contains("thinking time"), "{row:?}");
@@ -124,7 +106,7 @@ fn stdin_fill(mode: Mode) {
         // The judge's writes really were blocked (in the sandbox the fill may be refused, and
         // so it is in process mode under a root harness: the player runs as another user than
         // the pipe's owner, and cannot open it again for writing).
-        let log = log(&s, "stdin-fill", 1);
+        let log = s.log("stdin-fill", 1);
         // SAFETY: getuid has no preconditions.
         if unsafe { libc::getuid() } == 0 {
             assert!(
@@ -154,7 +136,7 @@ fn daemons(mode: Mode) {
     let s = Scratch::new("daemons");
     let results = s.results().display().to_string();
     let players = vec![s.hostile("daemons", "daemons", &[&results]), s.good()];
-    let plan = plan(&s, mode, &[1, 2], players);
+    let plan = Plan::new(&s, mode, &[1, 2], players);
     let (_, rows) = plan.run_and_check();
     expect_verdict(&rows, "daemons", &["OK"]);
     let scores = s.results().join("latest/scores.csv");
@@ -167,7 +149,7 @@ fn daemons(mode: Mode) {
         String::from_utf8_lossy(&later)
     );
     assert_eq!(at_end, later, "scores.csv changed after the run");
-    let log = log(&s, "daemons", 1);
+    let log = s.log("daemons", 1);
     assert!(
         log.contains("REACHED start a daemon in a session of its own"),
         "{log}"
@@ -191,12 +173,12 @@ fn ctor_map(mode: Mode) {
     let s = Scratch::new("ctor-map");
     let players = vec![s.hostile("ctor-map", "ctor-map", &[]), s.good()];
     // Four tries: a limit set after the start loses this race about 6 times in 10.
-    let plan = plan(&s, mode, &[1, 2, 3, 4], players);
+    let plan = Plan::new(&s, mode, &[1, 2, 3, 4], players);
     let (_, rows) = plan.run_and_check();
     for row in expect_verdict(&rows, "ctor-map", &["MLE", "RE"]) {
         let seed: u64 = row["seed"].parse().unwrap();
         if row["verdict"] == "RE" {
-            let log = log(&s, "ctor-map", seed);
+            let log = s.log("ctor-map", seed);
             assert!(
                 log.contains("BLOCKED map 1 GB before main"),
                 "{row:?}\n{log}"
@@ -219,7 +201,7 @@ fn ctor_map_process_mode() {
 fn tree_memory(mode: Mode) {
     let s = Scratch::new("tree-memory");
     let players = vec![s.hostile("tree-memory", "tree-memory", &[]), s.good()];
-    let plan = plan(&s, mode, &[1], players);
+    let plan = Plan::new(&s, mode, &[1], players);
     let (_, rows) = plan.run_and_check();
     expect_verdict(&rows, "tree-memory", &["MLE"]);
 }
@@ -255,7 +237,7 @@ fn flood_then_crash(mode: Mode) {
         s.hostile("honest-crash", "honest-crash", &[]),
         s.good(),
     ];
-    let mut plan = plan(&s, mode, &[1, 2], players);
+    let mut plan = Plan::new(&s, mode, &[1, 2], players);
     plan.threads = 1;
     plan.limits.memory = 128;
     let (_, rows) = plan.run_and_check();
@@ -308,13 +290,13 @@ fn proc_spy_sees_and_touches_nothing_sandboxed() {
         s.hostile("proc-spy", "proc-spy-b", &[]),
         s.good(),
     ];
-    let mut plan = plan(&s, Mode::Default, &[1, 2], players);
+    let mut plan = Plan::new(&s, Mode::Default, &[1, 2], players);
     plan.limits.time = 10.0;
     let (_, rows) = plan.run_and_check();
     for player in ["proc-spy-a", "proc-spy-b"] {
         expect_verdict(&rows, player, &["OK"]);
         for seed in [1, 2] {
-            let log = log(&s, player, seed);
+            let log = s.log(player, seed);
             assert!(reached(&log).is_empty(), "{player} seed {seed}:\n{log}");
             for what in SPYING {
                 expect_blocked(&log, what);
@@ -357,14 +339,14 @@ fn cheats_all_fail_sandboxed() {
         &s.token(),
     ];
     let players = vec![s.hostile("cheats", "cheats", &args), s.good()];
-    let mut plan = plan(&s, Mode::Default, &[1], players);
+    let mut plan = Plan::new(&s, Mode::Default, &[1], players);
     plan.limits.time = 10.0;
     // Above the default max-disk (256 MB), so the disk cap, not the memory limit, stops the
     // writes.
     plan.limits.memory = 1024;
     let (_, rows) = plan.run_and_check();
     expect_verdict(&rows, "cheats", &["OK"]);
-    let log = log(&s, "cheats", 1);
+    let log = s.log("cheats", 1);
     assert!(reached(&log).is_empty(), "{log}");
     for what in CHEATING {
         expect_blocked(&log, what);
@@ -386,13 +368,13 @@ fn own_loopback_no_neighbours_sandboxed() {
         s.hostile("loopback", "loopback-a", &["47011", "3000"]),
         s.hostile("loopback", "loopback-b", &["47011", "3000"]),
     ];
-    let mut plan = plan(&s, Mode::Default, &[1, 2], players);
+    let mut plan = Plan::new(&s, Mode::Default, &[1, 2], players);
     plan.limits.time = 10.0;
     let (_, rows) = plan.run_and_check();
     for player in ["loopback-a", "loopback-b"] {
         expect_verdict(&rows, player, &["OK"]);
         for seed in [1, 2] {
-            let log = log(&s, player, seed);
+            let log = s.log(player, seed);
             assert_eq!(
                 reached(&log),
                 ["REACHED own loopback (listen, connect, one byte back)"],
@@ -410,14 +392,14 @@ fn own_loopback_no_neighbours_sandboxed() {
 fn inode_eater_harms_no_one_sandboxed() {
     let s = Scratch::new("inode-eater");
     let players = vec![s.hostile("inode-eater", "inode-eater", &[]), s.good()];
-    let mut plan = plan(&s, Mode::Default, &[1, 2, 3], players);
+    let mut plan = Plan::new(&s, Mode::Default, &[1, 2, 3], players);
     plan.limits.time = 10.0;
     plan.limits.memory = 1024;
     let (_, rows) = plan.run_and_check();
     for row in &rows {
         assert_ne!(row["verdict"], "ERR", "{row:?}");
     }
-    let logs: Vec<String> = (1..=3).map(|seed| log(&s, "inode-eater", seed)).collect();
+    let logs: Vec<String> = (1..=3).map(|seed| s.log("inode-eater", seed)).collect();
     assert!(
         logs.iter()
             .any(|l| l.contains("stopped by No space left on device")),
@@ -436,7 +418,7 @@ fn sigterm_ends_the_run(mode: Mode) {
         s.hostile("escape-group", "escape-to-child", &["child"]),
         s.hostile("ptrace-zombie", "traced-sleeper", &["sleep"]),
     ];
-    let mut plan = plan(&s, mode, &[1, 2], players);
+    let mut plan = Plan::new(&s, mode, &[1, 2], players);
     plan.limits.time = 60.0;
     let mut started = containment::start(&mut plan.command());
     let harness = started.child.id();

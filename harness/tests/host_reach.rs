@@ -11,27 +11,9 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
 use std::process::Command;
 
-use containment::{expect_blocked, expect_verdict, reached, Limits, Mode, Plan, Scratch};
-use support::stderr_log;
-
-fn plan<'a>(scratch: &'a Scratch, seeds: &'a [u64], players: Vec<PathBuf>) -> Plan<'a> {
-    Plan {
-        scratch,
-        mode: Mode::Default,
-        limits: Limits::default(),
-        seeds,
-        threads: 2,
-        players,
-        extra: Vec::new(),
-    }
-}
-
-fn log(scratch: &Scratch, player: &str, seed: u64) -> String {
-    stderr_log(&scratch.results(), "chesspuzzle", player, &seed.to_string())
-}
+use containment::{expect_blocked, expect_verdict, reached, Mode, Plan, Scratch};
 
 /// Why the `_unprivileged` tests need root: they start the harness as another user.
 const SWITCHES_USER: &str = "starts the harness as another user (setpriv)";
@@ -110,7 +92,7 @@ const DEVICE_ATTEMPTS: [&str; 5] = [
 fn device_files(as_user: Option<u32>) {
     let s = Scratch::new("device-files");
     let players = vec![s.hostile("device-files", "device-files", &[]), s.good()];
-    let plan = plan(&s, &[1], players);
+    let plan = Plan::new(&s, Mode::Default, &[1], players);
     let before = (device("/dev/zero"), device("/dev/null"));
     let rows = match as_user {
         None => plan.run_and_check().1,
@@ -122,7 +104,7 @@ fn device_files(as_user: Option<u32>) {
         "the host's /dev/zero or /dev/null changed"
     );
     expect_verdict(&rows, "device-files", &["OK"]);
-    let log = log(&s, "device-files", 1);
+    let log = s.log("device-files", 1);
     assert!(log.contains("USABLE /dev/zero and /dev/null"), "{log}");
     assert!(reached(&log).is_empty(), "{log}");
     for what in DEVICE_ATTEMPTS {
@@ -187,7 +169,7 @@ fn keyring(as_user: Option<u32>) {
         s.hostile("keyring", "keyring", &[&serial.to_string()]),
         s.good(),
     ];
-    let mut plan = plan(&s, &[1, 2, 3], players);
+    let mut plan = Plan::new(&s, Mode::Default, &[1, 2, 3], players);
     plan.threads = 1;
     let rows = match as_user {
         None => plan.run_and_check().1,
@@ -195,7 +177,7 @@ fn keyring(as_user: Option<u32>) {
     };
     expect_verdict(&rows, "keyring", &["OK"]);
     for seed in [1, 2, 3] {
-        let log = log(&s, "keyring", seed);
+        let log = s.log("keyring", seed);
         for ring in ["session", "user", "user-session"] {
             assert!(
                 log.contains(&format!("WROTE note in its {ring} keyring")),
@@ -259,11 +241,11 @@ fn socket_buffers_over_the_limit_are_mle_sandboxed() {
     }
     let s = Scratch::new("socket-buffers");
     let players = vec![s.hostile("socket-buffers", "socket-buffers", &[]), s.good()];
-    let plan = plan(&s, &[1, 2], players);
+    let plan = Plan::new(&s, Mode::Default, &[1, 2], players);
     let (_, rows) = plan.run_and_check();
     for row in expect_verdict(&rows, "socket-buffers", &["MLE"]) {
         assert!(row["reason"].contains("memory limit 256 MB"), "{row:?}");
-        let log = log(&s, "socket-buffers", row["seed"].parse().unwrap());
+        let log = s.log("socket-buffers", row["seed"].parse().unwrap());
         assert!(log.contains("FILLING socket buffers"), "{log}");
         assert!(
             !log.contains("in all"),
@@ -279,13 +261,13 @@ fn socket_buffers_over_the_limit_are_mle_sandboxed() {
 fn proc_root(as_user: Option<u32>) {
     let s = Scratch::new("proc-root");
     let players = vec![s.hostile("proc-root", "proc-root", &[]), s.good()];
-    let plan = plan(&s, &[1], players);
+    let plan = Plan::new(&s, Mode::Default, &[1], players);
     let rows = match as_user {
         None => plan.run_and_check().1,
         Some(uid) => run_as_user(&plan, uid),
     };
     expect_verdict(&rows, "proc-root", &["OK"]);
-    let log = log(&s, "proc-root", 1);
+    let log = s.log("proc-root", 1);
     assert!(reached(&log).is_empty(), "{log}");
     for file in ["kcore", "keys", "timer_list", "slabinfo", "vmallocinfo"] {
         let path = format!("/proc/{file}");
@@ -333,7 +315,7 @@ fn proc_hides_what_containers_hide_sandboxed_unprivileged() {
 fn tcp_metrics(as_user: Option<u32>) {
     let s = Scratch::new("tcp-metrics");
     let players = vec![s.hostile("tcp-metrics", "tcp-metrics", &[]), s.good()];
-    let mut plan = plan(&s, &[1, 2, 3], players);
+    let mut plan = Plan::new(&s, Mode::Default, &[1, 2, 3], players);
     plan.threads = 1;
     let rows = match as_user {
         None => plan.run_and_check().1,
@@ -341,7 +323,7 @@ fn tcp_metrics(as_user: Option<u32>) {
     };
     expect_verdict(&rows, "tcp-metrics", &["OK"]);
     for seed in [1, 2, 3] {
-        let log = log(&s, "tcp-metrics", seed);
+        let log = s.log("tcp-metrics", seed);
         assert!(
             log.lines().any(|l| l.starts_with("NOTED 127.")),
             "seed {seed}: no exchange:\n{log}"
@@ -351,7 +333,7 @@ fn tcp_metrics(as_user: Option<u32>) {
         expect_blocked(&log, "note of an earlier test in TIME_WAIT");
     }
     let counted = |seed: u64| -> u64 {
-        let log = log(&s, "tcp-metrics", seed);
+        let log = s.log("tcp-metrics", seed);
         log.lines()
             .find_map(|l| l.strip_prefix("COUNTED lo received "))
             .and_then(|rest| rest.split(' ').next()?.parse().ok())

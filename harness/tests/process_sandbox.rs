@@ -19,28 +19,10 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::net::UdpSocket;
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use containment::{expect_blocked, expect_verdict, reached, Limits, Mode, Plan, Scratch};
-use support::stderr_log;
-
-fn plan<'a>(scratch: &'a Scratch, mode: Mode, seeds: &'a [u64], players: Vec<PathBuf>) -> Plan<'a> {
-    Plan {
-        scratch,
-        mode,
-        limits: Limits::default(),
-        seeds,
-        threads: 2,
-        players,
-        extra: Vec::new(),
-    }
-}
-
-fn log(scratch: &Scratch, player: &str, seed: u64) -> String {
-    stderr_log(&scratch.results(), "chesspuzzle", player, &seed.to_string())
-}
+use containment::{expect_blocked, expect_verdict, reached, Mode, Plan, Scratch};
 
 fn assert_root(what: &str) {
     // SAFETY: getuid has no preconditions.
@@ -133,11 +115,11 @@ fn root_powers_refused_process_mode() {
     assert_root("the root row");
     let s = Scratch::new("root-powers");
     let players = vec![s.hostile("root-powers", "root-powers", &[]), s.good()];
-    let plan = plan(&s, Mode::Off, &[1, 2], players);
+    let plan = Plan::new(&s, Mode::Off, &[1, 2], players);
     let rows = run(&plan, As::Root);
     expect_verdict(&rows, "root-powers", &["OK"]);
     for seed in [1, 2] {
-        let log = log(&s, "root-powers", seed);
+        let log = s.log("root-powers", seed);
         assert!(reached(&log).is_empty(), "seed {seed}:\n{log}");
         for what in ["sethostname", "SCHED_FIFO", "raise its priority"] {
             expect_blocked(&log, what);
@@ -169,11 +151,11 @@ fn udp(who: As) {
     let listener = UdpSocket::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
     let players = vec![s.hostile("udp-send", "udp-send", &[&port]), s.good()];
-    let plan = plan(&s, Mode::Off, &[1, 2, 3], players);
+    let plan = Plan::new(&s, Mode::Off, &[1, 2, 3], players);
     let rows = run(&plan, who);
     expect_verdict(&rows, "udp-send", &["OK"]);
     for seed in [1, 2, 3] {
-        let log = log(&s, "udp-send", seed);
+        let log = s.log("udp-send", seed);
         assert_eq!(
             reached(&log),
             ["REACHED a Unix socket pair"],
@@ -268,14 +250,14 @@ fn sysv_ipc(who: As) {
         s.hostile("sysv-ipc", "sysv-ipc", &[&key.to_string()]),
         s.good(),
     ];
-    let mut plan = plan(&s, Mode::Off, &[1, 2, 3, 4], players);
+    let mut plan = Plan::new(&s, Mode::Off, &[1, 2, 3, 4], players);
     // One test at a time: each later test looks for the notes of the earlier ones.
     plan.threads = 1;
     let rows = run(&plan, who);
     expect_verdict(&rows, "sysv-ipc", &["OK"]);
     let left = ipc_leftovers(key);
     for seed in [1, 2, 3, 4] {
-        let log = log(&s, "sysv-ipc", seed);
+        let log = s.log("sysv-ipc", seed);
         assert!(reached(&log).is_empty(), "seed {seed}:\n{log}");
         for what in [
             "shared memory",
@@ -319,7 +301,7 @@ fn secret(who: As, in_args: bool) {
     let s = Scratch::new("secret-spy");
     let key = format!("key-{}-{}", s.token(), std::process::id());
     let players = vec![s.hostile("secret-spy", "secret-spy", &[]), s.good()];
-    let mut plan = plan(&s, Mode::Off, &[1, 2], players);
+    let mut plan = Plan::new(&s, Mode::Off, &[1, 2], players);
     if in_args {
         plan.extra = vec!["--secret".into(), key.clone()];
     }
@@ -373,7 +355,7 @@ fn secret(who: As, in_args: bool) {
     }
     expect_verdict(&rows, "secret-spy", &["OK"]);
     for seed in [1, 2] {
-        let log = log(&s, "secret-spy", seed);
+        let log = s.log("secret-spy", seed);
         assert!(
             !log.contains(&key),
             "seed {seed}: the player found the key:\n{log}"
@@ -428,7 +410,7 @@ fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
         ),
         s.hostile("cpu-worker", "cpu-worker", &["8", "300"]),
     ];
-    let mut plan = plan(&s, mode, &[1], players);
+    let mut plan = Plan::new(&s, mode, &[1], players);
     // The bomb holds 10 s before its first click; the worker needs 2.4 s of CPU (about
     // 30 s of thinking when it gets a tenth of its CPU, as without a CPU cgroup).
     plan.limits.time = 30.0;
@@ -441,7 +423,7 @@ fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
         cpu >= 1200.0,
         "the honest player worked only {cpu} ms of CPU (its game was too short?): {worker:?}"
     );
-    (think / cpu, log(&s, "session-bomb", 1))
+    (think / cpu, s.log("session-bomb", 1))
 }
 
 /// 200 children, each in a session of its own and moved to the other worker's CPU, spin

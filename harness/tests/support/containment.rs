@@ -77,6 +77,11 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// The stderr log a chesspuzzle run in this folder kept of `player` on `seed`.
+    pub fn log(&self, player: &str, seed: u64) -> String {
+        support::stderr_log(&self.results(), "chesspuzzle", player, &seed.to_string())
+    }
+
     pub fn new(name: &str) -> Scratch {
         let dir = tempfile::Builder::new()
             .prefix(&format!("{name}-"))
@@ -463,7 +468,25 @@ pub struct Plan<'a> {
     pub extra: Vec<String>,
 }
 
-impl Plan<'_> {
+impl<'a> Plan<'a> {
+    /// A plan with the default limits, two threads at once and no extra flags.
+    pub fn new(
+        scratch: &'a Scratch,
+        mode: Mode,
+        seeds: &'a [u64],
+        players: Vec<PathBuf>,
+    ) -> Plan<'a> {
+        Plan {
+            scratch,
+            mode,
+            limits: Limits::default(),
+            seeds,
+            threads: 2,
+            players,
+            extra: Vec::new(),
+        }
+    }
+
     /// The harness command of this plan (the caller may add to it).
     pub fn command(&self) -> Command {
         let config = self.scratch.config(self.limits);
