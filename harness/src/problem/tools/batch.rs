@@ -102,13 +102,7 @@ impl BatchGame {
 
 impl Game for BatchGame {
     fn params(&self) -> Vec<String> {
-        let first = self.input.lines().next().unwrap_or("");
-        let mut tokens = crate::problem::tokens(first);
-        self.def
-            .params
-            .iter()
-            .map(|_| tokens.next().unwrap_or("").to_string())
-            .collect()
+        self.def.params_of_input(&self.input)
     }
 
     fn describe(&self) -> String {

@@ -113,6 +113,19 @@ pub struct Def {
     pub limits: toml::Table,
 }
 
+impl Def {
+    /// The test's parameters read from its input: the first tokens of the first line, one
+    /// per name of `params` (empty where the line is shorter).
+    pub fn params_of_input(&self, input: &str) -> Vec<String> {
+        let first = input.lines().next().unwrap_or("");
+        let mut tokens = crate::problem::tokens(first);
+        self.params
+            .iter()
+            .map(|_| tokens.next().unwrap_or("").to_string())
+            .collect()
+    }
+}
+
 /// The default score line: the last `Score = N` (an integer, a decimal, `1.0E7`, `-1.0`).
 pub const DEFAULT_SCORE: &str = r"Score\s*=\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)";
 

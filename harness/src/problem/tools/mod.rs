@@ -132,32 +132,27 @@ impl Problem for ToolProblem {
             });
         };
         let isolation = self.isolation()?;
+        // The input of a batch or interactive test (gen's, or a ready file), made once per
+        // (seed, key) for every player; a TopCoder tester makes its own from the seed.
+        let input = || {
+            self.inputs
+                .get(
+                    &self.def,
+                    &isolation,
+                    &tool_env(),
+                    *seed,
+                    env.secret.as_ref(),
+                )
+                .map_err(CaseError::Tool)
+        };
         match self.def.shape {
             Shape::Batch => {
-                let made = self
-                    .inputs
-                    .get(
-                        &self.def,
-                        &isolation,
-                        &tool_env(),
-                        *seed,
-                        env.secret.as_ref(),
-                    )
-                    .map_err(CaseError::Tool)?;
+                let made = input()?;
                 let game = batch::BatchGame::new(self.def.clone(), isolation, made)?;
                 Ok(Box::new(game))
             }
             Shape::Interactive => {
-                let made = self
-                    .inputs
-                    .get(
-                        &self.def,
-                        &isolation,
-                        &tool_env(),
-                        *seed,
-                        env.secret.as_ref(),
-                    )
-                    .map_err(CaseError::Tool)?;
+                let made = input()?;
                 let tool_seed = made.tool_seed;
                 let game = relayed::RelayedGame::new(
                     self.def.clone(),

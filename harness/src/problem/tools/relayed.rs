@@ -320,15 +320,7 @@ impl Game for RelayedGame {
                 .iter()
                 .map(|name| printed_param(&self.printed, name).unwrap_or_default())
                 .collect(),
-            _ => {
-                let first = self.input.lines().next().unwrap_or("");
-                let mut tokens = crate::problem::tokens(first);
-                self.def
-                    .params
-                    .iter()
-                    .map(|_| tokens.next().unwrap_or("").to_string())
-                    .collect()
-            }
+            _ => self.def.params_of_input(&self.input),
         }
     }
 
