@@ -624,3 +624,70 @@ fn a_problem_outside_the_workspace_named_in_scoring_toml() {
     expect_exit(&out, 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("time-limt"));
 }
+
+/// A contest's build puts its programs where its commands name them (`target/release/vis` in
+/// the tools folder) even when the user's environment sets a Cargo target folder of its own,
+/// which would put them elsewhere (and mix up contests whose packages are all named `tools`).
+#[test]
+fn a_cargo_target_folder_in_the_environment_does_not_move_the_tools_build() {
+    let outside = tempfile::tempdir().unwrap();
+    let problem = outside.path().join("coin-route");
+    std::fs::create_dir_all(problem.join("tools/src/bin")).unwrap();
+    let shipped = support::root().join("testcases/tools-batch");
+    std::fs::copy(shipped.join("problem.toml"), problem.join("problem.toml")).unwrap();
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "src/lib.rs",
+        "src/bin/gen.rs",
+        "src/bin/vis.rs",
+    ] {
+        std::fs::copy(
+            shipped.join("tools").join(file),
+            problem.join("tools").join(file),
+        )
+        .unwrap();
+    }
+    let player = outside.path().join("nearest");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::copy(
+        support::root().join("players/tools-batch-nearest/main.py"),
+        player.join("main.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"coin-route\"\ncommand = [\"python3\", \"main.py\"]\n",
+    )
+    .unwrap();
+    let config = outside.path().join("scoring.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[harness]\nproblems = [{:?}]\n",
+            problem.display().to_string()
+        ),
+    )
+    .unwrap();
+    let elsewhere = outside.path().join("cargo-target");
+    let results = outside.path().join("results");
+    let out = support::harness()
+        .env("CARGO_TARGET_DIR", &elsewhere)
+        .arg("--config")
+        .arg(&config)
+        .args(["--seeds", "0..1", "--players"])
+        .arg(&player)
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    assert!(problem.join("tools/target/release/vis").is_file());
+    assert!(
+        !elsewhere.exists(),
+        "the build used the environment's target folder"
+    );
+    let rows = scores(&results);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+}

@@ -186,7 +186,13 @@ impl Problem for ToolProblem {
             return Ok(());
         }
         let mut cmd = std::process::Command::new(judge::program(&self.def.tools, &build[0]));
-        cmd.args(&build[1..]).current_dir(&self.def.tools);
+        // A contest's commands name what its build makes by the path its README gives
+        // (`target/release/vis`): a target folder set in the user's environment would put it
+        // elsewhere (and share it between contests whose packages are all named `tools`).
+        cmd.args(&build[1..])
+            .current_dir(&self.def.tools)
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("CARGO_BUILD_TARGET_DIR");
         builds.run(cmd).map(drop).map_err(|e| {
             let tail = last_lines(builds.log(), 20);
             format!(
