@@ -14,7 +14,7 @@
 //!                 pipes and waits in os)
 //! ```
 //!
-//! Layers, bottom up, without cycles: `os`, `invocation` (how printed commands start the
+//! Layers, bottom up, without cycles: `os`, `needs` (programs the machine lacks), `invocation` (how printed commands start the
 //! harness), `sandbox`; `cli`, `config`, `verdict`,
 //! `rundir`; `problem`; `context`; `session`, `runner`; `report`, `compare`, `replay`;
 //! `plan`, `execute`; the other subcommands (`bench`, `play`); `app` on top.
@@ -37,6 +37,7 @@ pub mod execute;
 pub mod exit;
 pub mod invocation;
 pub mod merge;
+pub mod needs;
 pub mod os;
 pub mod plan;
 pub mod play;

@@ -63,8 +63,9 @@ pub struct Player {
 }
 
 /// A problem with the players: the message names the offending path.
+/// An empty `path` is a problem of the players together (none can run here).
 #[derive(Debug, thiserror::Error)]
-#[error("player {path}: {message}")]
+#[error("{}{message}", if path.is_empty() { String::new() } else { format!("player {path}: ") })]
 pub struct PlayerError {
     pub path: String,
     pub message: String,
@@ -193,6 +194,10 @@ pub(crate) fn discover_with(
     let mut variant_of: Vec<Option<usize>> = Vec::new();
     let plain = paths.iter().map(|p| (p, None));
     let varied = variants.iter().enumerate().map(|(i, v)| (&v.path, Some(i)));
+    // Given one player, a program it needs and the machine lacks is an error (it was asked
+    // for); given several (`players/*`), that player is left out with a note.
+    let several = paths.len() + variants.len() > 1;
+    let mut tools_missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (path, variant) in plain.chain(varied) {
         // `players/*` also matches an old `players/results/` and stray files: skipped, said.
         if let Some(reason) = not_a_player(path) {
@@ -200,6 +205,7 @@ pub(crate) fn discover_with(
                 name: path.display().to_string(),
                 reason,
                 plays: None,
+                needs: false,
             });
             continue;
         }
@@ -212,9 +218,22 @@ pub(crate) fn discover_with(
                     reason: format!("plays {}, not {only}", player.problem),
                     name: shown,
                     plays: Some(player.problem.clone()),
+                    needs: false,
                 });
                 continue;
             }
+        }
+        if let Some(reason) = lacks(&player, &kind, builds.refuse, &mut tools_missing) {
+            if !several {
+                return Err(err(path, reason));
+            }
+            skipped.push(Skipped {
+                name: path.display().to_string(),
+                reason,
+                plays: None,
+                needs: true,
+            });
+            continue;
         }
         let clash = found
             .iter()
@@ -250,6 +269,16 @@ pub(crate) fn discover_with(
         variant_of.push(None);
         found.push((player, kind));
     }
+    if found.is_empty() && skipped.iter().any(|s| s.needs) {
+        let notes = skip_notes(&skipped, only).join("\n");
+        return Err(PlayerError {
+            path: String::new(),
+            message: format!(
+                "no player given can run on this machine, nothing was run:\n{notes}\n\
+                 install what is named above, or give players that run here"
+            ),
+        });
+    }
     // The run's private folder: copies of programs, and the folders of built players.
     let mut stage = None;
     build_cargo_players(&mut found, builds)?;
@@ -263,6 +292,52 @@ pub(crate) fn discover_with(
     }
     let players = fix_for_the_run(found, &variant_of, variants, &mut stage)?;
     Ok((players, skipped))
+}
+
+/// Why `player` cannot run on this machine: a program its command, its `#!` line or its
+/// build (unless `refuse`d: `--no-build`) needs, or one its problem's tools need, is not
+/// here ([`crate::needs`]). `tools` keeps what each problem's tools lack, looked up once.
+fn lacks(
+    player: &Player,
+    kind: &Kind,
+    refuse: bool,
+    tools: &mut BTreeMap<String, Vec<String>>,
+) -> Option<String> {
+    let problem = &player.problem;
+    let of_tools = tools.entry(problem.clone()).or_insert_with(|| {
+        crate::problem::by_id(problem).map_or_else(Vec::new, |p| p.missing_programs(!refuse))
+    });
+    if !of_tools.is_empty() {
+        return Some(format!(
+            "the tools of {problem}: {}",
+            crate::needs::describe(of_tools)
+        ));
+    }
+    let command_needs = |command: &[String]| {
+        let found = command
+            .first()
+            .and_then(|c| resolve_program(&player.cwd, c));
+        crate::needs::missing(command, found.as_deref())
+    };
+    let missing = match kind {
+        Kind::Folder { command, build } => {
+            let mut missing = command_needs(command);
+            if let Some(build) = build.as_deref().filter(|_| !refuse) {
+                for program in command_needs(build) {
+                    if !missing.contains(&program) {
+                        missing.push(program);
+                    }
+                }
+            }
+            missing
+        }
+        Kind::File | Kind::Bundled { .. } => {
+            let program = player.program.display().to_string();
+            crate::needs::missing(&[program], Some(&player.program))
+        }
+        Kind::Cargo { .. } => Vec::new(),
+    };
+    (!missing.is_empty()).then(|| crate::needs::describe(&missing))
 }
 
 /// A player's name is a plain file name and its problem is known.
@@ -390,9 +465,13 @@ fn describe_player_toml(
             "`build` is empty (leave it out, or name a command)",
         ));
     }
-    // With a build step, the program may not exist yet: it is found after the build.
+    // With a build step, the program may not exist yet: it is found after the build. A
+    // program this machine lacks is not found at all: `discover_with` says so.
+    let lacking = resolve_program(abs, &program_name).is_none()
+        && crate::needs::missing(&spec.command, None).contains(&program_name);
     let (program, args) = match &spec.build {
         Some(_) => (PathBuf::new(), Vec::new()),
+        None if lacking => (PathBuf::new(), Vec::new()),
         None => resolve_command(abs, &spec.command, player_toml)?,
     };
     let mut env: Vec<(String, String)> = spec

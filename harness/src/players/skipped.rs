@@ -11,21 +11,46 @@ pub struct Skipped {
     pub reason: String,
     /// Skipped for playing this problem, not the one `--problem` chose.
     pub plays: Option<String>,
+    /// Left out because a program it needs is not on this machine (`reason` says which, and
+    /// the package to install): one note for all the players that lack the same.
+    pub needs: bool,
 }
 
 /// The notes on skipped players to show before a run: one line each, except the players of
 /// another problem than `only` (`--problem`), summed up in one note (how many, and their
-/// names wrapped to 100 columns): a run of one problem skips every other player.
+/// names wrapped to 100 columns): a run of one problem skips every other player; and the
+/// players left out for a program this machine lacks, one note per reason.
 pub(crate) fn skip_notes(skipped: &[Skipped], only: Option<&str>) -> Vec<String> {
     let one = |s: &Skipped| format!("skipped player {}: {}", s.name, s.reason);
     let (others, mut notes): (Vec<&Skipped>, Vec<String>) = (
         skipped.iter().filter(|s| s.plays.is_some()).collect(),
         skipped
             .iter()
-            .filter(|s| s.plays.is_none())
+            .filter(|s| s.plays.is_none() && !s.needs)
             .map(one)
             .collect(),
     );
+    let mut reasons: Vec<&str> = Vec::new();
+    for s in skipped.iter().filter(|s| s.needs) {
+        if !reasons.contains(&s.reason.as_str()) {
+            reasons.push(&s.reason);
+        }
+    }
+    for reason in reasons {
+        let names: Vec<&str> = skipped
+            .iter()
+            .filter(|s| s.needs && s.reason == reason)
+            .map(|s| s.name.as_str())
+            .collect();
+        notes.push(match names.len() {
+            1 => format!("left out player {}: {reason}", names[0]),
+            n => wrap(
+                format!("left out {n} players: {reason}:"),
+                names.into_iter(),
+                100,
+            ),
+        });
+    }
     match only {
         Some(only) if others.len() > 1 => {
             let head = format!(
@@ -139,11 +164,13 @@ mod tests {
             name: name.to_string(),
             reason: "plays chesspuzzle, not linez".into(),
             plays: Some("chesspuzzle".into()),
+            needs: false,
         };
         let stray = Skipped {
             name: "players/README".into(),
             reason: "a project file".into(),
             plays: None,
+            needs: false,
         };
         let mut skipped: Vec<Skipped> = (0..12)
             .map(|i| other(&format!("chesspuzzle-player-{i:02}")))
@@ -174,5 +201,28 @@ mod tests {
         // One player of another problem keeps its own line.
         let notes = skip_notes(&[other("solo")], Some("linez"));
         assert_eq!(notes, ["skipped player solo: plays chesspuzzle, not linez"]);
+    }
+
+    #[test]
+    fn players_left_out_for_the_same_missing_program_are_one_note() {
+        let lacking = |name: &str, reason: &str| Skipped {
+            name: name.to_string(),
+            reason: reason.to_string(),
+            plays: None,
+            needs: true,
+        };
+        let python = "python3 not found (apt-get install python3)";
+        let skipped = [
+            lacking("players/a", python),
+            lacking("players/cpp", "c++ not found (apt-get install g++)"),
+            lacking("players/b", python),
+        ];
+        assert_eq!(
+            skip_notes(&skipped, None),
+            [
+                format!("left out 2 players: {python}: players/a, players/b"),
+                "left out player players/cpp: c++ not found (apt-get install g++)".to_string(),
+            ]
+        );
     }
 }

@@ -212,6 +212,12 @@ pub trait Problem: Send + Sync {
     fn views(&self) -> Option<&dyn Views> {
         None
     }
+    /// The programs its judge needs that this machine lacks (a contest's tools: their
+    /// `build` when `with_build`, their `judge` and `gen`; [`crate::needs`]), found before
+    /// anything is built: the players of such a problem are left out of a run of several.
+    fn missing_programs(&self, _with_build: bool) -> Vec<String> {
+        Vec::new()
+    }
     /// Work done once per run before any test (a contest's tools are built); the error is
     /// the user's to fix (exit 2), with the build's last lines.
     fn prepare(&self, _builds: &mut crate::build::Builds) -> Result<(), String> {

@@ -177,6 +177,33 @@ impl Problem for ToolProblem {
         }
     }
 
+    fn missing_programs(&self, with_build: bool) -> Vec<String> {
+        let def = &self.def;
+        let mut commands: Vec<&Vec<String>> = Vec::new();
+        if with_build {
+            commands.extend(&def.build);
+        }
+        if let config::Inputs::Gen { command, .. } = &def.inputs {
+            commands.push(command);
+        }
+        commands.push(&def.judge);
+        let mut missing: Vec<String> = Vec::new();
+        for command in commands {
+            // A program of the tools folder may be made by the build: judged only if there.
+            let program = judge::program(&def.tools, &command[0]);
+            let found = match program.is_relative() {
+                true => crate::needs::locate(&command[0]),
+                false => program.is_file().then_some(program),
+            };
+            for name in crate::needs::missing(command, found.as_deref()) {
+                if !missing.contains(&name) {
+                    missing.push(name);
+                }
+            }
+        }
+        missing
+    }
+
     fn prepare(&self, builds: &mut crate::build::Builds) -> Result<(), String> {
         let Some(build) = &self.def.build else {
             return Ok(());
