@@ -151,7 +151,8 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "vs_best")]
     pub vs_run: bool,
     /// A few words about the run ("try wider beam"), kept in its run.toml and shown by
-    /// `harness runs`, `compare` and the comparison with the previous run.
+    /// `harness runs`, `compare` and the comparison with the previous run. With --resume, it
+    /// replaces the resumed run's tag.
     #[arg(long, visible_alias = "comment", value_name = "TEXT")]
     pub tag: Option<String>,
     /// A line per finished test, printed above the progress bar as it finishes:

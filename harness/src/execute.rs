@@ -199,6 +199,10 @@ fn open_files(
         same && row.verdict != crate::verdict::Verdict::HarnessError
     })
     .map_err(|e| Error::usage(format!("--resume: {e}")))?;
+    if let Some(tag) = &plan.request.args.tag {
+        crate::rundir::set_tag(&dir, tag)
+            .map_err(|e| Error::usage(format!("--tag on --resume: cannot write {e}")))?;
+    }
     for (player, tests) in changed.into_inner() {
         plan.notes.push(format!(
             "resuming: player {player} changed since the run began (new hash): its {tests} \

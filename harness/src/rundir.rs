@@ -347,6 +347,8 @@ pub struct Meta {
     pub debug: bool,
     /// The fingerprint of its secret key: its tests are not those of other runs.
     pub secret: Option<String>,
+    /// A game played by hand (`harness play`): not `latest`, never the baseline of a run.
+    pub played: bool,
 }
 
 impl Meta {
@@ -360,6 +362,7 @@ impl Meta {
             tag: table.get("tag").and_then(|t| t.as_str()).map(String::from),
             debug: table.get("debug").and_then(|d| d.as_bool()) == Some(true),
             secret: crate::secret::recorded(dir),
+            played: table.get("played").and_then(|d| d.as_bool()) == Some(true),
         }
     }
 
@@ -377,8 +380,35 @@ impl Meta {
         if self.debug {
             marks.push("debugging run (--verbose): not a baseline, not in best.csv".into());
         }
+        if self.played {
+            marks.push("played by hand (harness play): not latest, not a baseline".into());
+        }
         marks
     }
+}
+
+/// Gives a run the tag `tag` (`--tag` on `--resume`: the words about a run may be written,
+/// or changed, when it is finished): the `tag` line of its `run.toml`, before its first table.
+pub(crate) fn set_tag(dir: &Path, tag: &str) -> io::Result<()> {
+    let path = dir.join("run.toml");
+    let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+    let table_at = text
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .find(|&i| text[i..].starts_with('['))
+        .unwrap_or(text.len());
+    let (head, tables) = text.split_at(table_at);
+    let mut out: String = head
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("tag ") && !l.trim_start().starts_with("tag="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out.push_str(&format!("tag = {}\n\n", toml::Value::from(tag)));
+    out.push_str(tables);
+    write_atomic(&path, out.as_bytes())
 }
 
 fn io_err(path: &Path, e: io::Error) -> io::Error {
@@ -395,6 +425,33 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tag_given_on_resume_replaces_the_runs_tag_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml = dir.path().join("run.toml");
+        let before = "harness-version = \"1\"\nthreads = 2\ntag = \"old\"\ndebug = true\n\n[args]\nplayers = []\n\n[problem.linez]\ncases = 3\n";
+        std::fs::write(&toml, before).unwrap();
+        set_tag(dir.path(), "wider \"beam\"").unwrap();
+        let text = std::fs::read_to_string(&toml).unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        assert_eq!(table["tag"].as_str(), Some("wider \"beam\""));
+        assert_eq!(table["threads"].as_integer(), Some(2));
+        assert_eq!(
+            Meta::read(dir.path()).tag.as_deref(),
+            Some("wider \"beam\"")
+        );
+        assert!(Meta::read(dir.path()).debug);
+        assert!(
+            text.ends_with("\n\n[args]\nplayers = []\n\n[problem.linez]\ncases = 3\n"),
+            "{text}"
+        );
+        // A run without a tag gets one.
+        std::fs::write(&toml, "threads = 2\n\n[args]\n").unwrap();
+        set_tag(dir.path(), "first").unwrap();
+        let text = std::fs::read_to_string(&toml).unwrap();
+        assert_eq!(text, "threads = 2\ntag = \"first\"\n\n[args]\n");
+    }
 
     fn row() -> ScoreRow {
         ScoreRow {

@@ -471,6 +471,49 @@ fn resume_runs_only_the_missing_tests_and_reruns_a_changed_player() {
 }
 
 #[test]
+fn a_tag_given_on_resume_names_the_resumed_run() {
+    let results = tempfile::tempdir().unwrap();
+    let (_dir, player) = script(FIRST_CELL);
+    let (code, _, err) = run(harness()
+        .args([
+            "--problem",
+            "chesspuzzle",
+            "--seeds",
+            "1..2",
+            "--tag",
+            "first",
+        ])
+        .arg("--results")
+        .arg(results.path())
+        .arg("--players")
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    let id = std::fs::read_link(results.path().join("latest")).unwrap();
+    let id = id.to_str().unwrap().to_string();
+    let runs = |results: &Path| {
+        let (code, out, err) = run(harness().arg("runs").arg("--results").arg(results));
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    assert!(runs(results.path()).contains("tag \"first\""));
+    // Resumed without --tag: the run keeps its tag.
+    let (code, _, err) = run(harness()
+        .args(["--resume", &id, "--results"])
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    assert!(runs(results.path()).contains("tag \"first\""));
+    let (code, _, err) = run(harness()
+        .args(["--resume", &id, "--comment", "wider beam", "--results"])
+        .arg(results.path()));
+    assert_eq!(code, 0, "{err}");
+    let out = runs(results.path());
+    assert!(
+        out.contains("tag \"wider beam\"") && !out.contains("first"),
+        "{out}"
+    );
+}
+
+#[test]
 fn unreadable_test_data_and_unwritable_results_are_usage_errors() {
     let empty = tempfile::tempdir().unwrap();
     let results = tempfile::tempdir().unwrap();

@@ -366,6 +366,13 @@ fn a_quit_chesspuzzle_game_keeps_its_clicks_and_an_empty_game_is_not_saved() {
     let row = &scores(&run)[0];
     assert_eq!(row.4, "OK");
     assert!(row.3 > 0.0, "the 2 clicks count: {row:?}");
+    // `latest` is what compare and report take by default: a game by hand is not a run.
+    assert!(
+        !tmp.path().join("latest").exists(),
+        "a game played by hand became latest"
+    );
+    let toml = std::fs::read_to_string(run.join("run.toml")).unwrap();
+    assert!(toml.contains("played = true"), "{toml}");
 
     let empty = tempfile::tempdir().unwrap();
     let (code, out, err) = run_with(

@@ -363,7 +363,7 @@ fn baseline(
     let in_common = |id: &str| -> Option<Vec<Entry>> {
         let dir = results.join(id);
         let meta = crate::rundir::Meta::read(&dir);
-        if meta.debug || meta.secret != *secret {
+        if meta.debug || meta.played || meta.secret != *secret {
             return None;
         }
         let entries = runs::load_run(&dir).ok()?;

@@ -255,14 +255,17 @@ fn save(
     result: &TestResult,
 ) -> Result<std::path::PathBuf, String> {
     let run_toml = format!(
-        "harness-version = {:?}\ncommand = {:?}\nplayer = {:?}\n",
+        "harness-version = {:?}\ncommand = {:?}\nplayer = {:?}\nplayed = true\n",
         env!("CARGO_PKG_VERSION"),
         std::env::args().collect::<Vec<_>>().join(" "),
         args.name
     );
     let names = problem.param_names().iter().map(|p| p.to_string());
     let layout = Layout::new(&[(problem.id().to_string(), names.collect())]);
-    let files = RunFiles::create(results, "play-", layout, &run_toml).map_err(|e| e.to_string())?;
+    let mut files =
+        RunFiles::create(results, "play-", layout, &run_toml).map_err(|e| e.to_string())?;
+    // `latest` is the run compare and report take by default: a game by hand is not one.
+    files.links_latest = false;
     let row = crate::execute::score_row(result, problem.param_names());
     let roster = [(problem.id().to_string(), vec![args.name.clone()])];
     let mut state = RunState::new(&files.id, &files.dir, Summary::new(&roster, 1), 1);
