@@ -200,7 +200,7 @@ fn open_files(
     })
     .map_err(|e| Error::usage(format!("--resume: {e}")))?;
     if let Some(tag) = &plan.request.args.tag {
-        crate::rundir::set_tag(&dir, tag)
+        crate::rundir::set_field(&dir, "tag", tag)
             .map_err(|e| Error::usage(format!("--tag on --resume: cannot write {e}")))?;
     }
     for (player, tests) in changed.into_inner() {

@@ -349,6 +349,9 @@ pub struct Meta {
     pub secret: Option<String>,
     /// A game played by hand (`harness play`): not `latest`, never the baseline of a run.
     pub played: bool,
+    /// What its relative scores are against, as the line under its leaderboard said
+    /// (`relative: to the best known score of each test, ...`).
+    pub relative_to: Option<String>,
 }
 
 impl Meta {
@@ -363,6 +366,7 @@ impl Meta {
             debug: table.get("debug").and_then(|d| d.as_bool()) == Some(true),
             secret: crate::secret::recorded(dir),
             played: table.get("played").and_then(|d| d.as_bool()) == Some(true),
+            relative_to: (table.get("relative-to").and_then(|t| t.as_str())).map(String::from),
         }
     }
 
@@ -387,9 +391,10 @@ impl Meta {
     }
 }
 
-/// Gives a run the tag `tag` (`--tag` on `--resume`: the words about a run may be written,
-/// or changed, when it is finished): the `tag` line of its `run.toml`, before its first table.
-pub(crate) fn set_tag(dir: &Path, tag: &str) -> io::Result<()> {
+/// Sets the line `key = "value"` of a run's `run.toml`, before its first table, replacing
+/// the one there: the tag given on `--resume` (a run may be named once it is finished), and
+/// what the run's relative scores were against (known when it ends).
+pub(crate) fn set_field(dir: &Path, key: &str, value: &str) -> io::Result<()> {
     let path = dir.join("run.toml");
     let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
     let table_at = text
@@ -398,15 +403,22 @@ pub(crate) fn set_tag(dir: &Path, tag: &str) -> io::Result<()> {
         .find(|&i| text[i..].starts_with('['))
         .unwrap_or(text.len());
     let (head, tables) = text.split_at(table_at);
+    let is_key = |line: &str| {
+        line.split_once('=')
+            .is_some_and(|(k, _)| k.trim() == key && !line.trim_start().starts_with('#'))
+    };
     let mut out: String = head
         .lines()
-        .filter(|l| !l.trim_start().starts_with("tag ") && !l.trim_start().starts_with("tag="))
+        .filter(|l| !is_key(l))
         .map(|l| format!("{l}\n"))
         .collect();
     while out.ends_with("\n\n") {
         out.pop();
     }
-    out.push_str(&format!("tag = {}\n\n", toml::Value::from(tag)));
+    out.push_str(&format!("{key} = {}\n", toml::Value::from(value)));
+    if !tables.is_empty() {
+        out.push('\n');
+    }
     out.push_str(tables);
     write_atomic(&path, out.as_bytes())
 }
@@ -432,7 +444,7 @@ mod tests {
         let toml = dir.path().join("run.toml");
         let before = "harness-version = \"1\"\nthreads = 2\ntag = \"old\"\ndebug = true\n\n[args]\nplayers = []\n\n[problem.linez]\ncases = 3\n";
         std::fs::write(&toml, before).unwrap();
-        set_tag(dir.path(), "wider \"beam\"").unwrap();
+        set_field(dir.path(), "tag", "wider \"beam\"").unwrap();
         let text = std::fs::read_to_string(&toml).unwrap();
         let table: toml::Table = text.parse().unwrap();
         assert_eq!(table["tag"].as_str(), Some("wider \"beam\""));
@@ -448,7 +460,7 @@ mod tests {
         );
         // A run without a tag gets one.
         std::fs::write(&toml, "threads = 2\n\n[args]\n").unwrap();
-        set_tag(dir.path(), "first").unwrap();
+        set_field(dir.path(), "tag", "first").unwrap();
         let text = std::fs::read_to_string(&toml).unwrap();
         assert_eq!(text, "threads = 2\ntag = \"first\"\n\n[args]\n");
     }

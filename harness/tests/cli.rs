@@ -733,6 +733,14 @@ fn a_runs_relative_scores_are_against_the_best_known_score_of_each_test() {
         ),
         "{out}"
     );
+    let report = || std::fs::read_to_string(results.path().join("latest/report.html")).unwrap();
+    assert!(
+        report().contains(
+            "BEST is the best known score of each test, of results/best.csv and this run (3 \
+             of 3 from earlier runs; "
+        ),
+        "report.html does not say what the relative score is against"
+    );
     std::thread::sleep(Duration::from_millis(1100));
     let (code, out, err) = go(&["--vs-run"]);
     assert_eq!(code, 0, "{err}");
@@ -740,6 +748,10 @@ fn a_runs_relative_scores_are_against_the_best_known_score_of_each_test() {
     assert!(
         out.contains("relative: to the best score of each test in this run (--vs-run)"),
         "{out}"
+    );
+    assert!(
+        report().contains("BEST is the best score of each test in this run (--vs-run)."),
+        "report.html does not say what the relative score is against"
     );
 }
 

@@ -271,6 +271,44 @@ fn compare_lists_the_largest_losses_and_wins_with_replay_commands_and_per_test_r
 }
 
 #[test]
+fn compare_html_gives_no_replay_command_for_a_problem_without_replays() {
+    let results = tempfile::tempdir().unwrap();
+    for (id, hash, scores) in [
+        ("20260101-000000", "aaaa", [1, 1, 0, 1]),
+        ("20260102-000000", "bbbb", [0, 1, 1, 1]),
+    ] {
+        let dir = results.path().join(id);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut csv = String::from(
+            "problem,player,seed,score,verdict,moves,think_ms,cpu_ms,wall_ms,max_memory_kb,warning,player_hash,harness_version,reason\n",
+        );
+        for (seed, score) in (1..).zip(scores) {
+            let verdict = if score == 1 { "OK" } else { "WA" };
+            csv.push_str(&format!(
+                "game-ending,g,{seed},{score},{verdict},1,5,5,6,1000,,{hash},0.1.0,\n"
+            ));
+        }
+        std::fs::write(dir.join("scores.csv"), csv).unwrap();
+        std::fs::write(dir.join("run.toml"), "command = \"harness\"\n").unwrap();
+    }
+    let (code, out, err) = run(harness(
+        results.path(),
+        &["compare", "g@20260101-000000", "g@20260102-000000"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("largest losses"), "{out}");
+    let html = std::fs::read_to_string(results.path().join("compare.html")).unwrap();
+    assert!(
+        html.contains("transcript <code>20260102-000000/transcripts/game-ending/g/1.txt</code>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains(" replay "),
+        "a replay command for game-ending: {html}"
+    );
+}
+
+#[test]
 fn a_runs_tag_is_shown_by_runs_and_compare() {
     let results = two_runs();
     let new = results.path().join("20260102-000000");

@@ -265,6 +265,17 @@ fn batch_scores_equal_the_tools_run_by_hand_at_any_thread_count() {
         report.contains("href=\"pictures/pick/wrong/1/out.svg\""),
         "report.html links no picture"
     );
+    // Worst seeds for a problem without replays: the pictures (of a player that never
+    // failed, so from that table only), never a replay command.
+    assert!(report.contains("<h3>Worst seeds</h3>"), "no worst seeds");
+    assert!(
+        report.contains("href=\"pictures/pick/best/"),
+        "the worst seeds link no picture"
+    );
+    assert!(
+        !report.contains(" replay "),
+        "report.html prints a replay command for a problem without replays"
+    );
     // A changed tool is a new build of every player: the hash changes.
     let vis = ws.tools("pick").join("vis.sh");
     write_exec(&vis, &format!("{VIS}\n# changed\n"));

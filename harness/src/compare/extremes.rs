@@ -47,6 +47,15 @@ pub(crate) fn replay_command(
     command
 }
 
+/// Where entry `i`'s transcript of `case` is, from the results folder.
+fn transcript_place(c: &Comparison, i: usize, case: &CaseKey) -> String {
+    let e = &c.entries[i];
+    format!(
+        "{}/transcripts/{}/{}/{case}.txt",
+        e.run, c.problem, e.player
+    )
+}
+
 /// An entry's score on a test as a cell: `0.5700`, or `0.0000 TLE` when it failed.
 fn score_cell(c: &Comparison, i: usize, case: &CaseKey) -> String {
     let t = &c.entries[i].tests[case];
@@ -90,11 +99,7 @@ pub fn render(
                     let how = if replays(&c.problem) {
                         replay_command(c, p.a, case, results)
                     } else {
-                        let e = &c.entries[p.a];
-                        format!(
-                            "transcript {}/transcripts/{}/{}/{case}.txt",
-                            e.run, c.problem, e.player
-                        )
+                        format!("transcript {}", transcript_place(c, p.a, case))
                     };
                     let _ = writeln!(
                         out,
@@ -114,11 +119,13 @@ pub fn render(
 }
 
 /// `compare.html`: the same lists, each game a link to its replay page where `link` gives one
-/// (entry index, test), else its replay command.
+/// (entry index, test), else its replay command where its problem has replays (`replays`),
+/// else its transcript's place in the run folder.
 pub fn html(
     comparisons: &[Comparison],
     n: usize,
     link: impl Fn(&Comparison, usize, &CaseKey) -> Option<String>,
+    replays: impl Fn(&str) -> bool,
     results: Option<&std::path::Path>,
 ) -> String {
     let mut h = String::from(
@@ -166,9 +173,13 @@ th{background:#f0f0f0}td.l,th.l{text-align:left}code{background:#f4f4f4;padding:
                         let score = escape(&score_cell(c, i, case));
                         match link(c, i, case) {
                             Some(href) => format!("<a href=\"{}\">{score}</a>", escape(&href)),
-                            None => format!(
+                            None if replays(&c.problem) => format!(
                                 "{score}<br><code>{}</code>",
                                 escape(&replay_command(c, i, case, results))
+                            ),
+                            None => format!(
+                                "{score}<br>transcript <code>{}</code>",
+                                escape(&transcript_place(c, i, case))
                             ),
                         }
                     };

@@ -253,7 +253,16 @@ impl Reporter for History {
     fn on_event(&mut self, event: &Event<'_>, state: &mut RunState) -> Result<(), String> {
         if let Event::RunFinished = event {
             match self.finish(&state.id, &state.rows, &mut state.summary) {
-                Ok(lines) => state.footer.extend(lines),
+                Ok(lines) => {
+                    // The yardstick goes into run.toml too, for report.html to say it.
+                    let recorded = lines
+                        .first()
+                        .map(|line| crate::rundir::set_field(&state.dir, "relative-to", line));
+                    if let Some(Err(e)) = recorded {
+                        state.footer.push(format!("warning: run.toml: {e}"));
+                    }
+                    state.footer.extend(lines)
+                }
                 Err(e) => state.footer.push(format!("warning: no comparison: {e}")),
             }
         }
@@ -649,7 +658,13 @@ pub(crate) fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
             &mut replayed.borrow_mut(),
         )
     };
-    let html = extremes::html(&comparisons, args.largest, link, args.results.as_deref());
+    let html = extremes::html(
+        &comparisons,
+        args.largest,
+        link,
+        crate::problem::has_views,
+        args.results.as_deref(),
+    );
     crate::rundir::write_atomic(&page, html.as_bytes())
         .map_err(|e| Error::fault(format!("cannot write {}: {e}", page.display())))?;
     println!("wrote {}", page.display());

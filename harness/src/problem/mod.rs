@@ -212,6 +212,12 @@ pub trait Problem: Send + Sync {
     fn views(&self) -> Option<&dyn Views> {
         None
     }
+    /// Each test is passed or failed (score 1 for the exact answer, else 0): no test is
+    /// "worse" than another that failed too, so report.html lists its failures, not its
+    /// worst seeds.
+    fn pass_fail(&self) -> bool {
+        false
+    }
     /// The programs its judge needs that this machine lacks (a contest's tools: their
     /// `build` when `with_build`, their `judge` and `gen`; [`crate::needs`]), found before
     /// anything is built: the players of such a problem are left out of a run of several.

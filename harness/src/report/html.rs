@@ -120,6 +120,20 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
         h.push_str("<p class=\"debug\">A debugging run (--verbose): not a baseline of later runs, not in best.csv.</p>\n");
     }
     let relatives = relatives(run);
+    if let Some(line) = meta
+        .relative_to
+        .as_deref()
+        .filter(|_| !relatives.is_empty())
+    {
+        let against = line.strip_prefix("relative: to ").unwrap_or(line);
+        let _ = writeln!(
+            h,
+            "<p class=\"yardstick\">The <em>relative</em> column: per test, how near the \
+             player's score is to BEST (1 when equal, a failed test 0), its mean times \
+             relative-scale (scoring.toml). BEST is {}.</p>",
+            escape(against)
+        );
+    }
     for p in group(rows) {
         let minimize =
             problem::by_id(&p.id).is_some_and(|pr| pr.objective() == Objective::Minimize);
@@ -130,7 +144,7 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
         h.push_str(&per_seed_chart(&p)?);
         h.push_str(&histogram(&p)?);
         h.push_str("</div>\n");
-        if problem::has_views(&p.id) {
+        if problem::by_id(&p.id).is_some_and(|pr| !pr.pass_fail()) {
             worst_table(&mut h, run, &p, minimize, &id);
         }
         failures_table(&mut h, run, &p, &id);
@@ -426,8 +440,16 @@ fn picture_links(run: &Path, r: &Row) -> Vec<String> {
         .collect()
 }
 
+/// The 5 lowest-scoring tests of each player, with the replay (a problem with replay pages)
+/// and the pictures the judge drew (a contest's tools): a problem without replays gets no
+/// replay command, which could only fail.
 fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: &str) {
-    h.push_str("<h3>Worst seeds</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th>score</th><th class=\"l\">verdict</th><th class=\"l\">replay</th></tr>\n");
+    let replays = problem::has_views(&p.id);
+    let _ = writeln!(
+        h,
+        "<h3>Worst seeds</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th>score</th><th class=\"l\">verdict</th><th class=\"l\">{}</th></tr>",
+        if replays { "replay" } else { "pictures" }
+    );
     let all: Vec<Row> = p.rows.values().map(|r| (*r).clone()).collect();
     for player in &p.players {
         let mut mine: Vec<&Row> = all.iter().filter(|r| r.player == *player).collect();
@@ -444,7 +466,8 @@ fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: 
                 escape(&r.seed),
                 short(r.score),
                 escape(r.verdict.code()),
-                [link_or_command(run, r, run_id)]
+                replays
+                    .then(|| link_or_command(run, r, run_id))
                     .into_iter()
                     .chain(picture_links(run, r))
                     .collect::<Vec<_>>()
