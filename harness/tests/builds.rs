@@ -365,3 +365,47 @@ fn a_failing_player_toml_build_is_exit_2_with_its_messages() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_build_cache_keeps_the_most_recently_used_builds_of_a_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("built-clicker");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"chesspuzzle\"\nbuild = [\"sh\", \"-c\", \"cp play.sh built.sh\"]\n\
+         command = [\"sh\", \"built.sh\"]\n",
+    )
+    .unwrap();
+    let cache = dir.path().join("results/.cache/builds");
+    let entries = || {
+        let mut keys: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| !n.starts_with('.') && !n.ends_with(".used"))
+            .collect();
+        keys.sort();
+        keys
+    };
+    // Five versions of the player, each built once: the cache keeps the last three.
+    let mut keys = Vec::new();
+    for version in 1..=5 {
+        write_script(
+            &player.join("play.sh"),
+            &format!("#!/bin/sh\n# version {version}\nread h\necho '0 0'\nwhile read l; do echo '0 0'; done\n"),
+        );
+        let (code, stderr) = harness_on(dir.path(), std::slice::from_ref(&player));
+        assert_eq!(code, 0, "{stderr}");
+        let now = entries();
+        let new: Vec<&String> = now.iter().filter(|k| !keys.contains(*k)).collect();
+        assert_eq!(new.len(), 1, "version {version}: {now:?}");
+        keys.push(new[0].clone());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut last: Vec<String> = keys[2..].to_vec();
+    last.sort();
+    assert_eq!(entries(), last, "built in order {keys:?}");
+    let run = std::fs::canonicalize(dir.path().join("results/latest")).unwrap();
+    let log = std::fs::read_to_string(run.join("logs/build.log")).unwrap();
+    assert!(log.contains("pruned 1 build(s)"), "{log}");
+}

@@ -668,6 +668,21 @@ fn build_folder_players(
         player.cwd = copy;
         (player.program, player.args) = resolve_command(&player.cwd, command, &player_toml)?;
     }
+    // After the builds: what this run used is the newest, and kept.
+    if let Some(cache) = builds.cache.clone() {
+        match private::prune(&cache, std::time::SystemTime::now()) {
+            Ok(gone) if gone.is_empty() => {}
+            Ok(gone) => builds.note(&format!(
+                "pruned {} build(s) from {} (unused for {} days, or older than the {} most \
+                 recently used of their player)\n",
+                gone.len(),
+                cache.display(),
+                private::CACHE_DAYS,
+                private::CACHE_PER_PLAYER
+            )),
+            Err(e) => builds.note(&format!("cannot prune {}: {e}\n", cache.display())),
+        }
+    }
     Ok(())
 }
 

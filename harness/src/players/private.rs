@@ -8,7 +8,10 @@
 //! command, the build command, every hashed file of the folder, and whether the build was
 //! contained) under the run's build cache (`results/.cache/builds/<key>/`), each published
 //! whole by a rename and never changed after; a later run of an unchanged player copies
-//! its build from there instead of building again.
+//! its build from there instead of building again. Each run prunes the cache ([`prune`]): a
+//! build unused for [`CACHE_DAYS`] days goes, and so do a player's builds beyond its
+//! [`CACHE_PER_PLAYER`] most recently used (a `<key>.used` file beside each entry names its
+//! player, and its time is the entry's last use).
 //!
 //! Also here: what a contained `cargo build` may see ([`cargo_job`]) and the checks of what
 //! it made. This module copies files and names folders; builds run through
@@ -56,6 +59,99 @@ pub(super) fn source_key(
     format!("{:016x}", h.0)
 }
 
+/// Days a build stays in the cache without being used.
+pub(super) const CACHE_DAYS: u64 = 30;
+/// Builds of one player kept in the cache: the most recently used.
+pub(super) const CACHE_PER_PLAYER: usize = 3;
+
+/// Records that the cache entry `entry` was used now, by `player`: the file `<key>.used`
+/// beside it holds the player's name, and its modification time is the entry's last use.
+fn mark_used(entry: &Path, player: &str) -> io::Result<()> {
+    let mut used = entry.as_os_str().to_owned();
+    used.push(".used");
+    std::fs::write(PathBuf::from(used), player)
+}
+
+/// One build in the cache: its key, the player that last used it (unknown for an entry of
+/// an older harness) and when.
+#[derive(Clone, Debug)]
+struct Cached {
+    key: String,
+    player: Option<String>,
+    used: std::time::SystemTime,
+}
+
+/// The keys of the builds to remove: unused for [`CACHE_DAYS`] days, or beyond the
+/// [`CACHE_PER_PLAYER`] most recently used of their player.
+fn doomed(mut cached: Vec<Cached>, now: std::time::SystemTime) -> Vec<String> {
+    let max_age = std::time::Duration::from_secs(CACHE_DAYS * 24 * 3600);
+    cached.sort_by(|a, b| b.used.cmp(&a.used).then_with(|| a.key.cmp(&b.key)));
+    let mut kept: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut out = Vec::new();
+    for c in cached {
+        let old = now.duration_since(c.used).is_ok_and(|age| age > max_age);
+        let crowded = c.player.as_ref().is_some_and(|p| {
+            let n = kept.entry(p.clone()).or_default();
+            *n += 1;
+            *n > CACHE_PER_PLAYER
+        });
+        if old || crowded {
+            out.push(c.key);
+        }
+    }
+    out
+}
+
+/// Prunes the build cache at `cache` (see the module doc); also removes what an interrupted
+/// publication left (a `.<key>-*` folder a day old). Returns the keys removed. An entry is
+/// renamed away before it is deleted, so a run copying it at that moment fails to copy and
+/// builds instead ([`build_in_copy`]).
+pub(super) fn prune(cache: &Path, now: std::time::SystemTime) -> io::Result<Vec<String>> {
+    let Ok(listing) = std::fs::read_dir(cache) else {
+        return Ok(Vec::new());
+    };
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let mut cached = Vec::new();
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let path = entry.path();
+        let modified = entry.metadata().and_then(|m| m.modified()).unwrap_or(now);
+        if name.starts_with('.') {
+            if now.duration_since(modified).is_ok_and(|age| age > day) {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            continue;
+        }
+        if let Some(key) = name.strip_suffix(".used") {
+            if !cache.join(key).is_dir() {
+                let _ = std::fs::remove_file(&path);
+            }
+            continue;
+        }
+        if !path.is_dir() {
+            continue;
+        }
+        let used_file = cache.join(format!("{name}.used"));
+        let (player, used) = match std::fs::metadata(&used_file).and_then(|m| m.modified()) {
+            Ok(time) => (std::fs::read_to_string(&used_file).ok(), time),
+            Err(_) => (None, modified),
+        };
+        cached.push(Cached {
+            key: name,
+            player,
+            used,
+        });
+    }
+    let doomed = doomed(cached, now);
+    for key in &doomed {
+        let gone = cache.join(format!(".{key}-pruned-{}", std::process::id()));
+        std::fs::rename(cache.join(key), &gone)?;
+        let _ = std::fs::remove_file(cache.join(format!("{key}.used")));
+        std::fs::remove_dir_all(&gone)?;
+    }
+    Ok(doomed)
+}
+
 /// Builds a `player.toml` player in a copy of its folder private to the run, or copies an
 /// earlier build of the same sources from the cache; points the player at the copy (its
 /// folder, the run's working files) and returns the copy.
@@ -77,13 +173,27 @@ pub(super) fn build_in_copy(
     let key = source_key(&player.cwd, command, build, builds.contained());
     let cached = builds.cache.as_ref().map(|c| c.join(&key));
     if let Some(entry) = cached.as_ref().filter(|e| e.is_dir()) {
-        copy_folder(entry, &copy, &[]).map_err(|e| fail(entry, e))?;
-        builds.note(&format!(
-            "{}: unchanged since an earlier build, copied from {}\n",
-            player.name,
-            entry.display()
-        ));
-        return Ok(copy);
+        // Marked first: a run pruning the cache now keeps what was just used.
+        let _ = mark_used(entry, &player.name);
+        match copy_folder(entry, &copy, &[]) {
+            Ok(()) => {
+                builds.note(&format!(
+                    "{}: unchanged since an earlier build, copied from {}\n",
+                    player.name,
+                    entry.display()
+                ));
+                return Ok(copy);
+            }
+            // Pruned by another run while being copied: built again.
+            Err(e) => {
+                builds.note(&format!(
+                    "{}: cannot copy the earlier build {} ({e}): building\n",
+                    player.name,
+                    entry.display()
+                ));
+                let _ = std::fs::remove_dir_all(&copy);
+            }
+        }
     }
     copy_folder(&player.cwd, &copy, &NOT_COPIED).map_err(|e| fail(&player.cwd, e))?;
     let (program, _) = build.split_first().expect("checked when read");
@@ -111,6 +221,7 @@ pub(super) fn build_in_copy(
     })?;
     if let Some(entry) = &cached {
         publish(&copy, entry).map_err(|e| fail(entry, e))?;
+        let _ = mark_used(entry, &player.name);
     }
     Ok(copy)
 }
@@ -356,5 +467,59 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["0123456789abcdef"], "no half-written entry left");
+    }
+
+    #[test]
+    fn pruning_keeps_the_newest_builds_of_each_player_used_in_the_last_days() {
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("builds");
+        let now = SystemTime::now();
+        let day = Duration::from_secs(24 * 3600);
+        let at = |path: &Path, ago: Duration| {
+            std::fs::File::open(path)
+                .unwrap()
+                .set_modified(now - ago)
+                .unwrap();
+        };
+        // (key, player, days since its last use)
+        let entries: [(&str, Option<&str>, u64); 7] = [
+            ("a1", Some("cpp"), 0),
+            ("a2", Some("cpp"), 1),
+            ("a3", Some("cpp"), 2),
+            ("a4", Some("cpp"), 3),
+            ("b1", Some("rust"), 5),
+            ("b2", Some("rust"), CACHE_DAYS + 1),
+            ("c1", None, CACHE_DAYS + 2),
+        ];
+        for (key, player, days) in entries {
+            let entry = cache.join(key);
+            write(entry.join("target/main"), key);
+            match player {
+                Some(p) => {
+                    mark_used(&entry, p).unwrap();
+                    at(&cache.join(format!("{key}.used")), day * days as u32);
+                }
+                None => at(&entry, day * days as u32),
+            }
+        }
+        // What an interrupted publication left, two days ago; and one being written now.
+        std::fs::create_dir_all(cache.join(".a9-xyz/build")).unwrap();
+        at(&cache.join(".a9-xyz"), day * 2);
+        std::fs::create_dir_all(cache.join(".a8-now/build")).unwrap();
+        let mut removed = prune(&cache, now).unwrap();
+        removed.sort();
+        assert_eq!(removed, ["a4", "b2", "c1"]);
+        let mut left: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [".a8-now", "a1", "a1.used", "a2", "a2.used", "a3", "a3.used", "b1", "b1.used"]
+        );
+        // Pruning again removes nothing more.
+        assert!(prune(&cache, now).unwrap().is_empty());
     }
 }
