@@ -19,9 +19,10 @@ use support::{expect_exit, root};
 
 /// What a machine with only Rust and git has on its PATH (and the commands the shipped
 /// builds use before their compiler: `mkdir`).
-const FRESH: &[&str] = &[
-    "sh", "cargo", "rustc", "cc", "env", "cat", "mkdir", "rm", "cp", "ls",
-];
+const FRESH: &[&str] = &["sh", "env", "cat", "mkdir", "rm", "cp", "ls"];
+/// The Rust toolchain and its linker, linked too where this machine has them (no player of
+/// this test is a Cargo package: they make the PATH that of a Rust machine, nothing more).
+const RUST: &[&str] = &["cargo", "rustc", "cc"];
 /// What it lacks: the programs the shipped players and contests need beyond Rust.
 const LACKS: &[&str] = &["python3", "c++", "g++", "javac", "java", "jar"];
 
@@ -117,6 +118,11 @@ impl Fresh {
         for program in FRESH {
             let found = which(program).unwrap_or_else(|| panic!("{program} is not on PATH"));
             std::os::unix::fs::symlink(found, bin.join(program)).expect("link");
+        }
+        for program in RUST {
+            if let Some(found) = which(program) {
+                std::os::unix::fs::symlink(found, bin.join(program)).expect("link");
+            }
         }
         Fresh { dir }
     }
