@@ -14,7 +14,8 @@
 //!
 //! A player's name becomes folder names under `results/` and cells of CSV files, so it must
 //! pass [`check_name`]. Its hash ([`hash_player`]) covers everything that decides what runs.
-//! What is left out (not a player, or a player of another problem than `--problem`) and the
+//! What is left out (not a player, a player of another problem than `--problem`, or, in a
+//! run of several, a player needing a program this machine lacks: [`crate::needs`]) and the
 //! notes that say so are in `skipped`.
 
 pub mod bundled;

@@ -1,6 +1,7 @@
 //! What a run leaves out of the paths it was given, and how it says so: things a `players/*`
-//! glob matches that are not players (an old results folder, a README, a LICENSE), and the
-//! players of other problems than `--problem`, summed up in one note.
+//! glob matches that are not players (an old results folder, a README, a LICENSE), the
+//! players of other problems than `--problem`, summed up in one note, and the players that
+//! need a program this machine lacks, one note per missing program.
 
 use std::path::Path;
 
