@@ -82,8 +82,11 @@ fn shell_script(command: &[String]) -> Option<&str> {
 }
 
 /// The programs the simple commands of a shell script start that are not on PATH. Only
-/// plain names are judged: builtins and keywords are skipped, and so are words holding a
-/// `/`, a variable or a quote (made by the script itself, or not known before it runs).
+/// plain names are judged (letters, digits, `.`, `_`, `+`, `-`, with a letter): builtins,
+/// keywords and the script's own functions (`name()`) are skipped, and so is any other
+/// word (a path, a variable, a quote, a redirection: made by the script itself, or not
+/// known before it runs). A name wrongly judged missing would keep a player out, so the
+/// reading errs towards judging nothing.
 fn script_missing(script: &str) -> Vec<String> {
     const SKIP: &[&str] = &[
         "exec", "command", "nohup", "time", "env", "then", "do", "else", "elif", "if", "while",
@@ -94,21 +97,24 @@ fn script_missing(script: &str) -> Vec<String> {
         ".", "source", "exit", "return", "read", "shift", "local", "eval", "trap", "wait", "umask",
         "ulimit", "fi", "done", "esac", "case", "for", "in", "alias", "type", "pwd",
     ];
-    let separated: String = script
-        .chars()
-        .map(|c| match c {
-            ';' | '&' | '|' | '\n' | '(' | ')' | '{' | '}' | '`' => '\n',
-            c => c,
-        })
+    // `name()` or `name ()`: a function of the script.
+    let functions: Vec<&str> = script
+        .match_indices("()")
+        .filter_map(|(i, _)| script[..i].split_whitespace().next_back())
+        .map(|w| w.trim_start_matches(['{', '(', ';', '&', '|']))
         .collect();
     let mut out = Vec::new();
-    for simple in separated.lines() {
+    for simple in simple_commands(script) {
         let program = simple
             .split_whitespace()
             .find(|w| !SKIP.contains(w) && !is_assignment(w));
         let Some(program) = program else { continue };
-        let unsure = program.contains(['/', '$', '"', '\'', '\\', '*', '?', '<', '>']);
-        if unsure || BUILTIN.contains(&program) {
+        let plain = program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'))
+            && program.chars().any(|c| c.is_ascii_alphabetic())
+            && !program.starts_with('-');
+        if !plain || BUILTIN.contains(&program) || functions.contains(&program) {
             continue;
         }
         if crate::os::find_on_path(program).is_none() {
@@ -116,6 +122,41 @@ fn script_missing(script: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The simple commands of a script: its text cut at `;`, `&&`, `||`, `|`, `&`, newlines,
+/// parentheses, braces and backquotes outside quotes (an `&` of a redirection, `>&2` or
+/// `&>`, is no cut).
+fn simple_commands(script: &str) -> Vec<String> {
+    let chars: Vec<char> = script.chars().collect();
+    let (mut commands, mut current) = (Vec::new(), String::new());
+    let mut quote = None;
+    for (i, &c) in chars.iter().enumerate() {
+        let cut = match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                false
+            }
+            (Some(_), _) => false,
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                false
+            }
+            (None, '&') => {
+                let redirect = i > 0 && matches!(chars[i - 1], '>' | '<');
+                !redirect && chars.get(i + 1) != Some(&'>')
+            }
+            (None, ';' | '|' | '\n' | '(' | ')' | '{' | '}' | '`') => true,
+            (None, _) => false,
+        };
+        if cut {
+            commands.push(std::mem::take(&mut current));
+        } else {
+            current.push(c);
+        }
+    }
+    commands.push(current);
+    commands
 }
 
 /// `NAME=value`, a variable set for one command.
@@ -186,6 +227,17 @@ mod tests {
             missing(&command, Some(&sh)),
             ["no-such-compiler-x", "no-such-tool-y"]
         );
+    }
+
+    #[test]
+    fn quotes_and_redirections_are_not_commands() {
+        let script = "echo 'no-such-a; no-such-b' >&2; echo \"x && no-such-c\" 2>&1 | \
+                      no-such-d &> log & no-such-e";
+        let command = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        assert_eq!(missing(&command, None)[1..], ["no-such-d", "no-such-e"]);
+        let script = "step() { no-such-f; }; step; helper () { :; }; helper 2>/dev/null";
+        let command = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        assert_eq!(missing(&command, None)[1..], ["no-such-f"]);
     }
 
     #[test]
