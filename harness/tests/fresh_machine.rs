@@ -270,4 +270,15 @@ fn one_player_named_alone_or_only_players_that_cannot_run_here_are_usage_errors(
         "{err}"
     );
     assert!(!fresh.ws().join("results/latest").exists());
+    // `gen` of the contest says what its tools lack, before a build that could only fail.
+    let out = fresh.run(&["gen", "--problem", "tools-topcoder", "--seed", "1"]);
+    expect_exit(&out, 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "tools-topcoder: the tools need javac, jar, java not found (apt-get install \
+             default-jdk-headless)"
+        ),
+        "{err}"
+    );
 }

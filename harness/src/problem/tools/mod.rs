@@ -205,6 +205,15 @@ impl Problem for ToolProblem {
     }
 
     fn prepare(&self, builds: &mut crate::build::Builds) -> Result<(), String> {
+        // Said before a build that could only fail (`harness gen` on a machine without a JDK).
+        let missing = self.missing_programs(!builds.refuse);
+        if !missing.is_empty() {
+            return Err(format!(
+                "{}: the tools need {}",
+                self.def.id,
+                crate::needs::describe(&missing)
+            ));
+        }
         let Some(build) = &self.def.build else {
             return Ok(());
         };
