@@ -10,8 +10,10 @@ use crate::secret::Secret;
 ///
 /// Runs player programs against seeded tests of a problem in parallel, judges every move,
 /// prints a leaderboard and writes scores.csv and leaderboard.csv under results/<run-id>/.
-/// Exit codes: 0 every test ran (whatever the verdicts); 1 some tests ended with the
-/// harness's own error (ERR); 2 usage or configuration error; 130 interrupted.
+/// Exit codes: 0 every test ran (whatever the verdicts; players left out for a program this
+/// machine lacks have none); 1 some tests ended with the harness's own error (ERR); 2 usage
+/// or configuration error (also: the one player given, or every one, lacks a program);
+/// 130 interrupted.
 #[derive(Debug, Parser)]
 #[command(name = "harness", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
