@@ -42,6 +42,9 @@ pub const RELAY_ARG: &str = "__relay";
 const SOCKET: &str = "relay.sock";
 /// The name of the symlink to the harness binary in the tool's folder.
 const PROGRAM: &str = "relay";
+/// The mark a relay leaves in the tool's folder when the tester starts its player a second
+/// time ([`started_again`]).
+const AGAIN: &str = "relay.again";
 /// Longest socket path the kernel takes (`sun_path`, with its terminating zero).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -63,8 +66,27 @@ fn relay() -> io::Result<()> {
     let path = std::env::args_os()
         .nth(2)
         .ok_or_else(|| io::Error::other("usage: harness __relay SOCKET"))?;
-    let stream = UnixStream::connect(&path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", Path::new(&path).display())))?;
+    let socket = Path::new(&path);
+    let stream = match UnixStream::connect(socket) {
+        Ok(stream) => stream,
+        // The harness takes one connection and removes the socket: a tester that starts its
+        // player again finds none. It is told so, and so is the harness (a mark beside the
+        // socket), which then names what happened instead of the tester's complaint.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Some(dir) = socket.parent() {
+                let _ = std::fs::write(dir.join(AGAIN), b"");
+            }
+            return Err(io::Error::other(
+                "the tester started its player a second time: the harness relays one player per test",
+            ));
+        }
+        Err(e) => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("{}: {e}", socket.display()),
+            ))
+        }
+    };
     send_fds(&stream, &[0, 1])?;
     // The harness holds the tester's pipes now: ours must go, or the tester would never see
     // the end of its player's output.
@@ -80,6 +102,12 @@ fn relay() -> io::Result<()> {
             Ok(_) => {}
         }
     }
+}
+
+/// Whether the tester whose relay listened in `dir` started its player more than once (a
+/// relay found no socket to connect to: the harness takes one connection per test).
+pub fn started_again(dir: &Path) -> bool {
+    dir.join(AGAIN).exists()
 }
 
 /// Sends descriptors over a Unix socket (`SCM_RIGHTS`), with one byte of data.

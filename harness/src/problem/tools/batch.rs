@@ -95,8 +95,10 @@ impl BatchGame {
         }
         // Off the test's path: the folder was a mount point of the judge's sandbox.
         ws.dispose();
-        judge::judge_outcome(&self.def, &run, 1)
-            .unwrap_or_else(|| Outcome::fault(&Fault::Interrupted, 0.0, 0))
+        let outcome = judge::judge_outcome(&self.def, &run, 1)
+            .unwrap_or_else(|| Outcome::fault(&Fault::Interrupted, 0.0, 0));
+        judge::keep_log(&self.def, &outcome, &run, &mut self.pictures);
+        outcome
     }
 }
 

@@ -63,6 +63,8 @@ struct Raw {
     params: Vec<String>,
     #[serde(default)]
     pictures: Vec<String>,
+    #[serde(default)]
+    hash_ignore: Vec<String>,
     judge_timeout: Option<f64>,
     judge_memory: Option<u64>,
     limits: Option<toml::Table>,
@@ -105,6 +107,9 @@ pub struct Def {
     pub score_stream: Stream,
     pub params: &'static [&'static str],
     pub pictures: Vec<String>,
+    /// Patterns left out of the tools' hash besides the defaults (`!p`: kept), see
+    /// [`super::identity`].
+    pub hash_ignore: Vec<String>,
     /// Seconds the judge (and gen) may run.
     pub judge_timeout: f64,
     /// MB of memory the judge (and gen) may use.
@@ -359,6 +364,15 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             ));
         }
     }
+    for p in &raw.hash_ignore {
+        let bare = p.trim_start_matches('!');
+        if bare.trim_matches('/').is_empty() || bare.split('/').any(|c| c == "..") {
+            return Err(at(
+                "hash-ignore",
+                format!("{p:?}: a file or folder pattern inside the tools folder (`*.log`, `data/`, `!in`)"),
+            ));
+        }
+    }
     let judge_timeout = raw.judge_timeout.unwrap_or(60.0);
     if !(judge_timeout > 0.0 && judge_timeout.is_finite()) {
         return Err(at(
@@ -402,6 +416,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         score_stream,
         params: Box::leak(params.into_boxed_slice()),
         pictures: raw.pictures,
+        hash_ignore: raw.hash_ignore,
         judge_timeout,
         judge_memory,
         limits,

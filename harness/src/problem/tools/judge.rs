@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::config::{Def, Stream};
-use crate::sandbox::tool::{ToolDir, ToolEnd, ToolRun};
+use super::config::{Def, Shape, Stream};
+use crate::problem::Picture;
+use crate::sandbox::tool::{ToolDir, ToolEnd, ToolRun, TAIL};
 use crate::verdict::{Outcome, Verdict};
 
 /// How many of a tool's last lines a reason quotes.
@@ -109,6 +110,78 @@ pub fn read_score(def: &Def, run: &ToolRun) -> Option<f64> {
         })
 }
 
+/// The judge's own messages, for a reason: its stderr, and its stdout unless stdout is the
+/// output file of an interactive tester holding the player's transcript (which says nothing
+/// about why, and is the player's text). A stack trace is cut to its message lines (the
+/// exception and its `Caused by:`; no `at ...` frames, no Rust backtrace note): the whole of
+/// it is in the test's [`judge_log`].
+pub fn messages(def: &Def, run: &ToolRun) -> Vec<String> {
+    let transcript_on_stdout =
+        def.shape == Shape::Interactive && def.score_stream == Stream::Stderr;
+    let mut streams = vec![run.stderr_tail.as_str()];
+    if !transcript_on_stdout {
+        streams.push(run.stdout_tail.as_str());
+    }
+    let mut kept = Vec::new();
+    for text in streams {
+        for line in text.lines().map(str::trim_end) {
+            let trimmed = line.trim_start();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let indented = trimmed.len() < line.len();
+            let frame = indented && trimmed.starts_with("at ");
+            let elided = indented && trimmed.starts_with("... ") && trimmed.ends_with(" more");
+            if frame || elided || trimmed.starts_with("note: run with `RUST_BACKTRACE") {
+                continue;
+            }
+            kept.push(trimmed.to_string());
+        }
+    }
+    kept
+}
+
+/// The last `n` of the judge's [`messages`], on one line (`(no output)` when there are none).
+pub fn reason_lines(def: &Def, run: &ToolRun, n: usize) -> String {
+    let all = messages(def, run);
+    if all.is_empty() {
+        return "(no output)".to_string();
+    }
+    all[all.len().saturating_sub(n)..].join(" | ")
+}
+
+/// The name under which a test keeps its judge's whole output (beside its pictures) when the
+/// test is not OK.
+pub const JUDGE_LOG: &str = "judge.log";
+
+/// The judge's whole output (the kept tails of both streams), kept with a test that is not
+/// OK: a reason quotes a few lines, this file has the stack trace and the rest.
+pub fn judge_log(run: &ToolRun, how: &str) -> Picture {
+    let mut text = format!("[harness: the judge {how}]\n");
+    for (name, tail) in [("stdout", &run.stdout_tail), ("stderr", &run.stderr_tail)] {
+        text.push_str(&format!(
+            "--- {name} (its last {} KiB at most)\n",
+            TAIL / 1024
+        ));
+        text.push_str(tail);
+        if !tail.is_empty() && !tail.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    Picture {
+        name: JUDGE_LOG.to_string(),
+        bytes: text.into_bytes(),
+    }
+}
+
+/// Keeps the judge's [`judge_log`] with the test's pictures when the test is not OK.
+pub fn keep_log(def: &Def, outcome: &Outcome, run: &ToolRun, pictures: &mut Vec<Picture>) {
+    if outcome.verdict != Verdict::Ok {
+        let how = run.describe_end(Duration::from_secs_f64(def.judge_timeout));
+        pictures.push(judge_log(run, &how));
+    }
+}
+
 /// What a judge's run means once it has the player's answer (or has talked to the player):
 ///
 /// - it could not start, or it ran past `judge-timeout`: ERR (not the player's doing;
@@ -121,14 +194,7 @@ pub fn read_score(def: &Def, run: &ToolRun) -> Option<f64> {
 /// `None`: the run was interrupted (the test is not reported).
 pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
     let timeout = Duration::from_secs_f64(def.judge_timeout);
-    let last = || {
-        let lines = run.last_lines(REASON_LINES);
-        if lines.is_empty() {
-            "(no output)".to_string()
-        } else {
-            lines.replace('\n', " | ")
-        }
-    };
+    let last = || reason_lines(def, run, REASON_LINES);
     let outcome = match &run.end {
         ToolEnd::Interrupted => return None,
         ToolEnd::NotStarted(why) => Outcome::failed(

@@ -11,6 +11,7 @@
 //! - [`judge`]: placeholders, the judge's working folder, reading the score, and
 //!   [`judge::judge_outcome`] (what a judge's run means: OK, WA or ERR), which every shape
 //!   uses.
+//! - [`identity`]: the tools' hash (what defines them, not what they or a user leave there).
 //! - [`batch`]: the batch shape's test (input on stdin, answer on stdout, then the judge).
 //!
 //! - [`relayed`]: the interactive and TopCoder shapes, where the tool starts the player: it
@@ -22,11 +23,11 @@
 
 pub mod batch;
 pub mod config;
+pub mod identity;
 pub mod inputs;
 pub mod judge;
 pub mod relayed;
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub use config::{Def, Shape};
@@ -248,7 +249,7 @@ impl Problem for ToolProblem {
     }
 
     fn judge_identity(&self) -> Option<String> {
-        Some(identity(&self.def.tools))
+        Some(identity::identity(&self.def))
     }
 }
 
@@ -257,41 +258,4 @@ fn last_lines(log: &[u8], n: usize) -> String {
     let text = String::from_utf8_lossy(log);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-/// A hash of the tools folder: every file's path and bytes (a link's target), leaving out
-/// build products (`target/`) and version control (`.git/`). A changed tool has a new hash.
-pub fn identity(tools: &std::path::Path) -> String {
-    use sha2::Digest;
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![tools.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let name = entry.file_name();
-            if name == "target" || name == ".git" {
-                continue;
-            }
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(entry.path()),
-                Ok(_) => files.push(entry.path()),
-                Err(_) => {}
-            }
-        }
-    }
-    files.sort();
-    let mut h = sha2::Sha256::new();
-    for path in files {
-        let rel = path.strip_prefix(tools).unwrap_or(&path);
-        h.update(rel.as_os_str().as_encoded_bytes());
-        h.update([0]);
-        if let Ok(target) = std::fs::read_link(&path) {
-            h.update(target.as_os_str().as_encoded_bytes());
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
-        }
-        h.update([0]);
-    }
-    let digest = h.finalize();
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -197,7 +197,7 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
         Talk::Fault { fault, moves } => return Outcome::fault(&fault, 0.0, moves),
         Talk::Broken(why) => return Outcome::failed(Verdict::HarnessError, why),
         Talk::NeverStarted(why) => {
-            let tail = run.map(|r| tool_words(r, timeout)).unwrap_or_default();
+            let tail = run.map(|r| tool_words(def, r, timeout)).unwrap_or_default();
             return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
         }
         Talk::Ended { moves, left } => (moves, left),
@@ -214,7 +214,7 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
             let why = "the tool failed before the player answered";
             return Outcome::failed(
                 Verdict::HarnessError,
-                format!("{why}{}", tool_words(run, timeout)),
+                format!("{why}{}", tool_words(def, run, timeout)),
             );
         }
         // A player that left first: the runner tells a crash (RE, MLE) from a clean exit.
@@ -223,14 +223,30 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
     outcome
 }
 
+/// A tester that started its player a second time (some contestants' edited testers play
+/// several games per input): the harness gives a test one player, so the test cannot be
+/// judged as the tool means it. ERR, not the player's fault, naming what happened and what
+/// the first game gave; the tool must be changed (or `judge` made to play one game).
+fn started_twice(first: &Outcome) -> Outcome {
+    let game = match first.verdict {
+        Verdict::Ok => format!("score {}", first.score),
+        v => format!("{}: {}", v.code(), first.reason),
+    };
+    Outcome::failed(
+        Verdict::HarnessError,
+        format!(
+            "the tester started its player a second time; the harness gives a test one player (the first game: {game})"
+        ),
+    )
+}
+
 /// How a tool ended and its last lines, for a reason (`: exit status 1: thread 'main'...`).
-fn tool_words(run: &ToolRun, timeout: Duration) -> String {
-    let last = run.last_lines(3);
+fn tool_words(def: &Def, run: &ToolRun, timeout: Duration) -> String {
     let end = run.describe_end(timeout);
-    if last.is_empty() {
+    if judge::messages(def, run).is_empty() {
         format!(" ({end})")
     } else {
-        format!(" ({end}): {}", last.replace('\n', " | "))
+        format!(" ({end}): {}", judge::reason_lines(def, run, 3))
     }
 }
 
@@ -368,9 +384,17 @@ impl Game for RelayedGame {
                 });
             }
         }
+        let again = crate::sandbox::relay::started_again(dir.path());
         // Off the test's path: the folder was a mount point of the tool's sandbox.
         dir.dispose();
-        outcome(&self.def, talk, run.as_ref())
+        let mut outcome = outcome(&self.def, talk, run.as_ref());
+        if again {
+            outcome = started_twice(&outcome);
+        }
+        if let Some(run) = &run {
+            judge::keep_log(&self.def, &outcome, run, &mut self.pictures);
+        }
+        outcome
     }
 
     fn pictures(&mut self) -> Vec<Picture> {

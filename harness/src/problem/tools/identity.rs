@@ -1,0 +1,309 @@
+//! The tools' identity: a hash of what defines them, recorded in `run.toml` and joined to
+//! every player's hash, so that a changed tool shows as a new build in `compare` and
+//! `--resume` runs its tests again.
+//!
+//! What a user or the tools leave in the folder is not part of it: build products, inputs
+//! made by `gen`, a visualizer's outputs, an answer saved by hand. Otherwise running `vis`
+//! by hand once, or `cargo run --bin gen`, would make every earlier run look like another
+//! tool's. So:
+//!
+//! - a Cargo package (AtCoder's `tools/`: `Cargo.toml` at its top) is its `Cargo.toml`,
+//!   `Cargo.lock`, `build.rs`, `rust-toolchain(.toml)` and `src/`, and the files its
+//!   commands name (a script, a jar);
+//! - any other folder (a TopCoder tester, scripts) is every file but [`LEFT_OUT`], gen's
+//!   `dir` and the `pictures`.
+//!
+//! `hash-ignore` in problem.toml leaves more out, and `!pattern` puts a file in. Ready
+//! inputs (`inputs = { dir = ... }`) define the tests, so their files are hashed wherever
+//! they are.
+
+use std::path::{Path, PathBuf};
+
+use sha2::Digest;
+
+use super::config::{Def, Inputs};
+
+/// Folders never walked: build products and version control.
+const NEVER: [&str; 3] = ["target", ".git", "node_modules"];
+
+/// Left out of a folder that is not a Cargo package (besides gen's `dir` and the
+/// `pictures`): what tools and users leave there.
+pub const LEFT_OUT: [&str; 16] = [
+    "in",
+    "out",
+    "build",
+    "*.class",
+    "__pycache__",
+    "*.pyc",
+    "*.svg",
+    "*.png",
+    "*.gif",
+    "*.html",
+    "*.log",
+    "*.out",
+    "*.err",
+    "out.txt",
+    "output.txt",
+    "seeds.txt",
+];
+
+/// What defines a Cargo package, at its top.
+const CARGO: [&str; 6] = [
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    "src",
+];
+
+/// The hash of a problem's tools (16 hex digits).
+pub fn identity(def: &Def) -> String {
+    let cargo = def.tools.join("Cargo.toml").is_file();
+    let named = named_files(def);
+    let mut ignored: Vec<&str> = Vec::new();
+    if !cargo {
+        ignored.extend(LEFT_OUT);
+    }
+    if let Inputs::Gen { dir, .. } = &def.inputs {
+        ignored.push(dir);
+    }
+    ignored.extend(def.pictures.iter().map(String::as_str));
+    let (keep, user): (Vec<&str>, Vec<&str>) = def
+        .hash_ignore
+        .iter()
+        .map(String::as_str)
+        .partition(|p| p.starts_with('!'));
+    ignored.extend(user);
+    let keep: Vec<&str> = keep.iter().map(|p| &p[1..]).collect();
+    let included = |rel: &Path| {
+        let base =
+            !cargo || CARGO.iter().any(|c| matches(rel, c, true)) || named.iter().any(|n| n == rel);
+        keep.iter().any(|p| matches(rel, p, false))
+            || (base && !ignored.iter().any(|p| matches(rel, p, false)))
+    };
+    let mut h = sha2::Sha256::new();
+    hash_folder(&mut h, &def.tools, &included);
+    if let Inputs::Ready { dir, .. } = &def.inputs {
+        h.update(b"\0inputs\0");
+        hash_folder(&mut h, dir, &|_| true);
+    }
+    let digest = h.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The files of the tools folder that its commands name (`tester.jar` in `java -jar
+/// tester.jar`, a script), relative to it.
+fn named_files(def: &Def) -> Vec<PathBuf> {
+    let mut commands: Vec<&Vec<String>> = vec![&def.judge];
+    commands.extend(&def.build);
+    if let Inputs::Gen { command, .. } = &def.inputs {
+        commands.push(command);
+    }
+    commands
+        .into_iter()
+        .flatten()
+        .filter(|a| !a.contains('{') && !Path::new(a).is_absolute())
+        .filter(|a| def.tools.join(a).is_file())
+        .map(|a| Path::new(a).components().collect())
+        .collect()
+}
+
+/// Hashes the files under `root` that `included` takes (given their path relative to
+/// `root`): each one's path and bytes (a link's target). [`NEVER`] folders are not walked.
+fn hash_folder(h: &mut sha2::Sha256, root: &Path, included: &dyn Fn(&Path) -> bool) {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => {
+                    if !NEVER.iter().any(|n| entry.file_name() == *n) {
+                        stack.push(path);
+                    }
+                }
+                Ok(_) if included(rel) => files.push(path),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    for path in files {
+        let rel = path.strip_prefix(root).unwrap_or(&path);
+        h.update(rel.as_os_str().as_encoded_bytes());
+        h.update([0]);
+        if let Ok(target) = std::fs::read_link(&path) {
+            h.update(target.as_os_str().as_encoded_bytes());
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        h.update([0]);
+    }
+}
+
+/// Whether `pattern` matches `rel` (a file's path in the tools folder): a pattern without `/`
+/// matches any one of its folders or its name (`*.class`, `out`), or with `top` only the
+/// first component; one with `/` matches the path from the top (`data/cache`, `tmp/*.txt`).
+/// A folder that matches matches all it holds.
+fn matches(rel: &Path, pattern: &str, top: bool) -> bool {
+    let pattern = pattern.trim_end_matches('/');
+    let parts: Vec<&str> = rel
+        .components()
+        .map(|c| c.as_os_str().to_str().unwrap_or(""))
+        .collect();
+    if pattern.is_empty() {
+        return false;
+    }
+    if !pattern.contains('/') {
+        if top {
+            return parts.first().is_some_and(|first| glob(pattern, first));
+        }
+        return parts.iter().any(|part| glob(pattern, part));
+    }
+    let wanted: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    wanted.len() <= parts.len() && wanted.iter().zip(&parts).all(|(w, p)| glob(w, p))
+}
+
+/// `*` (any run of characters) and `?` (one character) within one path component.
+fn glob(pattern: &str, text: &str) -> bool {
+    fn go(p: &[char], t: &[char]) -> bool {
+        match p.first() {
+            None => t.is_empty(),
+            Some('*') => (0..=t.len()).any(|i| go(&p[1..], &t[i..])),
+            Some('?') => !t.is_empty() && go(&p[1..], &t[1..]),
+            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    go(&p, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A problem `p` whose tools are `p/<tools>`, with `extra` keys.
+    fn def(root: &Path, tools: &str, shape: &str, extra: &str) -> Def {
+        std::fs::create_dir_all(root.join("p").join(tools)).unwrap();
+        let text =
+            format!("shape = \"{shape}\"\nobjective = \"max\"\ntools = \"{tools}\"\n{extra}");
+        super::super::config::parse(&text, &root.join("p/problem.toml"), &[]).unwrap()
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join("p").join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Writes each file in turn and asserts the hash changes with each (`changes`) or never.
+    fn each_write(root: &Path, d: &Def, rels: &[&str], changes: bool) {
+        let mut last = identity(d);
+        for rel in rels {
+            write(root, rel, &format!("{rel} changed\n"));
+            let now = identity(d);
+            assert_eq!(
+                now != last,
+                changes,
+                "{rel}: changes the hash: {}",
+                now != last
+            );
+            last = now;
+        }
+    }
+
+    const AT_CODER: &str = "inputs = { gen = [\"target/release/gen\", \"{seeds}\"], dir = \"made\" }\njudge = [\"target/release/vis\", \"{input}\", \"{output}\"]\npictures = [\"picture.png\"]\n";
+
+    #[test]
+    fn a_cargo_package_is_its_sources_not_what_is_left_beside_them() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(r, "tools/Cargo.toml", "[package]\n");
+        write(r, "tools/src/bin/vis.rs", "fn main() {}\n");
+        let extra = format!("{AT_CODER}hash-ignore = [\"src/scratch.rs\", \"!notes/rules.txt\"]\n");
+        let d = def(r, "tools", "batch", &extra);
+        // Running the tools by hand: gen's inputs, vis's pictures and answers, a build.
+        let by_hand = [
+            "tools/in/0000.txt",
+            "tools/made/0000.txt",
+            "tools/out/0000.txt",
+            "tools/out.txt",
+            "tools/out.svg",
+            "tools/vis.html",
+            "tools/picture.png",
+            "tools/seeds.txt",
+            "tools/target/release/vis",
+            "tools/src/scratch.rs",
+            "tools/README.md",
+        ];
+        each_write(r, &d, &by_hand, false);
+        let defining = [
+            "tools/src/bin/vis.rs",
+            "tools/src/lib.rs",
+            "tools/Cargo.lock",
+            "tools/Cargo.toml",
+            "tools/rust-toolchain.toml",
+            "tools/notes/rules.txt",
+        ];
+        each_write(r, &d, &defining, true);
+    }
+
+    #[test]
+    fn a_tester_folder_is_every_file_but_outputs() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(r, "Tester.java", "class Tester {}\n");
+        let judge = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\"]\n";
+        let d = def(r, ".", "topcoder", judge);
+        let by_hand = [
+            "build/Tester.class",
+            "Tester.class",
+            "out/1.out",
+            "1.err",
+            "run.log",
+            "vis.png",
+            "__pycache__/x.pyc",
+            "target/x",
+        ];
+        each_write(r, &d, &by_hand, false);
+        each_write(
+            r,
+            &d,
+            &["tester.jar", "Tester.java", "lib/Helper.java"],
+            true,
+        );
+    }
+
+    #[test]
+    fn ready_inputs_are_part_of_the_problem() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(r, "tools/Cargo.toml", "[package]\n");
+        write(r, "ready/0000.txt", "5\n");
+        let d = def(
+            r,
+            "tools",
+            "batch",
+            "inputs = { dir = \"ready\" }\njudge = [\"vis\", \"{input}\", \"{output}\"]\n",
+        );
+        each_write(r, &d, &["ready/0000.txt", "ready/0001.txt"], true);
+    }
+
+    #[test]
+    fn patterns_match_components_or_paths_from_the_top() {
+        let p = Path::new;
+        assert!(matches(p("a/b/X.class"), "*.class", false));
+        assert!(matches(p("target/release/vis"), "target", false));
+        assert!(!matches(p("src/target.rs"), "target", false));
+        assert!(matches(p("data/cache/x"), "data/cache/", false));
+        assert!(!matches(p("src/data/cache/x"), "data/cache", false));
+        assert!(matches(p("src/bin/vis.rs"), "src", true));
+        assert!(!matches(p("x/src/vis.rs"), "src", true));
+        assert!(matches(p("tmp/a.txt"), "tmp/*.txt", false));
+        assert!(!matches(p("tmp/a.rs"), "tmp/*.txt", false));
+    }
+}
