@@ -1,0 +1,213 @@
+//! Habits of real contests' tools that the harness must read right (issue 27, tried on
+//! AtCoder's and TopCoder's own tools): an interactive tester that copies the player's lines
+//! to its stdout (the reason must come from its messages, not that transcript), a tester
+//! that starts the player a second time (ERR, saying so), a TopCoder tester's Java stack
+//! trace (the reason is its message; the whole trace is kept in the test's `judge.log`),
+//! and files left in the tools folder by running them by hand (not part of the tools' hash).
+//! The tools are the bash testers of `tests/fixtures/tool-shapes/` (see its README).
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use support::{expect_exit, rows_of, scores};
+
+/// Players: `sh main.sh`.
+const PLAYERS: [(&str, &str); 3] = [
+    ("double", "read n\necho $((n * 2))\n"),
+    // A wrong answer that looks like a score line: it lands in the tester's stdout.
+    ("liar", "read n\necho 'Score = 777 garbage'\n"),
+    ("word", "read n\necho x\n"),
+];
+
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// Problems `echo` and `twice` (interactive, ready inputs `in/<seed>.txt` holding `20 +
+    /// seed`) and `trace` (topcoder), each with its fixture tester, and the players of each.
+    fn new() -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("scoring.toml"), "").unwrap();
+        let fixtures = support::root().join("harness/tests/fixtures/tool-shapes");
+        for (id, tester) in [
+            ("echo", "echo-tester.sh"),
+            ("twice", "twice-tester.sh"),
+            ("trace", "trace-tester.sh"),
+        ] {
+            let p = root.join("testcases").join(id);
+            std::fs::create_dir_all(p.join("tools")).unwrap();
+            std::fs::create_dir_all(p.join("in")).unwrap();
+            let dest = p.join("tools").join(tester);
+            std::fs::copy(fixtures.join(tester), &dest).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let problem = if id == "trace" {
+                format!("shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = [\"{tester}\", \"-exec\", \"{{player}}\", \"-seed\", \"{{seed}}\"]\njudge-timeout = 30\n")
+            } else {
+                format!("shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ dir = \"in\", name = \"{{seed}}.txt\" }}\njudge = [\"{tester}\", \"{{player...}}\"]\njudge-timeout = 30\n")
+            };
+            std::fs::write(p.join("problem.toml"), problem).unwrap();
+            for seed in 0..5 {
+                std::fs::write(p.join(format!("in/{seed}.txt")), format!("{}\n", 20 + seed))
+                    .unwrap();
+            }
+            for (name, script) in PLAYERS {
+                let folder = root.join("players").join(format!("{id}-{name}"));
+                std::fs::create_dir_all(&folder).unwrap();
+                std::fs::write(
+                    folder.join("player.toml"),
+                    format!("problem = \"{id}\"\ncommand = [\"sh\", \"main.sh\"]\n"),
+                )
+                .unwrap();
+                std::fs::write(folder.join("main.sh"), script).unwrap();
+            }
+        }
+        Workspace { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `players` on `seeds` into `results/<name>`; returns the harness's output and the
+    /// results folder.
+    fn run(&self, players: &[&str], seeds: &str, name: &str) -> (Output, PathBuf) {
+        let results = self.root().join("results").join(name);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+        cmd.current_dir(self.root())
+            .stdin(Stdio::null())
+            .env_remove("HARNESS_SECRET")
+            .arg("--players");
+        for p in players {
+            cmd.arg(format!("players/{p}"));
+        }
+        cmd.args(["--seeds", seeds, "--results"]).arg(&results);
+        (cmd.output().unwrap(), results)
+    }
+}
+
+fn one<'a>(rows: &'a [BTreeMap<String, String>], player: &str) -> &'a BTreeMap<String, String> {
+    let mine = rows_of(rows, player);
+    assert_eq!(mine.len(), 1, "{rows:#?}");
+    mine[0]
+}
+
+/// The `judge.log` kept for a test.
+fn judge_log(results: &Path, problem: &str, player: &str, seed: u64) -> String {
+    let path = results.join(format!(
+        "latest/pictures/{problem}/{player}/{seed}/judge.log"
+    ));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn an_interactive_testers_reason_is_its_messages_not_the_players_transcript() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["echo-double", "echo-liar"], "1", "echo");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    let ok = one(&rows, "echo-double");
+    assert_eq!((ok["verdict"].as_str(), ok["score"].as_str()), ("OK", "42"));
+    let wa = one(&rows, "echo-liar");
+    assert_eq!(wa["verdict"], "WA", "{wa:?}");
+    assert!(
+        wa["reason"].contains("Wrong answer: expected 42"),
+        "{}",
+        wa["reason"]
+    );
+    // The player's own line went to the tester's stdout, the output file: not a reason.
+    assert!(!wa["reason"].contains("777"), "{}", wa["reason"]);
+    // The whole of what the tester printed is kept with the test.
+    let log = judge_log(&results, "echo", "echo-liar", 1);
+    assert!(log.contains("Score = 777 garbage") && log.contains("Wrong answer"));
+}
+
+#[test]
+fn a_tester_that_starts_its_player_a_second_time_is_err_naming_it() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["twice-double"], "2", "twice");
+    // ERR: exit status 1.
+    expect_exit(&out, 1);
+    let rows = scores(&results);
+    let row = one(&rows, "twice-double");
+    assert_eq!(row["verdict"], "ERR", "{row:?}");
+    assert!(
+        row["reason"].contains("started its player a second time"),
+        "{}",
+        row["reason"]
+    );
+    // The first game is told, for whoever changes the tester.
+    assert!(row["reason"].contains("Score = 44"), "{}", row["reason"]);
+}
+
+#[test]
+fn a_topcoder_testers_stack_trace_is_cut_to_its_message_and_kept_whole() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["trace-double", "trace-word"], "3", "trace");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    let ok = one(&rows, "trace-double");
+    assert_eq!((ok["verdict"].as_str(), ok["score"].as_str()), ("OK", "6"));
+    let wa = one(&rows, "trace-word");
+    assert_eq!(wa["verdict"], "WA", "{wa:?}");
+    let reason = &wa["reason"];
+    assert!(
+        reason.contains("UNEXPECTED ERROR!")
+            && reason.contains("java.lang.NumberFormatException: For input string")
+            && reason.contains("Score = -1.0"),
+        "{reason}"
+    );
+    assert!(
+        !reason.contains("parseInt") && !reason.contains("more"),
+        "{reason}"
+    );
+    let log = judge_log(&results, "trace", "trace-word", 3);
+    assert!(
+        log.contains("at FixtureTester.readAnswer(FixtureTester.java:41)"),
+        "{log}"
+    );
+}
+
+/// The `tools-hash` of a run.
+fn tools_hash(results: &Path) -> String {
+    let text = std::fs::read_to_string(results.join("latest/run.toml")).unwrap();
+    text.lines()
+        .find(|l| l.starts_with("tools-hash"))
+        .unwrap_or_else(|| panic!("no tools-hash in run.toml:\n{text}"))
+        .to_string()
+}
+
+#[test]
+fn files_left_in_the_tools_folder_by_hand_keep_the_tools_hash() {
+    let ws = Workspace::new();
+    let (out, first) = ws.run(&["echo-double"], "0", "first");
+    expect_exit(&out, 0);
+    // What running the tools by hand leaves: an answer, a picture, gen's and vis's folders.
+    let tools = ws.root().join("testcases/echo/tools");
+    for rel in [
+        "out.txt",
+        "out.svg",
+        "vis.html",
+        "in/0000.txt",
+        "out/0000.txt",
+    ] {
+        let path = tools.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "by hand\n").unwrap();
+    }
+    let (out, second) = ws.run(&["echo-double"], "0", "second");
+    expect_exit(&out, 0);
+    assert_eq!(tools_hash(&first), tools_hash(&second));
+    // A changed tester is a changed tool.
+    let tester = tools.join("echo-tester.sh");
+    let text = std::fs::read_to_string(&tester).unwrap();
+    std::fs::write(&tester, format!("{text}# changed\n")).unwrap();
+    let (out, third) = ws.run(&["echo-double"], "0", "third");
+    expect_exit(&out, 0);
+    assert_ne!(tools_hash(&first), tools_hash(&third));
+}
