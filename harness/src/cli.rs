@@ -49,6 +49,9 @@ pub enum Command {
     Build(BuildArgs),
     /// Merge the shards of a run (`--shard I/N --run-id ID`) into one run.
     Merge(MergeArgs),
+    /// Write testcases/<id>/problem.toml and a starter player for a contest's own tools (an
+    /// AtCoder tools/ folder, a TopCoder tester .jar or its .java), and print the next command.
+    NewProblem(NewProblemArgs),
     /// Tune a player's declared parameters (TPE sampler, paired-test pruning), then check the
     /// best values against the defaults on held-out seeds.
     Tune(TuneArgs),
@@ -257,6 +260,26 @@ pub struct GenArgs {
     pub view: String,
     #[command(flatten)]
     pub secret: SecretArg,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct NewProblemArgs {
+    /// The contest's tools: a folder (AtCoder's tools/, or the folder holding it; a folder
+    /// with a tester .jar or *Tester.java), a tester .jar, or a tester's .java file.
+    #[arg(value_name = "TOOLS")]
+    pub tools: PathBuf,
+    /// The problem's id (its folder under testcases/) [default: the contest folder's name].
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Whether a higher (`max`) or lower (`min`) score is better; without it `max` is written
+    /// with a CHECK comment.
+    #[arg(long, value_name = "max|min", value_parser = ["max", "min"])]
+    pub objective: Option<String>,
+    /// Overwrite an existing problem.toml of that id.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub common: Common,
 }

@@ -14,6 +14,8 @@
 //! - [`identity`]: the tools' hash (what defines them, not what they or a user leave there).
 //! - [`batch`]: the batch shape's test (input on stdin, answer on stdout, then the judge).
 //!
+//! - [`scaffold`]: `harness new-problem`, a problem.toml written from a look at the tools.
+//!
 //! - [`relayed`]: the interactive and TopCoder shapes, where the tool starts the player: it
 //!   is given the relay's command (`sandbox::relay`) and the game proxies between the relay
 //!   and the player's channel.
@@ -27,6 +29,7 @@ pub mod identity;
 pub mod inputs;
 pub mod judge;
 pub mod relayed;
+pub mod scaffold;
 
 use std::sync::{Arc, Mutex};
 
