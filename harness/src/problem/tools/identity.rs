@@ -119,12 +119,10 @@ fn hash_folder(h: &mut sha2::Sha256, root: &Path, included: &dyn Fn(&Path) -> bo
             let path = entry.path();
             let rel = path.strip_prefix(root).unwrap_or(&path);
             match entry.file_type() {
-                Ok(t) if t.is_dir() => {
-                    if !NEVER.iter().any(|n| entry.file_name() == *n) {
-                        stack.push(path);
-                    }
+                Ok(t) if t.is_dir() && !NEVER.iter().any(|n| entry.file_name() == *n) => {
+                    stack.push(path)
                 }
-                Ok(_) if included(rel) => files.push(path),
+                Ok(t) if !t.is_dir() && included(rel) => files.push(path),
                 _ => {}
             }
         }
