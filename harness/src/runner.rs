@@ -553,7 +553,7 @@ fn refine(
             outcome.reason = format!("{} ({exit})", outcome.reason);
         }
     }
-    if outcome.verdict == Verdict::Ok {
+    if outcome.verdict == Verdict::Ok && problem.late_output_is_a_fault() {
         if let Some(late) = &ending.late_output {
             let reason = format!("output after the game ended: {late:?}");
             return fail(outcome, Verdict::ProtocolError, reason);

@@ -2,8 +2,10 @@
 //! AtCoder's and TopCoder's own tools): an interactive tester that copies the player's lines
 //! to its stdout (the reason must come from its messages, not that transcript), a tester
 //! that starts the player a second time (ERR, saying so), a TopCoder tester's Java stack
-//! trace (the reason is its message; the whole trace is kept in the test's `judge.log`),
-//! and files left in the tools folder by running them by hand (not part of the tools' hash).
+//! trace (the reason is its message; the whole trace is kept in the test's `judge.log`), a
+//! player that writes on after the tester ended the game (not a protocol error: by hand the
+//! tester never reads it), and files left in the tools folder by running them by hand (not
+//! part of the tools' hash).
 //! The tools are the bash testers of `tests/fixtures/tool-shapes/` (see its README).
 
 mod support;
@@ -15,11 +17,16 @@ use std::process::{Command, Output, Stdio};
 use support::{expect_exit, rows_of, scores};
 
 /// Players: `sh main.sh`.
-const PLAYERS: [(&str, &str); 3] = [
+const PLAYERS: [(&str, &str); 4] = [
     ("double", "read n\necho $((n * 2))\n"),
     // A wrong answer that looks like a score line: it lands in the tester's stdout.
     ("liar", "read n\necho 'Score = 777 garbage'\n"),
     ("word", "read n\necho x\n"),
+    // Answers, then says more once its input ends (the tester has ended the game by then).
+    (
+        "chatty",
+        "read n\necho $((n * 2))\nwhile read x; do :; done\necho more\n",
+    ),
 ];
 
 struct Workspace {
@@ -170,6 +177,21 @@ fn a_topcoder_testers_stack_trace_is_cut_to_its_message_and_kept_whole() {
     assert!(
         log.contains("at FixtureTester.readAnswer(FixtureTester.java:41)"),
         "{log}"
+    );
+}
+
+#[test]
+fn what_a_player_says_after_the_tester_ended_the_game_is_not_judged() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["trace-chatty"], "4", "chatty");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    let row = one(&rows, "trace-chatty");
+    // By hand the tester destroys the player and never reads the line: OK, not PE.
+    assert_eq!(
+        (row["verdict"].as_str(), row["score"].as_str()),
+        ("OK", "8"),
+        "{row:?}"
     );
 }
 

@@ -171,6 +171,13 @@ pub trait Problem: Send + Sync {
     fn answers_at_exit(&self) -> bool {
         false
     }
+    /// Whether a line the player writes once the game has ended is a protocol error (PE).
+    /// Not where a contest's tool ends the game: it has read what it wanted, and by hand it
+    /// ignores or kills a player that goes on (a TopCoder tester's `destroy()`), so whether
+    /// such a line came in time would decide the verdict by chance.
+    fn late_output_is_a_fault(&self) -> bool {
+        true
+    }
     /// The longest line the protocol ever needs from a player, in bytes (a move with room for
     /// white space and zero padding); a longer line is a protocol error. `None` leaves only
     /// the `max-line` setting (exact-answer problems).

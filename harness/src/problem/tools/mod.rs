@@ -124,6 +124,12 @@ impl Problem for ToolProblem {
         true
     }
 
+    /// The tool ended the game and judged what it read; what the player writes later is
+    /// what the tool ignores (or kills the player for) by hand.
+    fn late_output_is_a_fault(&self) -> bool {
+        false
+    }
+
     fn param_names(&self) -> &'static [&'static str] {
         self.def.params
     }

@@ -15,7 +15,8 @@
 //! - a `.jar` (a file, or the one jar of a folder, `tester.jar` first): topcoder;
 //! - a tester's Java source (a file, or a folder's `*Tester.java` / `*Vis.java`): topcoder,
 //!   built into `tester.jar` with a fixed date (the same bytes every build, so the same
-//!   tools' hash).
+//!   tools' hash), with `--add-exports` for the JDK internals it imports (TopCoder's
+//!   framework imports `sun.java2d`).
 //!
 //! What it cannot know it says: the objective (`--objective`, else `max` with a `CHECK`
 //! comment and a warning), the time limit and the parameters' names (comments).
@@ -141,11 +142,15 @@ fn name_of(dir: &Path) -> String {
 fn topcoder(dir: PathBuf, jar: &str, java: Option<&str>) -> Found {
     let build = java.map(|java| {
         let class = java.trim_end_matches(".java");
+        let exports: String = desktop_internals(&dir)
+            .iter()
+            .map(|p| format!("--add-exports java.desktop/{p}=ALL-UNNAMED "))
+            .collect();
         vec![
             "sh".to_string(),
             "-c".to_string(),
             format!(
-                "mkdir -p build && javac -d build {java} && jar --create --date=2000-01-01T00:00:02Z --file {jar} --main-class {class} -C build ."
+                "mkdir -p build && javac {exports}-d build {java} && jar --create --date=2000-01-01T00:00:02Z --file {jar} --main-class {class} -C build ."
             ),
         ]
     });
@@ -164,6 +169,45 @@ fn topcoder(dir: PathBuf, jar: &str, java: Option<&str>) -> Found {
         pictures: Vec::new(),
         first_line: None,
     }
+}
+
+/// The JDK-internal packages of `java.desktop` (`sun.java2d`, `sun.awt...`) that the Java
+/// sources under `dir` import: TopCoder's tester framework imports `sun.java2d`, which javac
+/// refuses without `--add-exports`.
+fn desktop_internals(dir: &Path) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if stack.len() < 64 {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "java") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for line in text.lines() {
+                let Some(rest) = line.trim().strip_prefix("import ") else {
+                    continue;
+                };
+                let name = rest.trim_start_matches("static ").trim_end_matches(';');
+                if !(name.starts_with("sun.java2d") || name.starts_with("sun.awt")) {
+                    continue;
+                }
+                // The package: the name without its class (or `*`).
+                let package = name.rsplit_once('.').map_or(name, |(p, _)| p).to_string();
+                if !found.contains(&package) {
+                    found.push(package);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// The text of a Rust source with its `//` comment lines left out.
@@ -397,6 +441,32 @@ mod tests {
             p("../../../c/ahc/tools")
         );
         assert_eq!(relative(p("/w/t/a"), p("/w/t/a")), p("."));
+    }
+
+    #[test]
+    fn a_tester_importing_jdk_internals_is_built_with_their_exports() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        std::fs::create_dir_all(dir.join("com/topcoder/marathon")).unwrap();
+        std::fs::write(
+            dir.join("GameTester.java"),
+            "import com.topcoder.marathon.*;\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("com/topcoder/marathon/Cached.java"),
+            "package com.topcoder.marathon;\nimport sun.java2d.SunGraphics2D;\n",
+        )
+        .unwrap();
+        let found = inspect(dir).unwrap();
+        assert_eq!(found.shape, Shape::Topcoder);
+        let build = found.build.unwrap().join(" ");
+        assert!(
+            build.contains(
+                "javac --add-exports java.desktop/sun.java2d=ALL-UNNAMED -d build GameTester.java"
+            ),
+            "{build}"
+        );
     }
 
     #[test]
