@@ -28,7 +28,9 @@ const NEVER: [&str; 3] = ["target", ".git", "node_modules"];
 
 /// Left out of a folder that is not a Cargo package (besides gen's `dir` and the
 /// `pictures`): what tools and users leave there.
-pub const LEFT_OUT: [&str; 16] = [
+pub const LEFT_OUT: [&str; 18] = [
+    "problem.toml",
+    "*.md",
     "in",
     "out",
     "build",
@@ -266,6 +268,8 @@ mod tests {
             "vis.png",
             "__pycache__/x.pyc",
             "target/x",
+            "README.md",
+            "problem.toml",
         ];
         each_write(r, &d, &by_hand, false);
         each_write(
