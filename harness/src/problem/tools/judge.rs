@@ -157,7 +157,7 @@ pub const JUDGE_LOG: &str = "judge.log";
 /// The judge's whole output (the kept tails of both streams), kept with a test that is not
 /// OK: a reason quotes a few lines, this file has the stack trace and the rest.
 pub fn judge_log(run: &ToolRun, how: &str) -> Picture {
-    let mut text = format!("[harness: the judge {how}]\n");
+    let mut text = format!("[harness: the judge ended: {how}]\n");
     for (name, tail) in [("stdout", &run.stdout_tail), ("stderr", &run.stderr_tail)] {
         text.push_str(&format!(
             "--- {name} (its last {} KiB at most)\n",
@@ -293,6 +293,35 @@ mod tests {
         let (_root, d) = def("score-stream = \"both\"\nscore = 'Points: (\\d+)'\n");
         let o = judge_outcome(&d, &run(ok, "Points: 4\n", "Points: 6\n"), 1).unwrap();
         assert_eq!(o.score, 6.0);
+    }
+
+    #[test]
+    fn a_reason_is_the_judges_messages_without_stack_frames() {
+        let (_root, d) = def("");
+        let java = "UNEXPECTED ERROR!\njava.lang.IllegalStateException: bad move\n\tat Tester.run(Tester.java:9)\n\tat Tester.main(Tester.java:3)\nCaused by: java.io.IOException: Stream closed\n\t... 2 more\nScore = -1.0\n";
+        let o = judge_outcome(&d, &run(ToolEnd::Exited(Exit::Code(0)), java, ""), 1).unwrap();
+        assert_eq!(
+            o.reason,
+            "judge: score -1: UNEXPECTED ERROR! | java.lang.IllegalStateException: bad move | Caused by: java.io.IOException: Stream closed | Score = -1.0"
+        );
+        let rust = "thread 'main' panicked at src/bin/vis.rs:9:5:\nindex out of bounds\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+        let o = judge_outcome(&d, &run(ToolEnd::Exited(Exit::Code(101)), "", rust), 1).unwrap();
+        assert!(
+            o.reason
+                .ends_with("panicked at src/bin/vis.rs:9:5: | index out of bounds"),
+            "{}",
+            o.reason
+        );
+        // The whole output is kept for the log.
+        let log = String::from_utf8(
+            judge_log(
+                &run(ToolEnd::Exited(Exit::Code(0)), java, ""),
+                "exit status 0",
+            )
+            .bytes,
+        )
+        .unwrap();
+        assert!(log.contains("\tat Tester.run(Tester.java:9)"), "{log}");
     }
 
     #[test]
