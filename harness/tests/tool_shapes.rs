@@ -4,8 +4,9 @@
 //! that starts the player a second time (ERR, saying so), a TopCoder tester's Java stack
 //! trace (the reason is its message; the whole trace is kept in the test's `judge.log`), a
 //! player that writes on after the tester ended the game (not a protocol error: by hand the
-//! tester never reads it), and files left in the tools folder by running them by hand (not
-//! part of the tools' hash).
+//! tester never reads it), a gen edited to write outside its folder (ERR saying where it may
+//! write), and files left in the tools folder by running them by hand (not part of the
+//! tools' hash).
 //! The tools are the bash testers of `tests/fixtures/tool-shapes/` (see its README).
 
 mod support;
@@ -192,6 +193,51 @@ fn what_a_player_says_after_the_tester_ended_the_game_is_not_judged() {
         (row["verdict"].as_str(), row["score"].as_str()),
         ("OK", "8"),
         "{row:?}"
+    );
+}
+
+#[test]
+fn a_gen_that_writes_outside_its_folder_is_err_saying_where_it_may_write() {
+    let ws = Workspace::new();
+    // A contestant's gen that writes answers beside the inputs, into the tools folder.
+    let p = ws.root().join("testcases/edited");
+    std::fs::create_dir_all(p.join("tools/ans")).unwrap();
+    let gen = p.join("tools/gen.sh");
+    std::fs::write(
+        &gen,
+        "#!/bin/sh\nset -e\nmkdir in\necho 21 > in/0000.txt\necho 42 > ans/0000.txt\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&gen, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::copy(
+        ws.root().join("testcases/echo/tools/echo-tester.sh"),
+        p.join("tools/echo-tester.sh"),
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("problem.toml"),
+        "shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = { gen = [\"gen.sh\", \"{seeds}\"], dir = \"in\" }\njudge = [\"echo-tester.sh\", \"{player...}\"]\n",
+    )
+    .unwrap();
+    let player = ws.root().join("players/edited-double");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"edited\"\ncommand = [\"sh\", \"main.sh\"]\n",
+    )
+    .unwrap();
+    std::fs::write(player.join("main.sh"), PLAYERS[0].1).unwrap();
+    let (out, results) = ws.run(&["edited-double"], "0", "edited");
+    expect_exit(&out, 1);
+    let rows = scores(&results);
+    let row = one(&rows, "edited-double");
+    assert_eq!(row["verdict"], "ERR", "{row:?}");
+    assert!(
+        row["reason"].contains("ans/0000.txt")
+            && row["reason"].contains("gen may write only its in/ folder"),
+        "{}",
+        row["reason"]
     );
 }
 

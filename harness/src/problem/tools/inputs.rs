@@ -149,10 +149,17 @@ impl Store {
                     } else {
                         run.describe_end(timeout)
                     };
-                    return Err(format!(
-                        "gen for seed {seed} {what}: {}",
-                        run.last_lines(judge::REASON_LINES).replace('\n', " | ")
-                    ));
+                    let said = run.last_lines(judge::REASON_LINES).replace('\n', " | ");
+                    // A gen edited to write elsewhere (AHC003 copies write `in1/`, `ans/`)
+                    // meets the tools folder, read-only to it: say where it may write.
+                    let hint = if said.contains("Read-only file system")
+                        || said.contains("Permission denied")
+                    {
+                        format!(" (gen may write only its {dir}/ folder: the rest of its working folder is the tools folder, read-only; name the folder it writes as inputs.dir in {})", def.file.display())
+                    } else {
+                        String::new()
+                    };
+                    return Err(format!("gen for seed {seed} {what}: {said}{hint}"));
                 }
                 std::fs::rename(&made, &path)
                     .or_else(|_| std::fs::copy(&made, &path).map(drop))

@@ -82,6 +82,16 @@ pub fn inspect(source: &Path) -> Result<Found, String> {
     if let Some(tools) = cargo {
         return atcoder(tools);
     }
+    if ["vis.rs", "tester.rs", "gen.rs"]
+        .iter()
+        .any(|b| source.join("src/bin").join(b).is_file())
+    {
+        return Err(format!(
+            "{}: src/bin/ holds a contest's tools but there is no Cargo.toml beside it (the \
+             tools are a Cargo package: copy the contest's Cargo.toml and Cargo.lock too)",
+            source.display()
+        ));
+    }
     let mut jars = files_with(&source, |n| n.ends_with(".jar"));
     if let Some(i) = jars.iter().position(|j| j == "tester.jar") {
         jars = vec![jars.swap_remove(i)];
@@ -467,6 +477,15 @@ mod tests {
             ),
             "{build}"
         );
+    }
+
+    #[test]
+    fn tools_without_their_cargo_toml_are_named_as_such() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("src/bin")).unwrap();
+        std::fs::write(root.path().join("src/bin/vis.rs"), "fn main() {}\n").unwrap();
+        let e = inspect(root.path()).unwrap_err();
+        assert!(e.contains("no Cargo.toml"), "{e}");
     }
 
     #[test]
