@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::io::Read;
 
-use crate::cli::{Cli, Command, GenArgs, NewProblemArgs, RunArgs, SolveArgs};
+use crate::cli::{Cli, Command, GenArgs, RunArgs, SolveArgs};
 use crate::context::{find_problem, Context};
 use crate::error::{Error, Result};
 use crate::exit;
@@ -43,7 +43,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Some(Command::Play(args)) => crate::play::main(&args),
         Some(Command::Build(args)) => crate::bundle::main(&args),
         Some(Command::Merge(args)) => crate::merge::main(&args),
-        Some(Command::NewProblem(args)) => new_problem(&args),
+        Some(Command::NewProblem(args)) => crate::problem::tools::scaffold::main(&args),
     }
 }
 
@@ -219,91 +219,4 @@ fn solve(args: &SolveArgs) -> Result<u8> {
             Ok(exit::OK)
         }
     }
-}
-
-/// `harness new-problem`: looks at a contest's tools, writes `testcases/<id>/problem.toml`
-/// (checked as any problem.toml is) and `players/<id>-starter/`, and prints the next command.
-fn new_problem(args: &NewProblemArgs) -> Result<u8> {
-    use crate::problem::tools::{config, scaffold};
-    let context = Context::load(&args.common)?;
-    let found = scaffold::inspect(&args.tools).map_err(Error::Usage)?;
-    let id = match &args.id {
-        Some(id) => id.clone(),
-        None => scaffold::id_from(&found.name),
-    };
-    let builtin: Vec<&str> = problem::builtin().iter().map(|p| p.id()).collect();
-    if id.is_empty()
-        || !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        return Err(Error::usage(format!(
-            "--id {id:?}: a problem id is letters, digits, - and _"
-        )));
-    }
-    if builtin.contains(&id.as_str()) {
-        return Err(Error::usage(format!(
-            "--id {id}: a built-in problem has that id; choose another"
-        )));
-    }
-    let dir = context.testcases.join(&id);
-    let file = dir.join("problem.toml");
-    if file.exists() && !args.force {
-        return Err(Error::usage(format!(
-            "{} exists: --force to write it again, or --id to name another problem",
-            file.display()
-        )));
-    }
-    let io = |path: &std::path::Path| {
-        let path = path.to_path_buf();
-        move |e: std::io::Error| Error::usage(format!("{}: {e}", path.display()))
-    };
-    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let dir = std::fs::canonicalize(&dir).map_err(io(&dir))?;
-    let objective = args.objective.as_deref().map(|o| match o {
-        "min" => crate::config::Objective::Minimize,
-        _ => crate::config::Objective::Maximize,
-    });
-    std::fs::write(&file, scaffold::render(&found, &dir, objective)).map_err(io(&file))?;
-    // Checked as every problem.toml is: a mistake here is new-problem's, said at once.
-    let def = config::load(&file, &builtin).map_err(Error::Usage)?;
-    println!(
-        "wrote {} ({} shape, tools {})",
-        file.display(),
-        def.shape.name(),
-        def.tools.display()
-    );
-    let player = context.root.join("players").join(format!("{id}-starter"));
-    if player.exists() {
-        println!("kept {} (it exists)", player.display());
-    } else {
-        std::fs::create_dir_all(&player).map_err(io(&player))?;
-        std::fs::write(
-            player.join("player.toml"),
-            format!("problem = \"{id}\"\ncommand = [\"python3\", \"main.py\"]\n"),
-        )
-        .map_err(io(&player))?;
-        std::fs::write(player.join("main.py"), scaffold::starter(def.shape))
-            .map_err(io(&player))?;
-        println!(
-            "wrote {} (a starter: it answers nothing yet)",
-            player.display()
-        );
-    }
-    if objective.is_none() {
-        eprintln!(
-            "warning: objective = \"max\" written as a guess: if a lower score is better, make it \"min\" in {} (or run again with --objective min --force)",
-            file.display()
-        );
-    }
-    let examples = match def.shape {
-        crate::problem::tools::Shape::Topcoder => "1..10",
-        _ => "0..9",
-    };
-    let shown = player.strip_prefix(&context.root).unwrap_or(&player);
-    println!(
-        "next: harness --players {} --seeds {examples}",
-        shown.display()
-    );
-    Ok(exit::OK)
 }

@@ -1,5 +1,5 @@
 //! `harness new-problem <tools>`: a contest's tools looked at ([`inspect`]) and turned into a
-//! `testcases/<id>/problem.toml` and a starter player ([`render`], [`write`]), so that a
+//! `testcases/<id>/problem.toml` and a starter player ([`render`], [`main`]), so that a
 //! competitor goes from a contest's download to a leaderboard without reading the keys of
 //! problem.toml first.
 //!
@@ -24,8 +24,13 @@
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use super::config::Shape;
+use super::config::{self, Shape};
+use crate::cli::NewProblemArgs;
 use crate::config::Objective;
+use crate::context::Context;
+use crate::error::Error;
+use crate::exit;
+use crate::problem;
 
 /// How a problem's inputs are made, as found.
 #[derive(Clone, Debug, PartialEq)]
@@ -433,6 +438,91 @@ pub fn starter(shape: Shape) -> &'static str {
              first = sys.stdin.readline()\n"
         }
     }
+}
+
+/// `harness new-problem`: looks at a contest's tools, writes `testcases/<id>/problem.toml`
+/// (checked as any problem.toml is) and `players/<id>-starter/`, and prints the next command.
+pub fn main(args: &NewProblemArgs) -> crate::error::Result<u8> {
+    let context = Context::load(&args.common)?;
+    let found = inspect(&args.tools).map_err(Error::Usage)?;
+    let id = match &args.id {
+        Some(id) => id.clone(),
+        None => id_from(&found.name),
+    };
+    let builtin: Vec<&str> = problem::builtin().iter().map(|p| p.id()).collect();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(Error::usage(format!(
+            "--id {id:?}: a problem id is letters, digits, - and _"
+        )));
+    }
+    if builtin.contains(&id.as_str()) {
+        return Err(Error::usage(format!(
+            "--id {id}: a built-in problem has that id; choose another"
+        )));
+    }
+    let dir = context.testcases.join(&id);
+    let file = dir.join("problem.toml");
+    if file.exists() && !args.force {
+        return Err(Error::usage(format!(
+            "{} exists: --force to write it again, or --id to name another problem",
+            file.display()
+        )));
+    }
+    let io = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |e: std::io::Error| Error::usage(format!("{}: {e}", path.display()))
+    };
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let dir = std::fs::canonicalize(&dir).map_err(io(&dir))?;
+    let objective = args.objective.as_deref().map(|o| match o {
+        "min" => crate::config::Objective::Minimize,
+        _ => crate::config::Objective::Maximize,
+    });
+    std::fs::write(&file, render(&found, &dir, objective)).map_err(io(&file))?;
+    // Checked as every problem.toml is: a mistake here is new-problem's, said at once.
+    let def = config::load(&file, &builtin).map_err(Error::Usage)?;
+    println!(
+        "wrote {} ({} shape, tools {})",
+        file.display(),
+        def.shape.name(),
+        def.tools.display()
+    );
+    let player = context.root.join("players").join(format!("{id}-starter"));
+    if player.exists() {
+        println!("kept {} (it exists)", player.display());
+    } else {
+        std::fs::create_dir_all(&player).map_err(io(&player))?;
+        std::fs::write(
+            player.join("player.toml"),
+            format!("problem = \"{id}\"\ncommand = [\"python3\", \"main.py\"]\n"),
+        )
+        .map_err(io(&player))?;
+        std::fs::write(player.join("main.py"), starter(def.shape)).map_err(io(&player))?;
+        println!(
+            "wrote {} (a starter: it answers nothing yet)",
+            player.display()
+        );
+    }
+    if objective.is_none() {
+        eprintln!(
+            "warning: objective = \"max\" written as a guess: if a lower score is better, make it \"min\" in {} (or run again with --objective min --force)",
+            file.display()
+        );
+    }
+    let examples = match def.shape {
+        Shape::Topcoder => "1..10",
+        _ => "0..9",
+    };
+    let shown = player.strip_prefix(&context.root).unwrap_or(&player);
+    println!(
+        "next: harness --players {} --seeds {examples}",
+        shown.display()
+    );
+    Ok(exit::OK)
 }
 
 #[cfg(test)]
