@@ -568,8 +568,11 @@ impl Session {
         if !answered {
             sandbox::kill(self.pid);
         }
-        sandbox::reap_later(self.pid);
         let report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
+        if report.is_none() {
+            sandbox::end_unreported(self.pid);
+        }
+        sandbox::reap_later(self.pid);
         sandbox::release(self.net.take(), report.as_ref());
         report
     }

@@ -9,60 +9,12 @@
 mod containment;
 mod support;
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
-use std::process::Command;
 
-use containment::{expect_blocked, expect_verdict, reached, Mode, Plan, Scratch};
+use containment::{expect_blocked, expect_verdict, free_uid, reached, Mode, Plan, Scratch};
 
 /// Why the `_unprivileged` tests need root: they start the harness as another user.
 const SWITCHES_USER: &str = "starts the harness as another user (setpriv)";
-
-/// A user id with no process on the machine, for a harness started as an unprivileged user.
-fn free_uid(first: u32) -> u32 {
-    (first..first + 100)
-        .find(|uid| {
-            std::fs::read_dir("/proc").unwrap().flatten().all(|e| {
-                std::fs::metadata(e.path()).map_or(true, |m| m.uid() != *uid)
-                    || !e
-                        .file_name()
-                        .to_string_lossy()
-                        .bytes()
-                        .all(|b| b.is_ascii_digit())
-            })
-        })
-        .expect("a free user id")
-}
-
-/// Runs the plan with the harness started as user `uid` (its results folder made theirs),
-/// and checks what [`Plan::run_and_check`] checks: exit 0, every row in time, the good
-/// player's scores as alone, nothing left running.
-fn run_as_user(plan: &Plan, uid: u32) -> Vec<BTreeMap<String, String>> {
-    let results = plan.scratch.results();
-    std::fs::create_dir_all(&results).unwrap();
-    std::os::unix::fs::chown(&results, Some(uid), Some(uid)).unwrap();
-    let inner = plan.command();
-    let mut cmd = Command::new("setpriv");
-    cmd.arg(format!("--reuid={uid}"))
-        .arg(format!("--regid={uid}"))
-        .arg("--clear-groups")
-        .arg(inner.get_program())
-        .args(inner.get_args())
-        .current_dir(support::root())
-        .stdin(std::process::Stdio::null());
-    let ran = containment::run_within(&mut cmd, plan.deadline());
-    support::expect_exit(&ran.output, 0);
-    let rows = support::scores(&results);
-    assert_eq!(
-        rows.len(),
-        plan.players.len() * plan.seeds.len(),
-        "{rows:?}"
-    );
-    plan.check_rows(&rows);
-    let left = plan.scratch.left_running();
-    assert!(left.is_empty(), "processes left running: {left:#?}");
-    rows
-}
 
 /// What the host's device file is (mode, owner, times), to be the same after a run.
 fn device(path: &str) -> (u32, u32, u32, i64, i64, i64, i64) {
@@ -96,7 +48,7 @@ fn device_files(as_user: Option<u32>) {
     let before = (device("/dev/zero"), device("/dev/null"));
     let rows = match as_user {
         None => plan.run_and_check().1,
-        Some(uid) => run_as_user(&plan, uid),
+        Some(uid) => plan.run_as_and_check(uid).1,
     };
     assert_eq!(
         before,
@@ -173,7 +125,7 @@ fn keyring(as_user: Option<u32>) {
     plan.threads = 1;
     let rows = match as_user {
         None => plan.run_and_check().1,
-        Some(uid) => run_as_user(&plan, uid),
+        Some(uid) => plan.run_as_and_check(uid).1,
     };
     expect_verdict(&rows, "keyring", &["OK"]);
     for seed in [1, 2, 3] {
@@ -264,7 +216,7 @@ fn proc_root(as_user: Option<u32>) {
     let plan = Plan::new(&s, Mode::Default, &[1], players);
     let rows = match as_user {
         None => plan.run_and_check().1,
-        Some(uid) => run_as_user(&plan, uid),
+        Some(uid) => plan.run_as_and_check(uid).1,
     };
     expect_verdict(&rows, "proc-root", &["OK"]);
     let log = s.log("proc-root", 1);
@@ -319,7 +271,7 @@ fn tcp_metrics(as_user: Option<u32>) {
     plan.threads = 1;
     let rows = match as_user {
         None => plan.run_and_check().1,
-        Some(uid) => run_as_user(&plan, uid),
+        Some(uid) => plan.run_as_and_check(uid).1,
     };
     expect_verdict(&rows, "tcp-metrics", &["OK"]);
     for seed in [1, 2, 3] {
@@ -356,4 +308,205 @@ fn tcp_metrics_pass_nothing_between_tests_sandboxed_unprivileged() {
         return;
     }
     tcp_metrics(Some(free_uid(62_300)));
+}
+
+/// The pid's parent, from /proc/PID/status.
+fn parent_of(pid: i32) -> Option<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("PPid:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The supervisors of the tests whose player runs `name` with its child: the ancestor of
+/// such a process whose parent is the harness (`harness`).
+fn supervisors_of(tag: &str, name: &str, harness: i32) -> Vec<i32> {
+    let pids: Vec<i32> = containment::running_with(tag)
+        .iter()
+        .filter(|line| line.contains(name))
+        .filter_map(|line| line.split(':').next()?.parse().ok())
+        .collect();
+    let mut found: Vec<i32> = pids
+        .iter()
+        .filter_map(|&pid| {
+            let mut pid = pid;
+            for _ in 0..4 {
+                let parent = parent_of(pid)?;
+                if parent == harness {
+                    return Some(pid);
+                }
+                pid = parent;
+            }
+            None
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    // Only a test whose player and child both run (the child is a process to end too).
+    let counted = |sup: &i32| {
+        pids.iter()
+            .filter(|&&p| {
+                let mut p = p;
+                (0..4).any(|_| {
+                    p = parent_of(p).unwrap_or(1);
+                    p == *sup
+                })
+            })
+            .count()
+    };
+    found.retain(|sup| counted(sup) >= 2);
+    found
+}
+
+/// The supervisor of a test dies (killed from outside, as the OOM killer or an operator
+/// might): the test is ERR, with the reason, never a verdict about the player; every process
+/// of the test is gone with it; the good player's tests and the run go on.
+fn supervisor_killed(mode: Mode, as_user: Option<u32>) {
+    supervisor_killed_in(mode, as_user, None);
+}
+
+/// [`supervisor_killed`], with the harness of user `as_user` given cgroups of its own
+/// (`delegated`, their name: the test's cgroup is how the harness finds a process-mode test's processes).
+fn supervisor_killed_in(mode: Mode, as_user: Option<u32>, delegated: Option<&str>) {
+    let s = Scratch::new("supervisor-kill");
+    let players = vec![
+        s.hostile("supervisor-kill", "supervisor-kill", &["20000"]),
+        s.good(),
+    ];
+    let mut plan = Plan::new(&s, mode, &[1, 2], players);
+    plan.limits.time = 30.0;
+    let groups = delegated.map(|name| containment::Delegated::new(as_user.unwrap(), name));
+    let mut cmd = match (as_user, &groups) {
+        (None, _) => plan.command(),
+        (Some(uid), None) => plan.command_as(uid),
+        (Some(uid), Some(groups)) => groups.wrap(&plan.command_as(uid)),
+    };
+    let started = containment::start(&mut cmd);
+    let harness = started.child.id() as i32;
+    let mut killed = Vec::new();
+    // Each of its two tests, one after the other (its tests hold 20 s; the deadline only
+    // turns a hang into a failure).
+    while killed.len() < 2 && started.elapsed() < plan.deadline() {
+        for supervisor in supervisors_of(&s.tag(), "supervisor-kill", harness) {
+            if !killed.contains(&supervisor) {
+                // SAFETY: a process of the harness this test started.
+                unsafe { libc::kill(supervisor, libc::SIGKILL) };
+                killed.push(supervisor);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(killed.len(), 2, "the test found no supervisor to kill");
+    let ran = started.finish(plan.deadline());
+    support::expect_exit(&ran.output, 1);
+    let rows = support::scores(&s.results());
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    plan.check_rows(&rows);
+    let left = s.left_running();
+    assert!(left.is_empty(), "processes left running: {left:#?}");
+    for row in expect_verdict(&rows, "supervisor-kill", &["ERR"]) {
+        let seed: u64 = row["seed"].parse().unwrap();
+        let log = s.log("supervisor-kill", seed);
+        assert!(
+            log.contains("WAITING 20000 ms with a child"),
+            "seed {seed}:\n{log}"
+        );
+        assert!(
+            row["reason"].contains("supervisor ended without a report"),
+            "{row:?}"
+        );
+    }
+}
+
+#[test]
+fn a_killed_supervisor_is_err_with_its_reason_sandboxed() {
+    supervisor_killed(Mode::Default, None);
+}
+
+#[test]
+fn a_killed_supervisor_is_err_with_its_reason_process_mode() {
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
+    supervisor_killed(Mode::Off, None);
+}
+
+#[test]
+fn a_killed_supervisor_is_err_with_its_reason_sandboxed_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    supervisor_killed(Mode::Default, Some(free_uid(62_400)));
+}
+
+/// In process mode under an unprivileged user's harness, with cgroups given to it: the
+/// test's cgroup is what ends the processes the dead supervisor left (without one, what the
+/// player started outlives it, as docs/containment.md says).
+#[test]
+fn a_killed_supervisor_is_err_with_its_reason_process_mode_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    let name = format!("supervisor-kill-{}", std::process::id());
+    supervisor_killed_in(Mode::Off, Some(free_uid(62_600)), Some(&name));
+}
+
+/// Three tests one after the other in the run's pooled network namespace, each leaving notes
+/// there by what outlives a process (a flow label lingering 150 s, an abstract Unix name held
+/// by a socket in flight) and looking first for the earlier tests' notes and for any socket
+/// or flow label in /proc/net: none finds any (a namespace that still holds one does not go
+/// back to the pool).
+fn net_notes(as_user: Option<u32>) {
+    let s = Scratch::new("net-notes");
+    let players = vec![s.hostile("net-notes", "net-notes", &[]), s.good()];
+    let mut plan = Plan::new(&s, Mode::Default, &[1, 2, 3], players);
+    plan.threads = 1;
+    let rows = match as_user {
+        None => plan.run_and_check().1,
+        Some(uid) => plan.run_as_and_check(uid).1,
+    };
+    expect_verdict(&rows, "net-notes", &["OK"]);
+    for seed in [1, 2, 3] {
+        let log = s.log("net-notes", seed);
+        for what in ["a flow label", "an abstract Unix name"] {
+            assert!(
+                log.lines()
+                    .any(|l| l.starts_with(&format!("WROTE note in {what}"))),
+                "seed {seed}: no note left in {what}:\n{log}"
+            );
+            expect_blocked(&log, &format!("note of an earlier test in {what}"));
+        }
+        for table in [
+            "tcp",
+            "tcp6",
+            "udp",
+            "udp6",
+            "raw",
+            "raw6",
+            "unix",
+            "ip6_flowlabel",
+        ] {
+            expect_blocked(
+                &log,
+                &format!("note of an earlier test in /proc/net/{table}"),
+            );
+        }
+        assert!(reached(&log).is_empty(), "seed {seed}:\n{log}");
+    }
+}
+
+#[test]
+fn notes_in_the_pooled_network_namespace_reach_no_later_test_sandboxed() {
+    net_notes(None);
+}
+
+#[test]
+fn notes_in_the_pooled_network_namespace_reach_no_later_test_sandboxed_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    net_notes(Some(free_uid(62_500)));
 }

@@ -22,16 +22,10 @@ use std::net::UdpSocket;
 use std::process::Command;
 use std::time::Duration;
 
-use containment::{expect_blocked, expect_verdict, reached, Mode, Plan, Scratch};
+use containment::{expect_blocked, expect_verdict, free_uid, reached, Mode, Plan, Scratch};
 
-fn assert_root(what: &str) {
-    // SAFETY: getuid has no preconditions.
-    assert_eq!(
-        unsafe { libc::getuid() },
-        0,
-        "{what} needs a root harness (and switches to another user with setpriv): run the tests as root, as CI does"
-    );
-}
+/// Why the `_unprivileged` tests need root: they start the harness as another user.
+const SWITCHES_USER: &str = "starts the harness as another user (setpriv)";
 
 /// Who runs the harness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,70 +35,18 @@ enum As {
     User,
 }
 
-/// A user id with no process (the harness of [`As::User`]).
-fn free_uid() -> u32 {
-    (42_000..42_100)
-        .find(|uid| {
-            !std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
-                std::fs::read_to_string(e.path().join("status"))
-                    .ok()
-                    .and_then(|s| {
-                        s.lines()
-                            .find_map(|l| l.strip_prefix("Uid:"))
-                            .map(|ids| ids.split_whitespace().next() == Some(&uid.to_string()))
-                    })
-                    .unwrap_or(false)
-            })
-        })
-        .expect("a free user id")
-}
-
-/// The plan's command, run by `who`: as root as it is; as a user through setpriv, with the
-/// results folder made for and owned by that user.
+/// The plan's command, run by `who`: as root as it is; as a user, see [`Plan::command_as`].
 fn command(plan: &Plan, who: As) -> Command {
-    let cmd = plan.command();
-    if who == As::Root {
-        return cmd;
+    match who {
+        As::Root => plan.command(),
+        As::User => plan.command_as(free_uid(42_000)),
     }
-    let uid = free_uid();
-    let results = plan.scratch.results();
-    std::fs::create_dir_all(&results).unwrap();
-    std::os::unix::fs::chown(&results, Some(uid), Some(uid)).unwrap();
-    let mut user = Command::new("setpriv");
-    user.arg(format!("--reuid={uid}"))
-        .arg(format!("--regid={uid}"))
-        .arg("--clear-groups")
-        .arg(cmd.get_program())
-        .args(cmd.get_args())
-        .current_dir(cmd.get_current_dir().unwrap())
-        .stdin(std::process::Stdio::null());
-    for (key, value) in cmd.get_envs() {
-        match value {
-            Some(v) => user.env(key, v),
-            None => user.env_remove(key),
-        };
-    }
-    user
 }
 
 /// Runs the plan as `who` and checks what every hostile run must hold (see
 /// [`Plan::run_and_check`]); returns the rows.
 fn run(plan: &Plan, who: As) -> Vec<BTreeMap<String, String>> {
-    if who == As::Root {
-        return plan.run_and_check().1;
-    }
-    let ran = containment::run_within(&mut command(plan, who), plan.deadline());
-    support::expect_exit(&ran.output, 0);
-    let rows = support::scores(&plan.scratch.results());
-    assert_eq!(
-        rows.len(),
-        plan.players.len() * plan.seeds.len(),
-        "every player played every seed: {rows:?}"
-    );
-    plan.check_rows(&rows);
-    let left = plan.scratch.left_running();
-    assert!(left.is_empty(), "processes left running: {left:#?}");
-    rows
+    plan.check_run(command(plan, who), 0).1
 }
 
 /// A root harness's process-mode player runs as another user with no capability, under
@@ -112,7 +54,9 @@ fn run(plan: &Plan, who: As) -> Vec<BTreeMap<String, String>> {
 /// its reach.
 #[test]
 fn root_powers_refused_process_mode() {
-    assert_root("the root row");
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
     let s = Scratch::new("root-powers");
     let players = vec![s.hostile("root-powers", "root-powers", &[]), s.good()];
     let plan = Plan::new(&s, Mode::Off, &[1, 2], players);
@@ -183,13 +127,17 @@ fn udp(who: As) {
 
 #[test]
 fn udp_reaches_no_host_listener_process_mode() {
-    assert_root("the root harness's run");
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
     udp(As::Root);
 }
 
 #[test]
 fn udp_reaches_no_host_listener_process_mode_unprivileged() {
-    assert_root("switching to an unprivileged user");
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
     udp(As::User);
 }
 
@@ -274,13 +222,17 @@ fn sysv_ipc(who: As) {
 
 #[test]
 fn sysv_ipc_passes_no_note_process_mode() {
-    assert_root("the root harness's run");
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
     sysv_ipc(As::Root);
 }
 
 #[test]
 fn sysv_ipc_passes_no_note_process_mode_unprivileged() {
-    assert_root("switching to an unprivileged user");
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
     sysv_ipc(As::User);
 }
 
@@ -376,31 +328,39 @@ fn secret(who: As, in_args: bool) {
 
 #[test]
 fn secret_not_in_proc_process_mode_env() {
-    assert_root("the root harness's run");
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
     secret(As::Root, false);
 }
 
 #[test]
 fn secret_not_in_proc_process_mode_args() {
-    assert_root("the root harness's run");
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
     secret(As::Root, true);
 }
 
 #[test]
 fn secret_not_in_proc_process_mode_unprivileged_env() {
-    assert_root("switching to an unprivileged user");
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
     secret(As::User, false);
 }
 
 #[test]
 fn secret_not_in_proc_process_mode_unprivileged_args() {
-    assert_root("switching to an unprivileged user");
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
     secret(As::User, true);
 }
 
 /// The honest player's thinking time over its CPU time (1.0: it had its CPU whenever it
 /// thought), beside a neighbour of `children` spinners; and the neighbour's log.
-fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
+fn think_per_cpu(mode: Mode, who: As, children: u32) -> (f64, String) {
     let s = Scratch::new("session-bomb");
     let players = vec![
         s.hostile(
@@ -414,7 +374,21 @@ fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
     // The bomb holds 10 s before its first click; the worker needs 2.4 s of CPU (about
     // 30 s of thinking when it gets a tenth of its CPU, as without a CPU cgroup).
     plan.limits.time = 30.0;
-    let rows = plan.run_and_check().1;
+    let rows = match who {
+        As::Root => plan.run_and_check().1,
+        As::User => {
+            // An unprivileged user's CPU cgroup: folders of root's given to it.
+            let uid = free_uid(42_200);
+            let groups = containment::Delegated::new(uid, &s.token());
+            let rows = plan.check_run(groups.wrap(&plan.command_as(uid)), 0).1;
+            let run_toml = std::fs::read_to_string(s.results().join("latest/run.toml")).unwrap();
+            assert!(
+                run_toml.contains("memory, pids, cpu, cpuset"),
+                "the unprivileged harness had no CPU cgroup:\n{run_toml}"
+            );
+            rows
+        }
+    };
     expect_verdict(&rows, "session-bomb", &["OK"]);
     let worker = expect_verdict(&rows, "cpu-worker", &["OK", "TLE"]);
     let think: f64 = worker[0]["think_ms"].parse().unwrap();
@@ -434,8 +408,10 @@ fn think_per_cpu(mode: Mode, children: u32) -> (f64, String) {
 /// BLOCKED check fails first) and the figure was 4-5 times the idle one; with one, 1.0 to 2.3
 /// times on a loaded 2-vCPU VM, which is what 200 plain processes pinned to the other CPU
 /// cost without any sandbox (the kernel's and the VM's share, not CPU the bomb takes).
-fn session_bomb(mode: Mode) {
-    assert_root("a CPU cgroup (v1 cpu and cpuset)");
+fn session_bomb(mode: Mode, who: As) {
+    if !support::needs_root("a CPU cgroup (v1 cpu and cpuset)") {
+        return;
+    }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert!(
         cpus >= 2,
@@ -443,10 +419,10 @@ fn session_bomb(mode: Mode) {
     );
     let (mut idle, mut bomb) = (Vec::new(), Vec::new());
     for _ in 0..2 {
-        let (ratio, log) = think_per_cpu(mode, 0);
+        let (ratio, log) = think_per_cpu(mode, who, 0);
         assert!(log.contains("SPINNING 0"), "{log}");
         idle.push(ratio);
-        let (ratio, log) = think_per_cpu(mode, 200);
+        let (ratio, log) = think_per_cpu(mode, who, 200);
         assert!(
             log.contains("SPINNING 200"),
             "the bomb did not start its 200 spinners:\n{log}"
@@ -459,7 +435,7 @@ fn session_bomb(mode: Mode) {
     }
     let worst_idle = idle.iter().cloned().fold(0.0, f64::max);
     let best_bomb = bomb.iter().cloned().fold(f64::INFINITY, f64::min);
-    eprintln!("{mode:?}: thinking per CPU time {idle:.2?} beside an idle player, {bomb:.2?} beside the bomb");
+    eprintln!("{mode:?} as {who:?}: thinking per CPU time {idle:.2?} beside an idle player, {bomb:.2?} beside the bomb");
     assert!(
         best_bomb <= 2.5 * worst_idle,
         "the honest player thought {bomb:.2?} ms per ms of CPU beside the bomb, {idle:.2?} beside an idle player"
@@ -468,10 +444,24 @@ fn session_bomb(mode: Mode) {
 
 #[test]
 fn session_bomb_leaves_the_neighbour_its_cpu_sandboxed() {
-    session_bomb(Mode::Default);
+    session_bomb(Mode::Default, As::Root);
 }
 
 #[test]
 fn session_bomb_leaves_the_neighbour_its_cpu_process_mode() {
-    session_bomb(Mode::Off);
+    session_bomb(Mode::Off, As::Root);
+}
+
+/// The same under an unprivileged user's harness that has cgroups of its own (folders of the
+/// v1 hierarchies given to it, as a delegated v2 subtree would be): what holds the bomb is
+/// the test's CPU cgroup, whoever runs the harness. (Without any cgroup, a test is held to
+/// its CPU only by pinning, which its processes can leave; the start of the run says so.)
+#[test]
+fn session_bomb_leaves_the_neighbour_its_cpu_sandboxed_unprivileged() {
+    session_bomb(Mode::Default, As::User);
+}
+
+#[test]
+fn session_bomb_leaves_the_neighbour_its_cpu_process_mode_unprivileged() {
+    session_bomb(Mode::Off, As::User);
 }

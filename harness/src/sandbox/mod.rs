@@ -467,7 +467,8 @@ pub(crate) struct Launched {
 }
 
 /// Ends a test's hold on its network namespace: back to the pool when the test's report says
-/// every process of it is gone, else dropped (the kernel frees it after the last one).
+/// every process of it is gone and nothing of it is left in the namespace (`net::left_empty`),
+/// else dropped (the kernel frees it after the last one).
 pub(crate) fn release(net: Option<net::NetNs>, report: Option<&Report>) {
     if let Some(ns) = net {
         if report.is_some_and(|r| r.all_gone) {
@@ -505,6 +506,12 @@ pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
     fds.extend(net.iter().flat_map(|ns| ns.fds()));
     let pid = spawn_self(&fds, &[c"harness", c"__sandbox"])?;
     drop(child_ends);
+    if let Some(cgroups) = &spec.cgroups {
+        let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+        // An entry of an earlier process that had this pid is stale.
+        groups.retain(|(p, _)| *p != pid);
+        groups.push((pid, cgroups.clone()));
+    }
     let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
     line.push(b'\n');
     // The spec is a few KB at most: far below a pipe's capacity, so this never blocks.
@@ -578,6 +585,67 @@ fn spawn_self(fds: &[RawFd], argv: &[&std::ffi::CStr]) -> std::io::Result<i32> {
     Ok(pid)
 }
 
+/// The run's cgroups of each supervisor whose test may still be running (until it is reaped),
+/// for [`end_unreported`].
+static GROUPS: std::sync::Mutex<Vec<(i32, spec::Cgroups)>> = std::sync::Mutex::new(Vec::new());
+
+/// Ends what is left of a test whose supervisor `pid` died without its report (killed from
+/// outside, by the kernel's OOM killer or someone else): in process mode the player's
+/// processes outlive it (the player itself gets SIGKILL from its parent's death, not what it
+/// started), so every process still in the test's cgroup (`t<pid>`, the supervisor's name
+/// for it) is killed, until none is left, and its folders are removed. In the namespace mode
+/// the kernel has ended them already (the test's init dies with its supervisor, and with it
+/// the PID namespace). Without a cgroup there is nothing to find them by.
+pub(crate) fn end_unreported(pid: i32) {
+    let Some(cgroups) = groups_of(pid) else {
+        return;
+    };
+    let name = format!("t{pid}");
+    let (pids, dirs) = match &cgroups {
+        spec::Cgroups::V1 {
+            memory,
+            pids,
+            cpu,
+            cpuset,
+        } => (
+            pids.join(&name),
+            [Some(memory), Some(pids), cpu.as_ref(), cpuset.as_ref()]
+                .into_iter()
+                .flatten()
+                .map(|d| d.join(&name))
+                .collect::<Vec<_>>(),
+        ),
+        spec::Cgroups::V2 { run, .. } => (run.join(&name), vec![run.join(&name)]),
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let procs = std::fs::read_to_string(pids.join("cgroup.procs")).unwrap_or_default();
+        let left: Vec<i32> = procs
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if left.is_empty() || std::time::Instant::now() >= deadline {
+            break;
+        }
+        for p in left {
+            sys::kill(p, libc::SIGKILL);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    for dir in dirs {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// The run's cgroups of supervisor `pid` (forgotten once it is reaped: [`reap_exited`]).
+fn groups_of(pid: i32) -> Option<spec::Cgroups> {
+    let groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    groups
+        .iter()
+        .find(|(p, _)| *p == pid)
+        .map(|(_, g)| g.clone())
+}
+
 /// Supervisors that were still tidying up when their test ended.
 static PENDING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
 
@@ -592,6 +660,11 @@ pub(crate) fn reap_later(pid: i32) {
 /// Reaps the pending supervisors that have exited; keeps the others.
 fn reap_exited(pending: &mut Vec<i32>) {
     pending.retain(|&p| sys::wait(p, false).ok().flatten().is_none() && still_child(p));
+    let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    if !groups.is_empty() {
+        // A supervisor reaped here, or before its test ended, has no test left to end.
+        groups.retain(|(p, _)| pending.contains(p) || still_child(*p));
+    }
 }
 
 /// Whether `pid` is still our child to reap (not reaped by anyone else).

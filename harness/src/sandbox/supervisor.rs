@@ -251,7 +251,13 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
-    read_init_report(pid, &report_r)
+    let (mut report, init) = read_init_report(pid, &report_r);
+    if spec.shared_net && report.all_gone {
+        // What outlives a test's processes in the pooled network namespace: it goes back to
+        // the pool only without any (else the kernel frees it once that is gone).
+        report.all_gone = super::net::left_empty();
+    }
+    (report, init)
 }
 
 /// Reads the init's report (one JSON line); an init that does not send it within

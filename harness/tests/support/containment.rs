@@ -67,8 +67,8 @@ impl Default for Limits {
     }
 }
 
-/// A test's own folder, under the target's temporary folder (not the host's /tmp, which a
-/// sandbox replaces): `players/<name>/`, `scoring.toml`, `results/`. Its path is the tag
+/// A test's own folder, in [`open_dir`] (the target's temporary folder where others may
+/// reach it): `players/<name>/`, `scoring.toml`, `results/`. Its path is the tag
 /// every fixture carries as its first argument, so what a run leaves running can be found.
 /// Dropping it kills whatever is still running with the tag (so a failing test leaves
 /// nothing behind) and removes files a fixture named after it in /tmp.
@@ -85,7 +85,7 @@ impl Scratch {
     pub fn new(name: &str) -> Scratch {
         let dir = tempfile::Builder::new()
             .prefix(&format!("{name}-"))
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(open_dir())
             .unwrap();
         let scratch = Scratch { dir };
         open_to_all(scratch.path());
@@ -215,6 +215,97 @@ impl Drop for Scratch {
             let _ = std::fs::remove_file(file);
         }
     }
+}
+
+/// Whether every folder above `path` (and `path` itself when it is a folder) lets others
+/// pass, and a file at `path` lets them read and run it.
+fn open_to_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.permissions().mode());
+    let own = if path.is_dir() { 0o001 } else { 0o005 };
+    mode(path) & own == own
+        && path
+            .ancestors()
+            .skip(1)
+            .all(|dir| mode(dir) & 0o001 == 0o001)
+}
+
+/// A folder an unprivileged user may reach, for what a harness started as one must find
+/// (its binary, the test's folder): the target's temporary folder when every folder above
+/// it lets others pass, else a folder of the machine's temporary folder (a checkout under a
+/// 0700 /root, as root's cargo leaves it). Its name holds no test's token, so it is not one
+/// of [`Scratch::host_tmp_files`].
+pub fn open_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        if open_to_others(&target) {
+            return target;
+        }
+        // SAFETY: getuid has no preconditions.
+        let dir = std::env::temp_dir().join(format!("harness-tests-{}", unsafe { libc::getuid() }));
+        std::fs::create_dir_all(&dir).unwrap();
+        open_to_all(&dir);
+        assert!(
+            open_to_others(&dir),
+            "{} is not open to other users",
+            dir.display()
+        );
+        dir
+    })
+    .clone()
+}
+
+/// The harness binary where an unprivileged user may run it: itself when others may reach
+/// it, else a copy in [`open_dir`] (once per test binary and version of the harness).
+pub fn open_harness() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_harness"));
+        if open_to_others(&exe) {
+            return exe;
+        }
+        let meta = std::fs::metadata(&exe).unwrap();
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let dir = open_dir().join(format!("harness-{}-{modified}", meta.len()));
+        let copy = dir.join("harness");
+        if !copy.is_file() {
+            std::fs::create_dir_all(&dir).unwrap();
+            open_to_all(&dir);
+            // Copied under a name of this process, then renamed: test binaries run at once.
+            let tmp = dir.join(format!("harness.{}", std::process::id()));
+            std::fs::copy(&exe, &tmp).unwrap();
+            open_to_all(&tmp);
+            std::fs::rename(&tmp, &copy).unwrap();
+        }
+        copy
+    })
+    .clone()
+}
+
+/// A user id no process has, from `first` on (a range of its own per test, so tests running
+/// at once do not share one): the harness of an unprivileged user runs as it through
+/// `setpriv`, which needs no account.
+pub fn free_uid(first: u32) -> u32 {
+    let taken = |uid: u32| {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            std::fs::read_to_string(e.path().join("status"))
+                .ok()
+                .and_then(|s| {
+                    s.lines()
+                        .find_map(|l| l.strip_prefix("Uid:"))
+                        .map(|ids| ids.split_whitespace().any(|id| id == uid.to_string()))
+                })
+                .unwrap_or(false)
+        })
+    };
+    (first..first + 100)
+        .find(|&uid| !taken(uid))
+        .expect("a free user id")
 }
 
 /// chmod 0755: a temporary folder is 0700, and a sandboxed player may run as another user.
@@ -505,6 +596,32 @@ impl<'a> Plan<'a> {
         cmd
     }
 
+    /// The plan's command run by user `uid` (no supplementary group) through `setpriv`: the
+    /// harness binary from [`open_harness`], in this test's folder (with HOME there), the
+    /// results folder made and given to that user. The environment the caller set on
+    /// [`Plan::command`] is not carried; set it on the result.
+    pub fn command_as(&self, uid: u32) -> Command {
+        let inner = self.command();
+        let results = self.scratch.results();
+        std::fs::create_dir_all(&results).unwrap();
+        std::os::unix::fs::chown(&results, Some(uid), Some(uid)).unwrap();
+        let mut cmd = Command::new("setpriv");
+        cmd.arg(format!("--reuid={uid}"))
+            .arg(format!("--regid={uid}"))
+            .arg("--clear-groups")
+            .arg(open_harness())
+            .args(inner.get_args())
+            .current_dir(self.scratch.path())
+            .env("HOME", self.scratch.path())
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// [`Plan::run_and_check`] with the harness started by user `uid` ([`Plan::command_as`]).
+    pub fn run_as_and_check(&self, uid: u32) -> (Ran, Vec<BTreeMap<String, String>>) {
+        self.check_run(self.command_as(uid), 0)
+    }
+
     /// The longest a whole run may take: every test at its longest, `threads` at once, plus
     /// 20 s for the harness's start and end on a loaded machine.
     pub fn deadline(&self) -> Duration {
@@ -518,9 +635,15 @@ impl<'a> Plan<'a> {
     /// nothing left running, the player folders untouched, no file named after the test in
     /// the host's temporary folders. Returns the rows.
     pub fn run_and_check(&self) -> (Ran, Vec<BTreeMap<String, String>>) {
+        self.check_run(self.command(), 0)
+    }
+
+    /// Runs `cmd` (this plan's harness, however started) within the plan's deadline and
+    /// checks what [`Plan::run_and_check`] checks, with exit status `exit`.
+    pub fn check_run(&self, mut cmd: Command, exit: i32) -> (Ran, Vec<BTreeMap<String, String>>) {
         let before = self.scratch.players_snapshot();
-        let ran = run_within(&mut self.command(), self.deadline());
-        support::expect_exit(&ran.output, 0);
+        let ran = run_within(&mut cmd, self.deadline());
+        support::expect_exit(&ran.output, exit);
         let rows = support::scores(&self.scratch.results());
         assert_eq!(
             rows.len(),
@@ -603,4 +726,101 @@ pub fn expect_blocked(log: &str, what: &str) {
         log.lines().any(|l| l.starts_with(&blocked)),
         "expected a line `{blocked}...` in the fixture's stderr:\n{log}"
     );
+}
+
+/// The mount point and this process's own group of the cgroup v1 hierarchy of `controller`.
+fn own_v1_group(controller: &str) -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mounts.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let mut r = right.split(' ');
+        let ok = r.next()? == "cgroup" && r.nth(1)?.split(',').any(|o| o == controller);
+        let point = left.split(' ').nth(4)?;
+        ok.then(|| PathBuf::from(point))
+    })?;
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let own = groups.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        controllers
+            .split(',')
+            .any(|c| c == controller)
+            .then_some(path)
+    })?;
+    Some(mount.join(own.trim_start_matches('/')))
+}
+
+/// cgroup v1 folders of the `memory`, `pids`, `cpu` and `cpuset` hierarchies given to user
+/// `uid`, made in this (root) process's own groups and removed when dropped: a harness that
+/// user starts in them has a cgroup per test with every controller, as root has, the way a
+/// delegated cgroup v2 subtree would give it one.
+pub struct Delegated {
+    dirs: Vec<PathBuf>,
+}
+
+impl Delegated {
+    pub fn new(uid: u32, name: &str) -> Delegated {
+        let mut dirs = Vec::new();
+        for controller in ["memory", "pids", "cpu", "cpuset"] {
+            let parent = own_v1_group(controller)
+                .unwrap_or_else(|| panic!("no cgroup v1 {controller} hierarchy mounted"));
+            let dir = parent.join(format!("harness-tests-{name}"));
+            std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            dirs.push(dir.clone());
+            if controller == "cpuset" {
+                for file in ["cpuset.cpus", "cpuset.mems"] {
+                    let value = std::fs::read_to_string(parent.join(file)).unwrap();
+                    std::fs::write(dir.join(file), value.trim()).unwrap();
+                }
+            }
+            for path in [dir.clone(), dir.join("cgroup.procs"), dir.join("tasks")] {
+                std::os::unix::fs::chown(&path, Some(uid), Some(uid)).unwrap();
+            }
+        }
+        Delegated { dirs }
+    }
+
+    /// `cmd` started by a shell that first moves itself into the folders (as root, before
+    /// `cmd`'s setpriv gives up root).
+    pub fn wrap(&self, cmd: &Command) -> Command {
+        let mut shell = Command::new("sh");
+        shell
+            .arg("-c")
+            .arg(
+                r#"n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 99; shift; n=$((n - 1)); done; exec "$@""#,
+            )
+            .arg("sh")
+            .arg(self.dirs.len().to_string())
+            .args(&self.dirs)
+            .arg(cmd.get_program())
+            .args(cmd.get_args())
+            .stdin(Stdio::null());
+        if let Some(dir) = cmd.get_current_dir() {
+            shell.current_dir(dir);
+        }
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(v) => shell.env(key, v),
+                None => shell.env_remove(key),
+            };
+        }
+        shell
+    }
+}
+
+impl Drop for Delegated {
+    fn drop(&mut self) {
+        // The run's folders are the harness's to remove; what a failed run left goes too.
+        fn remove(dir: &Path) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if entry.path().is_dir() {
+                    remove(&entry.path());
+                }
+            }
+            let _ = std::fs::remove_dir(dir);
+        }
+        for dir in &self.dirs {
+            remove(dir);
+        }
+    }
 }
