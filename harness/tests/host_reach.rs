@@ -38,35 +38,56 @@ const DEVICE_ATTEMPTS: [&str; 5] = [
     "utimensat /dev/null 1970",
 ];
 
-/// `chmod`, `chown` and `utimensat` on /dev/zero and /dev/null inside the sandbox: each
-/// refused, the devices still usable, and the host's nodes unchanged (under a root harness a
-/// player that was host root would own them).
-fn device_files(as_user: Option<u32>) {
+/// `chmod`, `chown` and `utimensat` on /dev/zero and /dev/null: each refused, the devices
+/// still usable, and the host's nodes unchanged (under a root harness a player that was host
+/// root would own them). In process mode the nodes are the host's own, which any user may
+/// stamp with the time of now (as a write does): only that is allowed there.
+fn device_files(mode: Mode, as_user: Option<u32>) {
     let s = Scratch::new("device-files");
     let players = vec![s.hostile("device-files", "device-files", &[]), s.good()];
-    let plan = Plan::new(&s, Mode::Default, &[1], players);
+    let plan = Plan::new(&s, mode, &[1], players);
     let before = (device("/dev/zero"), device("/dev/null"));
     let rows = match as_user {
         None => plan.run_and_check().1,
         Some(uid) => plan.run_as_and_check(uid).1,
     };
-    assert_eq!(
-        before,
-        (device("/dev/zero"), device("/dev/null")),
-        "the host's /dev/zero or /dev/null changed"
-    );
+    let after = (device("/dev/zero"), device("/dev/null"));
+    if mode == Mode::Off {
+        // The host's own nodes, which every write to them (the fixture's "usable" check,
+        // any program of the machine) stamps: their mode and owner unchanged, and no time
+        // set back (its utimensat to 1970).
+        let fixed = |d: (u32, u32, u32, i64, i64, i64, i64)| (d.0, d.1, d.2);
+        assert_eq!(
+            (fixed(before.0), fixed(before.1)),
+            (fixed(after.0), fixed(after.1)),
+            "the host's /dev/zero or /dev/null changed"
+        );
+        assert!(
+            after.0 .3 >= before.0 .3 && after.1 .3 >= before.1 .3,
+            "a device's time was set back: {before:?} -> {after:?}"
+        );
+    } else {
+        assert_eq!(before, after, "the host's /dev/zero or /dev/null changed");
+    }
     expect_verdict(&rows, "device-files", &["OK"]);
     let log = s.log("device-files", 1);
     assert!(log.contains("USABLE /dev/zero and /dev/null"), "{log}");
-    assert!(reached(&log).is_empty(), "{log}");
-    for what in DEVICE_ATTEMPTS {
+    // Setting a file's times to now needs only the right to write it, which every user of
+    // the machine has on the host's /dev/null (a write stamps it the same way).
+    let anyone_may = |what: &str| mode == Mode::Off && what == "utimensat /dev/null now";
+    let reached_lines: Vec<&str> = reached(&log)
+        .into_iter()
+        .filter(|l| !anyone_may(l.trim_start_matches("REACHED ")))
+        .collect();
+    assert!(reached_lines.is_empty(), "{log}");
+    for what in DEVICE_ATTEMPTS.iter().filter(|w| !anyone_may(w)) {
         expect_blocked(&log, what);
     }
 }
 
 #[test]
 fn device_files_of_the_host_stay_as_they_are_sandboxed() {
-    device_files(None);
+    device_files(Mode::Default, None);
 }
 
 #[test]
@@ -74,7 +95,24 @@ fn device_files_of_the_host_stay_as_they_are_sandboxed_unprivileged() {
     if !support::needs_root(SWITCHES_USER) {
         return;
     }
-    device_files(Some(free_uid(62_000)));
+    device_files(Mode::Default, Some(free_uid(62_000)));
+}
+
+#[test]
+fn device_files_of_the_host_stay_as_they_are_process_mode() {
+    // Under a root harness: the player must not be root, who owns the nodes.
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
+    device_files(Mode::Off, None);
+}
+
+#[test]
+fn device_files_of_the_host_stay_as_they_are_process_mode_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    device_files(Mode::Off, Some(free_uid(62_050)));
 }
 
 /// keyctl(2) and add_key(2), for the keyring test.
@@ -99,8 +137,10 @@ fn key_in(ring: libc::c_long, description: &str) -> bool {
 /// can neither read nor describe the key this test planted in its own session keyring, finds
 /// no note of the tests before it though each leaves one in its session, user and
 /// user-session keyrings; afterwards the planted key is as it was, and no note reached this
-/// process's keyrings.
-fn keyring(as_user: Option<u32>) {
+/// process's keyrings. In process mode the user and user-session keyrings are the player
+/// id's, which every test of the run shares (docs/containment.md says so): the second and
+/// third tests find the notes of the first there, never in their session keyring.
+fn keyring(mode: Mode, as_user: Option<u32>) {
     let s = Scratch::new("keyring");
     let secret = format!("planted-{}", s.token());
     let description = std::ffi::CString::new(format!("planted-key-{}", s.token())).unwrap();
@@ -121,7 +161,7 @@ fn keyring(as_user: Option<u32>) {
         s.hostile("keyring", "keyring", &[&serial.to_string()]),
         s.good(),
     ];
-    let mut plan = Plan::new(&s, Mode::Default, &[1, 2, 3], players);
+    let mut plan = Plan::new(&s, mode, &[1, 2, 3], players);
     plan.threads = 1;
     let rows = match as_user {
         None => plan.run_and_check().1,
@@ -135,10 +175,16 @@ fn keyring(as_user: Option<u32>) {
                 log.contains(&format!("WROTE note in its {ring} keyring")),
                 "seed {seed}: the player left no note in its {ring} keyring:\n{log}"
             );
-            expect_blocked(
-                &log,
-                &format!("note of an earlier test in its {ring} keyring"),
-            );
+            let what = format!("note of an earlier test in its {ring} keyring");
+            if mode == Mode::Off && ring != "session" && seed > 1 {
+                assert!(
+                    log.lines()
+                        .any(|l| l.starts_with(&format!("REACHED {what}"))),
+                    "seed {seed}: process mode shares the id's {ring} keyring, yet:\n{log}"
+                );
+            } else {
+                expect_blocked(&log, &what);
+            }
         }
         expect_blocked(&log, "list its session keyring");
         if as_user.is_none() {
@@ -172,7 +218,7 @@ fn keyring_is_fresh_and_empty_per_test_sandboxed() {
     if !support::needs_root("the planted key belongs to another user than the player") {
         return;
     }
-    keyring(None);
+    keyring(Mode::Default, None);
 }
 
 #[test]
@@ -180,21 +226,41 @@ fn keyring_is_fresh_and_empty_per_test_sandboxed_unprivileged() {
     if !support::needs_root(SWITCHES_USER) {
         return;
     }
-    keyring(Some(free_uid(62_100)));
+    keyring(Mode::Default, Some(free_uid(62_100)));
+}
+
+#[test]
+fn keyring_session_is_fresh_and_empty_per_test_process_mode() {
+    if !support::needs_root("the planted key belongs to another user than the player") {
+        return;
+    }
+    keyring(Mode::Off, None);
+}
+
+#[test]
+fn keyring_session_is_fresh_and_empty_per_test_process_mode_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    keyring(Mode::Off, Some(free_uid(62_150)));
 }
 
 /// Unix socket buffers filled and never read, under a 256 MB limit: the kernel's OOM killer
 /// chooses in the test's memory group, where only the player's processes are (not its
-/// supervisor, not its init): MLE, never a verdict about its output.
-#[test]
-fn socket_buffers_over_the_limit_are_mle_sandboxed() {
-    if !support::needs_root("a cgroup per test, which counts socket buffers") {
-        return;
-    }
+/// supervisor, not its init): MLE, never a verdict about its output. `as_user`: the harness
+/// of that user, with cgroups given to it (without one, socket buffers are not counted, as
+/// docs/containment.md says).
+fn socket_buffers(mode: Mode, as_user: Option<u32>) {
     let s = Scratch::new("socket-buffers");
     let players = vec![s.hostile("socket-buffers", "socket-buffers", &[]), s.good()];
-    let plan = Plan::new(&s, Mode::Default, &[1, 2], players);
-    let (_, rows) = plan.run_and_check();
+    let plan = Plan::new(&s, mode, &[1, 2], players);
+    let rows = match as_user {
+        None => plan.run_and_check().1,
+        Some(uid) => {
+            let groups = containment::Delegated::new(uid, &s.token());
+            plan.check_run(groups.wrap(&plan.command_as(uid)), 0).1
+        }
+    };
     for row in expect_verdict(&rows, "socket-buffers", &["MLE"]) {
         assert!(row["reason"].contains("memory limit 256 MB"), "{row:?}");
         let log = s.log("socket-buffers", row["seed"].parse().unwrap());
@@ -204,6 +270,38 @@ fn socket_buffers_over_the_limit_are_mle_sandboxed() {
             "the fill was never stopped:\n{log}"
         );
     }
+}
+
+#[test]
+fn socket_buffers_over_the_limit_are_mle_sandboxed() {
+    if !support::needs_root("a cgroup per test, which counts socket buffers") {
+        return;
+    }
+    socket_buffers(Mode::Default, None);
+}
+
+#[test]
+fn socket_buffers_over_the_limit_are_mle_process_mode() {
+    if !support::needs_root("a cgroup per test, which counts socket buffers") {
+        return;
+    }
+    socket_buffers(Mode::Off, None);
+}
+
+#[test]
+fn socket_buffers_over_the_limit_are_mle_sandboxed_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    socket_buffers(Mode::Default, Some(free_uid(62_700)));
+}
+
+#[test]
+fn socket_buffers_over_the_limit_are_mle_process_mode_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    socket_buffers(Mode::Off, Some(free_uid(62_750)));
 }
 
 /// The files of /proc that container runtimes hide and that only root may read, and a knob

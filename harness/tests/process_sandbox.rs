@@ -409,6 +409,9 @@ fn think_per_cpu(mode: Mode, who: As, children: u32) -> (f64, String) {
 /// times on a loaded 2-vCPU VM, which is what 200 plain processes pinned to the other CPU
 /// cost without any sandbox (the kernel's and the VM's share, not CPU the bomb takes).
 fn session_bomb(mode: Mode, who: As) {
+    // One bomb at a time: another test's bomb beside it would be load of its own.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     if !support::needs_root("a CPU cgroup (v1 cpu and cpuset)") {
         return;
     }

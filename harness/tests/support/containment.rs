@@ -232,14 +232,18 @@ fn open_to_others(path: &Path) -> bool {
 
 /// A folder an unprivileged user may reach, for what a harness started as one must find
 /// (its binary, the test's folder): the target's temporary folder when every folder above
-/// it lets others pass, else a folder of the machine's temporary folder (a checkout under a
-/// 0700 /root, as root's cargo leaves it). Its name holds no test's token, so it is not one
+/// it lets others pass (and this user may write there), else a folder of the machine's
+/// temporary folder (a checkout under a 0700 /root, as root's cargo leaves it; or the test
+/// binaries run by another user than the one who built them). Its name holds no test's token, so it is not one
 /// of [`Scratch::host_tmp_files`].
 pub fn open_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        if open_to_others(&target) {
+        let c = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: access(2) with a valid C string.
+        let writable = unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0;
+        if writable && open_to_others(&target) {
             return target;
         }
         // SAFETY: getuid has no preconditions.
