@@ -305,6 +305,55 @@ fn proc_spy_sees_and_touches_nothing_sandboxed() {
     }
 }
 
+/// The same spies in process mode (the held row of issue 28: signals, ptrace and
+/// process_vm_readv against the supervisor), under a root harness and, `as_user`, under an
+/// unprivileged one: their parent is the test's supervisor, which they can neither signal
+/// nor read the memory or environment of; what this mode shows anyway, as
+/// docs/containment.md says, is every process's command line and the list of processes.
+fn proc_spy_process_mode(as_user: Option<u32>) {
+    let s = Scratch::new("proc-spy");
+    let players = vec![s.hostile("proc-spy", "proc-spy-a", &[]), s.good()];
+    let mut plan = Plan::new(&s, Mode::Off, &[1, 2], players);
+    plan.limits.time = 10.0;
+    let rows = match as_user {
+        None => plan.run_and_check().1,
+        Some(uid) => plan.run_as_and_check(uid).1,
+    };
+    expect_verdict(&rows, "proc-spy-a", &["OK"]);
+    let shown = ["read parent cmdline", "see other processes"];
+    for seed in [1, 2] {
+        let log = s.log("proc-spy-a", seed);
+        let got: Vec<&str> = reached(&log)
+            .into_iter()
+            .filter(|l| !shown.iter().any(|w| l.starts_with(&format!("REACHED {w}"))))
+            .collect();
+        assert!(got.is_empty(), "seed {seed}:\n{log}");
+        assert!(
+            log.contains("REACHED read parent cmdline"),
+            "seed {seed}:\n{log}"
+        );
+        for what in SPYING.iter().filter(|w| !shown.contains(w)) {
+            expect_blocked(&log, what);
+        }
+    }
+}
+
+#[test]
+fn proc_spy_touches_not_its_supervisor_process_mode() {
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
+    proc_spy_process_mode(None);
+}
+
+#[test]
+fn proc_spy_touches_not_its_supervisor_process_mode_unprivileged() {
+    if !support::needs_root("starts the harness as another user (setpriv)") {
+        return;
+    }
+    proc_spy_process_mode(Some(containment::free_uid(43_000)));
+}
+
 /// What `cheats` tries (the start of each of its report lines).
 const CHEATING: [&str; 8] = [
     "read the answers",
