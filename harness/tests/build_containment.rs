@@ -121,8 +121,49 @@ fn a_contained_build_reads_no_secret_reaches_no_network_and_leaves_no_daemon() {
     );
     let _ = std::fs::remove_file(scratch.path().join("swapped"));
 
-    // Judging with a key: the build is contained.
-    let mut cmd = plan.command();
+    contained_build_holds(&plan, &listener, &victim, None);
+}
+
+/// The same build attack under an unprivileged user's harness (setpriv), judged with a key:
+/// what holds for a root harness holds for it too.
+#[test]
+fn a_contained_build_reads_no_secret_reaches_no_network_and_leaves_no_daemon_unprivileged() {
+    if !support::needs_root("starts the harness as another user (setpriv)") {
+        return;
+    }
+    let scratch = Scratch::new("build-attack");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let victim = format!("victim-{}", scratch.token());
+    let victim_exe = support::copy_as(&containment::greedy_binary(), scratch.path(), &victim);
+    let hostile = hostile_build(&scratch, port, &victim);
+    let plan = Plan {
+        scratch: &scratch,
+        mode: Mode::Default,
+        limits: Limits::default(),
+        seeds: &[1, 2, 3],
+        threads: 2,
+        players: vec![hostile, victim_exe],
+        extra: Vec::new(),
+    };
+    contained_build_holds(
+        &plan,
+        &listener,
+        &victim,
+        Some(containment::free_uid(44_000)),
+    );
+}
+
+/// Runs `plan` (the hostile build beside `victim`) with a key, by root or by user `as_user`:
+/// the build ran contained, its daemon started and is gone, /etc/shadow and the host's
+/// `listener` out of its reach, the victim's tests all OK, the player's folder untouched.
+fn contained_build_holds(plan: &Plan, listener: &TcpListener, victim: &str, as_user: Option<u32>) {
+    let scratch = plan.scratch;
+    let mut cmd = match as_user {
+        None => plan.command(),
+        Some(uid) => plan.command_as(uid),
+    };
     cmd.env("HARNESS_SECRET", KEY);
     let ran = run_within(&mut cmd, plan.deadline());
     support::expect_exit(&ran.output, 0);
@@ -150,7 +191,7 @@ fn a_contained_build_reads_no_secret_reaches_no_network_and_leaves_no_daemon() {
     );
     let rows = support::scores(&scratch.results());
     assert_eq!(rows.len(), 6, "{rows:?}");
-    expect_verdict(&rows, &victim, &["OK"]);
+    expect_verdict(&rows, victim, &["OK"]);
     expect_verdict(&rows, "hostile-build", &["OK"]);
     plan.check_rows(&rows);
     assert!(
