@@ -1,8 +1,10 @@
-//! Hostile players of issue 28 against the namespace mode (the default): device files,
-//! keyrings, the OOM killer, root-only /proc and the host paths of mountinfo, TCP metrics
-//! between tests. Each runs beside the good player, as root (as CI does: the player must
-//! then be an unprivileged host user, never root) and, for the rows that apply without root,
-//! with the harness started as an unprivileged user (`setpriv`). Each fixture proves it ran
+//! Hostile players of issue 28 that reach for the host or a later test: device files,
+//! keyrings, the OOM killer (and a supervisor killed anyway), root-only /proc and the host
+//! paths of mountinfo, TCP metrics and other notes left in the pooled network namespace.
+//! Each runs beside the good player in the namespace mode (the default) and, where the row
+//! concerns it, in process mode; as root (as CI does: the player must then be an
+//! unprivileged host user, never root) and with the harness started as an unprivileged user
+//! (`setpriv`; given cgroups of its own where the row needs one). Each fixture proves it ran
 //! its attack (a line the test looks for) before the test judges that it was held.
 
 #[path = "support/containment.rs"]

@@ -1,10 +1,12 @@
 //! Process mode is a sandbox too (issue 28), and a test gets one worker's CPU in every mode:
 //! hostile fixtures (`tests/fixtures/hostile/`) beside an honest player, each proving it ran
-//! its attack (its `REACHED` / `BLOCKED` lines), under a root harness as in CI and, for the
-//! rows that do not need root, under a harness of an unprivileged user (setpriv).
+//! its attack (its `REACHED` / `BLOCKED` lines), under a root harness as in CI and under a
+//! harness of an unprivileged user (setpriv; given cgroups of its own for the CPU row). The
+//! rows that concern both modes run in both.
 //!
-//! - root powers: a root harness's player is not root (no capability, no_new_privs, seccomp):
-//!   sethostname, SCHED_FIFO and a raised priority are refused;
+//! - root powers: the player is never root and has no capability, under no_new_privs (and
+//!   in process mode a seccomp filter): sethostname, SCHED_FIFO and a raised priority are
+//!   refused;
 //! - UDP: a datagram to a host listener on 127.0.0.1 never arrives; no socket but AF_UNIX;
 //! - System V IPC and POSIX queues: no note reaches a later test, no object is left;
 //! - the secret key: neither the player nor this test finds it in the harness's
@@ -224,9 +226,11 @@ fn ipc_leftovers(key: i32) -> Vec<String> {
     found
 }
 
-/// Notes in shared memory, a message queue, a semaphore and a POSIX message queue: none is
-/// made, none reaches a later test, nothing is left on the host after the run.
-fn sysv_ipc(who: As) {
+/// Notes in shared memory, a message queue, a semaphore and a POSIX message queue, one test
+/// after another: in process mode the seccomp filter refuses them, in the sandbox they are
+/// left in the test's own IPC namespace (gone with it); none reaches a later test, nothing is
+/// left on the host after the run.
+fn sysv_ipc(mode: Mode, who: As) {
     let s = Scratch::new("sysv-ipc");
     let key = ipc_key(&s);
     assert!(ipc_leftovers(key).is_empty(), "key {key} was taken before");
@@ -234,7 +238,7 @@ fn sysv_ipc(who: As) {
         s.hostile("sysv-ipc", "sysv-ipc", &[&key.to_string()]),
         s.good(),
     ];
-    let mut plan = Plan::new(&s, Mode::Off, &[1, 2, 3, 4], players);
+    let mut plan = Plan::new(&s, mode, &[1, 2, 3, 4], players);
     // One test at a time: each later test looks for the notes of the earlier ones.
     plan.threads = 1;
     let rows = run(&plan, who);
@@ -242,7 +246,11 @@ fn sysv_ipc(who: As) {
     let left = ipc_leftovers(key);
     for seed in [1, 2, 3, 4] {
         let log = s.log("sysv-ipc", seed);
-        assert!(reached(&log).is_empty(), "seed {seed}:\n{log}");
+        let reached_notes: Vec<&str> = reached(&log)
+            .into_iter()
+            .filter(|l| !l.starts_with("REACHED leave a note"))
+            .collect();
+        assert!(reached_notes.is_empty(), "seed {seed}:\n{log}");
         for what in [
             "shared memory",
             "a message queue",
@@ -250,7 +258,15 @@ fn sysv_ipc(who: As) {
             "a POSIX message queue",
         ] {
             expect_blocked(&log, &format!("note of an earlier test in {what}"));
-            expect_blocked(&log, &format!("leave a note in {what}"));
+            let leave = format!("leave a note in {what}");
+            if mode == Mode::Off {
+                expect_blocked(&log, &leave);
+            } else {
+                assert!(
+                    log.contains(&format!("REACHED {leave}")),
+                    "seed {seed}: no note left in the test's own IPC namespace:\n{log}"
+                );
+            }
         }
     }
     assert!(left.is_empty(), "IPC objects left on the host: {left:#?}");
@@ -261,7 +277,7 @@ fn sysv_ipc_passes_no_note_process_mode() {
     if !support::needs_root("a root harness's player") {
         return;
     }
-    sysv_ipc(As::Root);
+    sysv_ipc(Mode::Off, As::Root);
 }
 
 #[test]
@@ -269,7 +285,20 @@ fn sysv_ipc_passes_no_note_process_mode_unprivileged() {
     if !support::needs_root(SWITCHES_USER) {
         return;
     }
-    sysv_ipc(As::User);
+    sysv_ipc(Mode::Off, As::User);
+}
+
+#[test]
+fn sysv_ipc_passes_no_note_sandboxed() {
+    sysv_ipc(Mode::Default, As::Root);
+}
+
+#[test]
+fn sysv_ipc_passes_no_note_sandboxed_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    sysv_ipc(Mode::Default, As::User);
 }
 
 /// What the kernel shows of process `pid`: its command line and environment, NULs as spaces.
