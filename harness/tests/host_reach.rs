@@ -598,6 +598,34 @@ fn net_notes(as_user: Option<u32>) {
     }
 }
 
+/// The same player in process mode, under a root harness: it shares the host's network
+/// namespace, where its seccomp filter refuses the IPv6 socket of a flow label, but an
+/// abstract Unix name it holds by a socket in flight is the host's, and a later test finds
+/// it in use (docs/containment.md lists it among what process mode does not cover).
+#[test]
+fn notes_in_the_hosts_network_namespace_process_mode() {
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
+    let s = Scratch::new("net-notes");
+    let players = vec![s.hostile("net-notes", "net-notes", &[]), s.good()];
+    let mut plan = Plan::new(&s, Mode::Off, &[1, 2], players);
+    plan.threads = 1;
+    let rows = plan.run_and_check().1;
+    expect_verdict(&rows, "net-notes", &["OK"]);
+    let first = s.log("net-notes", 1);
+    assert!(
+        first.contains("WROTE note in an abstract Unix name"),
+        "{first}"
+    );
+    expect_blocked(&first, "leave a note in a flow label");
+    let second = s.log("net-notes", 2);
+    assert!(
+        second.contains("REACHED note of an earlier test in an abstract Unix name"),
+        "process mode's abstract Unix names are the host's, yet:\n{second}"
+    );
+}
+
 #[test]
 fn notes_in_the_pooled_network_namespace_reach_no_later_test_sandboxed() {
     net_notes(None);
