@@ -411,13 +411,27 @@ pub fn baseline() -> &'static [GoodRow] {
     static BASELINE: OnceLock<Vec<GoodRow>> = OnceLock::new();
     BASELINE.get_or_init(|| {
         let results = tempfile::tempdir().unwrap();
+        // The player's folder, which the harness builds with cargo; where this user has no
+        // cargo (test binaries run by another user than root, whose cargo is under a 0700
+        // /root), the program built before.
+        let good = if support::skip::on_path("cargo") {
+            support::root().join("players").join(GOOD)
+        } else {
+            let exe = release_binary();
+            assert!(
+                exe.is_file(),
+                "no cargo on PATH to build {GOOD}, and {} is not built",
+                exe.display()
+            );
+            exe
+        };
         let out = support::harness()
             .args(["--problem", "chesspuzzle", "--seeds", BASELINE_SEEDS])
             .args(["--threads", "2", "--time-limit", "20"])
             .arg("--results")
             .arg(results.path())
             .arg("--players")
-            .arg(support::root().join("players").join(GOOD))
+            .arg(good)
             .output()
             .expect("the harness runs");
         support::expect_exit(&out, 0);
@@ -440,13 +454,18 @@ pub fn baseline_for(seeds: &[u64]) -> Vec<GoodRow> {
 /// The good player's binary, built by the baseline run.
 pub fn greedy_binary() -> PathBuf {
     baseline();
+    let exe = release_binary();
+    assert!(exe.is_file(), "{} was not built", exe.display());
+    exe
+}
+
+/// Where the harness builds the good player's program.
+fn release_binary() -> PathBuf {
     let target = Path::new(env!("CARGO_BIN_EXE_harness"))
         .parent()
         .and_then(Path::parent)
         .unwrap();
-    let exe = target.join("release").join(GOOD);
-    assert!(exe.is_file(), "{} was not built", exe.display());
-    exe
+    target.join("release").join(GOOD)
 }
 
 /// What a run of the harness gave.
