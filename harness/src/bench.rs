@@ -168,9 +168,10 @@ fn relay_ping_pong(n: u64, containment: &Containment) -> Result<Duration, Error>
         let judge = scope.spawn(move || -> Result<(), Error> {
             let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
             let deadline = Instant::now() + Duration::from_secs(30);
-            let Accepted::Link(mut link) = relay.accept(ended.fd(), deadline).fault()? else {
+            let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline).fault()? else {
                 return Err(Error::Usage("bench: the relay did not connect".into()));
             };
+            let mut link = crate::sandbox::relay::Link::new(pipes).fault()?;
             crate::problem::tools::relayed::proxy(&mut link, &mut session);
             session.finish();
             Ok(())

@@ -128,6 +128,26 @@ impl Channel for Tee<'_> {
         }
     }
 
+    fn start_on(
+        &mut self,
+        stdin: std::os::fd::OwnedFd,
+        stdout: std::os::fd::OwnedFd,
+    ) -> Result<(), Fault> {
+        let _ = writeln!(
+            std::io::stderr(),
+            "# relay = \"direct\": the player talks to the tool on the tool's own pipes; no line passes the harness"
+        );
+        self.inner.start_on(stdin, stdout)
+    }
+
+    fn wait_player(
+        &mut self,
+        other: Option<std::os::fd::BorrowedFd<'_>>,
+        deadline: std::time::Instant,
+    ) -> Result<crate::problem::Waited, Fault> {
+        self.inner.wait_player(other, deadline)
+    }
+
     fn understood(&mut self, canonical: &str) {
         self.inner.understood(canonical);
     }

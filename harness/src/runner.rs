@@ -326,7 +326,7 @@ fn attempt(
             return Some((result, matches!(e, StartError::Refused(_))));
         }
     }
-    result.outcome = refine(outcome, &ending, limits.memory, suite.problem.as_ref());
+    result.outcome = refine(outcome, &ending, &limits, suite.problem.as_ref());
     result.outcome.reason = crate::verdict::clip(&result.outcome.reason, REASON_BYTES);
     result.stderr = ending.stderr;
     let unflushed = matches!(
@@ -379,6 +379,15 @@ fn start(
             workdir.as_ref().map(|w| w.path()),
             &test_limits,
         );
+        if suite.problem.direct_player() {
+            // The game starts it, on the judge's own pipes, once the judge asks for it.
+            return Session::pending(spec, limits)
+                .map(|session| (session, workdir))
+                .map_err(|e| {
+                    let why = format!("cannot wait on a player: {e}");
+                    (Verdict::HarnessError, why)
+                });
+        }
         let refused = match Session::spawn(&spec, limits) {
             Ok(session) => return Ok((session, workdir)),
             Err(e) => e,
@@ -476,14 +485,19 @@ const OUT_OF_MEMORY: [&str; 5] = [
 fn refine(
     mut outcome: Outcome,
     ending: &crate::session::Ending,
-    memory_limit: u64,
+    limits: &Limits,
     problem: &dyn Problem,
 ) -> Outcome {
+    let memory_limit = limits.memory;
     let keeps_score = problem.keeps_score_on_fault();
     let report = ending.report.as_ref();
     let exit = report.and_then(|r| r.exit);
-    let crashed =
-        !ending.killed && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
+    // A player that talked to another program directly dies of SIGPIPE only when that
+    // program stopped reading it: the program's judgement stands, not a crash.
+    let broken_pipe = ending.direct && exit == Some(os::Exit::Signal(libc::SIGPIPE));
+    let crashed = !ending.killed
+        && !broken_pipe
+        && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
     // A player that left mid-game, or one that answers at exit and did not answer right.
     let vanished = matches!(
         outcome.fault,
@@ -517,6 +531,19 @@ fn refine(
             score: 0.0,
             ..outcome
         };
+    }
+    // A player that talked to another program directly (`relay = "direct"`): its time limit
+    // holds its CPU time (RLIMIT_CPU kills it a second past the limit).
+    if ending.direct && !oom_killed && ending.think > limits.think {
+        return fail(
+            outcome,
+            Verdict::TimeLimit,
+            format!(
+                "time limit {} s exceeded: {:.2} s of CPU time (relay = \"direct\": the limit holds the player's CPU time)",
+                limits.think.as_secs_f64(),
+                ending.think.as_secs_f64()
+            ),
+        );
     }
     // The kernel killed a process of the test for the test's memory (its cgroup's limit).
     if oom_killed {

@@ -13,7 +13,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use crate::os::{self, Interest, Waiter};
-use crate::problem::{Channel, Heard};
+use crate::problem::{Channel, Heard, Waited};
 use crate::sandbox::{self, Report, Spec};
 use crate::verdict::{clip, Fault, Overtime, Waiting, QUOTE_BYTES};
 
@@ -72,8 +72,12 @@ pub struct Ending {
     /// Non-blank output the player wrote after the game ended.
     pub late_output: Option<String>,
     pub stderr: StderrTail,
-    /// Thinking time used.
+    /// Thinking time used; for a player that talked to another program directly, its CPU
+    /// time (see [`Ending::direct`]).
     pub think: Duration,
+    /// The player talked to another program directly (`relay = "direct"`): the harness ran
+    /// no thinking clock, and the time limit holds its CPU time.
+    pub direct: bool,
 }
 
 /// How long the supervisor gets to end the test's processes and report, once told to.
@@ -121,6 +125,11 @@ pub(crate) struct Session {
     other: Option<(RawFd, bool)>,
     /// It was ready in the last wait.
     other_ready: bool,
+    /// The player's spec until it is started on another program's pipes.
+    pending: Option<Box<Spec>>,
+    /// The player talks to another program directly (`relay = "direct"`): its time is its
+    /// CPU time.
+    direct: bool,
 }
 
 /// Tokens of the descriptors a session waits on.
@@ -148,29 +157,43 @@ enum Want {
 impl Session {
     /// Starts a player as `spec` says.
     pub fn spawn(spec: &Spec, limits: Limits) -> std::io::Result<Session> {
-        let launched = sandbox::launch(spec)?;
-        let pid = launched.pid;
-        let (stdin, stdout, stderr) = (launched.stdin, launched.stdout, launched.stderr);
-        for fd in [&stdin, &stdout, &stderr, &launched.report] {
-            os::set_nonblocking(fd.as_fd())?;
-        }
-        let exited = launched.report.try_clone().ok();
+        let mut session = Session::idle(limits)?;
+        let l = sandbox::launch(spec)?;
+        let started = sandbox::OnPipes {
+            pid: l.pid,
+            stderr: l.stderr,
+            control: l.control,
+            report: l.report,
+            net: l.net,
+        };
+        session.adopt(Some((l.stdin, l.stdout)), started)?;
+        Ok(session)
+    }
+
+    /// A player to be started later on another program's pipes ([`Channel::start_on`]:
+    /// `relay = "direct"`), as `spec` says. Its time limit is a limit on its CPU time
+    /// (`RLIMIT_CPU` a second above it, and the report's CPU time after the test), since the
+    /// harness sees none of its messages to run a thinking clock by.
+    pub fn pending(mut spec: Spec, limits: Limits) -> std::io::Result<Session> {
+        spec.cpu_seconds = limits.think.as_secs_f64().ceil() as u64 + 1;
+        let mut session = Session::idle(limits)?;
+        session.pending = Some(Box::new(spec));
+        Ok(session)
+    }
+
+    /// A session with no player yet: nothing to wait on but an interrupt of the run.
+    fn idle(limits: Limits) -> std::io::Result<Session> {
         let mut waiter = Waiter::new()?;
-        waiter.add(stdout.as_raw_fd(), STDOUT, Interest::Read)?;
-        waiter.add(stderr.as_raw_fd(), STDERR, Interest::Read)?;
         waiter.add(os::interrupt_fd(), INTERRUPT, Interest::Read)?;
-        if let Some(fd) = &exited {
-            waiter.add(fd.as_raw_fd(), EXITED, Interest::Read)?;
-        }
         Ok(Session {
-            pid,
-            control: Some(launched.control),
-            report: Some(launched.report),
-            net: launched.net,
-            stdin: Some(stdin),
-            stdout: Some(stdout),
-            stderr: Some(stderr),
-            exited,
+            pid: 0,
+            control: None,
+            report: None,
+            net: None,
+            stdin: None,
+            stdout: None,
+            stderr: None,
+            exited: None,
             waiter,
             stdin_waited: false,
             limits,
@@ -191,7 +214,43 @@ impl Session {
             open_line: 0,
             other: None,
             other_ready: false,
+            pending: None,
+            direct: false,
         })
+    }
+
+    /// Takes a started player's descriptors in: its stdin and stdout unless they are
+    /// another program's.
+    fn adopt(
+        &mut self,
+        stdio: Option<(OwnedFd, OwnedFd)>,
+        launched: sandbox::OnPipes,
+    ) -> std::io::Result<()> {
+        let (stdin, stdout) = stdio.unzip();
+        for fd in [&stdin, &stdout].into_iter().flatten() {
+            os::set_nonblocking(fd.as_fd())?;
+        }
+        for fd in [&launched.stderr, &launched.report] {
+            os::set_nonblocking(fd.as_fd())?;
+        }
+        self.exited = launched.report.try_clone().ok();
+        if let Some(fd) = &stdout {
+            self.waiter.add(fd.as_raw_fd(), STDOUT, Interest::Read)?;
+        }
+        self.waiter
+            .add(launched.stderr.as_raw_fd(), STDERR, Interest::Read)?;
+        if let Some(fd) = &self.exited {
+            self.waiter.add(fd.as_raw_fd(), EXITED, Interest::Read)?;
+        }
+        self.pid = launched.pid;
+        self.control = Some(launched.control);
+        self.report = Some(launched.report);
+        self.net = launched.net;
+        self.stdin = stdin;
+        self.stdout = stdout;
+        self.stderr = Some(launched.stderr);
+        self.clock = Instant::now();
+        Ok(())
     }
 
     /// Closes our end of a pipe (or the pidfd), unregistering it first.
@@ -500,6 +559,20 @@ impl Session {
     /// the supervisor to end the test and reads its report. Never blocks longer than the
     /// grace period plus the supervisor's teardown time.
     pub fn finish(mut self) -> Ending {
+        if self.pid == 0 {
+            // Never started (the other program never started its player): nothing ran.
+            return Ending {
+                report: Some(Report {
+                    all_gone: true,
+                    ..Report::default()
+                }),
+                killed: false,
+                late_output: None,
+                stderr: StderrTail::default(),
+                think: Duration::ZERO,
+                direct: self.direct,
+            };
+        }
         self.close_stdin();
         let grace = if self.doomed {
             Duration::ZERO
@@ -526,12 +599,17 @@ impl Session {
         self.stderr_tail.trim();
         Self::close(&mut self.waiter, &mut self.stdout);
         Self::close(&mut self.waiter, &mut self.stderr);
+        let think = match (&report, self.direct) {
+            (Some(r), true) => Duration::from_micros(r.cpu_us),
+            _ => self.used,
+        };
         Ending {
             report,
             killed,
             late_output: (!late.is_empty()).then(|| clip(&late, QUOTE_BYTES)),
             stderr: std::mem::take(&mut self.stderr_tail),
-            think: self.used,
+            think,
+            direct: self.direct,
         }
     }
 
@@ -635,6 +713,56 @@ impl Channel for Session {
         self.stop_clock();
         result?;
         self.take_line().map(Heard::Line)
+    }
+
+    fn start_on(&mut self, stdin: OwnedFd, stdout: OwnedFd) -> Result<(), Fault> {
+        let Some(spec) = self.pending.take() else {
+            return Err(Fault::Gone(
+                "the player was started on the harness's own pipes".into(),
+            ));
+        };
+        let launched = sandbox::launch_on(&spec, stdin, stdout)
+            .map_err(|e| Fault::Gone(format!("cannot start the player: {e}")))?;
+        self.adopt(None, launched)
+            .map_err(|e| Fault::Gone(format!("cannot wait on the player: {e}")))?;
+        self.direct = true;
+        // Its output goes to the other program: nothing to read here but its stderr.
+        self.stdout_eof = true;
+        Ok(())
+    }
+
+    fn wait_player(
+        &mut self,
+        other: Option<BorrowedFd<'_>>,
+        deadline: Instant,
+    ) -> Result<Waited, Fault> {
+        if self.exited.is_none() {
+            return Ok(Waited::PlayerEnded);
+        }
+        match other {
+            Some(fd) => self
+                .watch_other(fd.as_raw_fd(), false)
+                .map_err(|e| Fault::Gone(format!("cannot wait on the judge's program: {e}")))?,
+            None => {
+                if let Some((fd, _)) = self.other.take() {
+                    self.waiter.remove(fd);
+                }
+            }
+        }
+        self.other_ready = false;
+        loop {
+            if self.exited.is_none() {
+                return Ok(Waited::PlayerEnded);
+            }
+            if self.other_ready {
+                return Ok(Waited::Other);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(Waited::TimedOut);
+            }
+            self.wait_once(Some(deadline - now))?;
+        }
     }
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {

@@ -184,6 +184,22 @@ impl Channel for Recorder<'_> {
         Ok(answer)
     }
 
+    fn start_on(
+        &mut self,
+        stdin: std::os::fd::OwnedFd,
+        stdout: std::os::fd::OwnedFd,
+    ) -> Result<(), Fault> {
+        self.inner.start_on(stdin, stdout)
+    }
+
+    fn wait_player(
+        &mut self,
+        other: Option<std::os::fd::BorrowedFd<'_>>,
+        deadline: std::time::Instant,
+    ) -> Result<crate::problem::Waited, Fault> {
+        self.inner.wait_player(other, deadline)
+    }
+
     fn understood(&mut self, canonical: &str) {
         self.text.truncate(self.last_answer);
         self.text.push_str(FROM_PLAYER);

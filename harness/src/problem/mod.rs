@@ -48,8 +48,9 @@ pub use exact::{game_ending, russian_checkers, simplified_chess};
 pub use views::Views;
 
 use std::fmt;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -239,6 +240,12 @@ pub trait Problem: Send + Sync {
     /// Hands the problem the run's isolation, before any test: a problem that runs programs
     /// of its own (a contest's tools) runs them there. Outside a run it makes its own.
     fn attach(&self, _isolation: &std::sync::Arc<crate::sandbox::Isolation>) {}
+    /// Whether the judge starts the player itself on its own pipes (a contest tester with
+    /// `relay = "direct"`): the runner then prepares the player's sandbox and the game starts
+    /// the player in it with [`Channel::start_on`].
+    fn direct_player(&self) -> bool {
+        false
+    }
     /// Whether making a test runs programs (a contest's `gen`): the plan then makes none
     /// ahead of the run to check the test data (the run makes them, contained, after the
     /// build, and a failure is that test's ERR).
@@ -303,6 +310,29 @@ pub trait Channel {
         let _ = (other, writable);
         self.recv().map(Heard::Line)
     }
+    /// Starts the player with `stdin` and `stdout`, another program's pipe ends, as its
+    /// standard input and output (a contest tester's, handed over by the relay: `relay =
+    /// "direct"` in problem.toml), so that it talks to that program with nothing of the
+    /// harness's in between: no line of it passes here, no thinking clock runs (its time
+    /// limit holds its CPU time). Only a channel made for it ([`Problem::direct_player`])
+    /// can; the others refuse.
+    fn start_on(&mut self, stdin: OwnedFd, stdout: OwnedFd) -> Result<(), Fault> {
+        drop((stdin, stdout));
+        Err(Fault::Gone(
+            "this player cannot be started on another program's pipes".into(),
+        ))
+    }
+    /// Waits, once the player was started with [`Channel::start_on`], until it has ended
+    /// (and every process of its test is gone), `other` (if any) is readable, or `deadline`
+    /// passes; takes in its stderr meanwhile.
+    fn wait_player(
+        &mut self,
+        other: Option<BorrowedFd<'_>>,
+        deadline: Instant,
+    ) -> Result<Waited, Fault> {
+        let _ = (other, deadline);
+        Ok(Waited::PlayerEnded)
+    }
     /// Tells the channel how the judge read the player's last line, when that differs from
     /// the bytes sent: its canonical form (`7 3` for ` 007  3`). A transcript keeps this
     /// instead, so its size depends on the number of moves, never on padding. Channels that
@@ -317,6 +347,17 @@ pub enum Heard<'a> {
     Line(&'a str),
     /// The other descriptor is ready.
     Other,
+}
+
+/// What [`Channel::wait_player`] found first.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Waited {
+    /// The player has ended.
+    PlayerEnded,
+    /// The other descriptor is ready.
+    Other,
+    /// The deadline passed.
+    TimedOut,
 }
 
 /// Splits a move into its tokens: runs of anything but ASCII spaces and tabs (the only white

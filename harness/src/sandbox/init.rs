@@ -216,6 +216,9 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
     if spec.address_space > 0 {
         limits.push((libc::RLIMIT_AS, spec.address_space));
     }
+    if spec.cpu_seconds > 0 {
+        limits.push((libc::RLIMIT_CPU, spec.cpu_seconds));
+    }
     if spec.mode == Mode::Namespaces && spec.procs > 0 {
         // Counted per user namespace: the test's own processes only.
         limits.push((libc::RLIMIT_NPROC, spec.procs));

@@ -334,6 +334,7 @@ impl Isolation {
             procs: limits.procs,
             cgroups: self.cgroups.as_ref().map(|g| g.cgroups.clone()),
             core_dumps: limits.core_dumps,
+            cpu_seconds: 0,
             outer_uid: self.outer.0,
             outer_gid: self.outer.1,
             player_ids: ids::player_ids(),
@@ -492,6 +493,33 @@ fn high(fd: RawFd, min: RawFd) -> std::io::Result<OwnedFd> {
 pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
     let (in_r, in_w) = sys::pipe()?;
     let (out_r, out_w) = sys::pipe()?;
+    let started = launch_on(spec, in_r, out_w)?;
+    Ok(Launched {
+        pid: started.pid,
+        stdin: in_w,
+        stdout: out_r,
+        stderr: started.stderr,
+        control: started.control,
+        report: started.report,
+        net: started.net,
+    })
+}
+
+/// A test started on another program's pipes ([`launch_on`]): a [`Launched`] without the
+/// player's stdin and stdout, which the harness does not hold.
+pub(crate) struct OnPipes {
+    pub pid: i32,
+    pub stderr: OwnedFd,
+    pub control: OwnedFd,
+    pub report: OwnedFd,
+    pub net: Option<net::NetNs>,
+}
+
+/// Starts a supervisor for `spec` whose player reads `stdin` and writes `stdout`: another
+/// program's pipe ends (a contest tester's, handed over by its relay), so that the player
+/// talks to that program with nothing of the harness's in between. The harness keeps no
+/// copy of them: the other program sees the player's end of output as soon as it comes.
+pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::Result<OnPipes> {
     let (err_r, err_w) = sys::pipe()?;
     let (ctl_r, ctl_w) = sys::pipe()?;
     let (rep_r, rep_w) = sys::pipe()?;
@@ -521,10 +549,8 @@ pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
         let _ = sys::wait(pid, true);
         return Err(e);
     }
-    Ok(Launched {
+    Ok(OnPipes {
         pid,
-        stdin: in_w,
-        stdout: out_r,
         stderr: err_r,
         control: control.into(),
         report: rep_r,

@@ -194,7 +194,7 @@ pub struct Relay {
 /// What came of waiting for the tester to start its player.
 pub enum Accepted {
     /// The relay connected and handed over the tester's pipes.
-    Link(Link),
+    Pipes(Pipes),
     /// The tool ended first (`ended` became readable): it never started its player.
     ToolEnded,
     /// Nothing within the time given.
@@ -264,8 +264,24 @@ impl Relay {
             return Ok(accepted);
         }
         let [from_tool, to_tool] = recv_fds(&control)?;
-        Ok(Accepted::Link(Link::new(control, from_tool, to_tool)?))
+        Ok(Accepted::Pipes(Pipes {
+            control,
+            from_tool,
+            to_tool,
+        }))
     }
+}
+
+/// The tester's pipe ends to its player, as the relay handed them over (blocking, as the
+/// tester made them), and the relay's connection: dropping it lets the relay exit (the
+/// tester sees its player end). Either the game proxies over them ([`Link::new`]) or the
+/// player is started on them (`relay = "direct"`).
+pub struct Pipes {
+    pub control: UnixStream,
+    /// What the tester writes to its player: the player's stdin.
+    pub from_tool: OwnedFd,
+    /// What the tester reads from its player: the player's stdout.
+    pub to_tool: OwnedFd,
 }
 
 /// Waits until `fd` is readable (`None`), or the tool ends, the deadline passes or the run
@@ -324,7 +340,13 @@ pub struct Link {
 }
 
 impl Link {
-    fn new(control: UnixStream, from_tool: OwnedFd, to_tool: OwnedFd) -> io::Result<Link> {
+    /// The game's end of the tester's pipes, to proxy over.
+    pub fn new(pipes: Pipes) -> io::Result<Link> {
+        let Pipes {
+            control,
+            from_tool,
+            to_tool,
+        } = pipes;
         os::set_nonblocking(from_tool.as_fd())?;
         os::set_nonblocking(to_tool.as_fd())?;
         let mut waiter = Waiter::new()?;
@@ -557,7 +579,12 @@ mod tests {
         let (from_tool, tester_out) = pipe();
         let (tester_in, to_tool) = pipe();
         let from_raw = from_tool.as_raw_fd();
-        let mut link = Link::new(control, from_tool, to_tool).expect("a link");
+        let pipes = Pipes {
+            control,
+            from_tool,
+            to_tool,
+        };
+        let mut link = Link::new(pipes).expect("a link");
         // Nothing queued: the game waits on the tester's pipe, not on an epoll of its own.
         assert_eq!(link.fd().as_raw_fd(), from_raw);
         let mut tester_out = std::fs::File::from(tester_out);

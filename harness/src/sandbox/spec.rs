@@ -84,6 +84,11 @@ pub struct Spec {
     pub landlock_write: Vec<PathBuf>,
     /// Leave RLIMIT_CORE as the harness had it (`--core-dumps`).
     pub core_dumps: bool,
+    /// Seconds of CPU each process of the test may use (RLIMIT_CPU), 0 = none: the time limit
+    /// of a player the harness does not talk to (`relay = "direct"`), whose thinking clock it
+    /// cannot run.
+    #[serde(default)]
+    pub cpu_seconds: u64,
     /// The harness's own host uid and gid.
     pub outer_uid: u32,
     pub outer_gid: u32,

@@ -46,6 +46,19 @@ pub enum Stream {
     Both,
 }
 
+/// How the harness stands between a tester that starts its player and the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RelayMode {
+    /// The game proxies every line between the tester's pipes and the player's (the
+    /// default): the thinking clock, the checks of every line, the transcript, `--verbose`.
+    Proxy,
+    /// The player is started on the tester's own pipes, nothing of the harness's in between:
+    /// the tester's own speed per message, but no per-move clock (the time limit holds the
+    /// player's CPU time), no line checks, no transcript of the game.
+    Direct,
+}
+
 /// `problem.toml` as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -67,6 +80,7 @@ struct Raw {
     hash_ignore: Vec<String>,
     judge_timeout: Option<f64>,
     judge_memory: Option<u64>,
+    relay: Option<RelayMode>,
     limits: Option<toml::Table>,
 }
 
@@ -114,6 +128,8 @@ pub struct Def {
     pub judge_timeout: f64,
     /// MB of memory the judge (and gen) may use.
     pub judge_memory: u64,
+    /// Interactive and TopCoder shapes: how the player is connected to the tester.
+    pub relay: RelayMode,
     /// The `[limits]` table, checked (merged under scoring.toml's `[problem.<id>]`).
     pub limits: toml::Table,
 }
@@ -384,6 +400,13 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
     if judge_memory == 0 {
         return Err(at("judge-memory", "at least 1 MB".into()));
     }
+    if raw.shape == Shape::Batch && raw.relay.is_some() {
+        return Err(at(
+            "relay",
+            "a batch judge never starts the player: there is no relay (leave it out)".into(),
+        ));
+    }
+    let relay = raw.relay.unwrap_or(RelayMode::Proxy);
     let limits = raw.limits.unwrap_or_default();
     let checked: ProblemConfig = limits
         .clone()
@@ -419,6 +442,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         hash_ignore: raw.hash_ignore,
         judge_timeout,
         judge_memory,
+        relay,
         limits,
     })
 }

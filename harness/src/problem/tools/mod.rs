@@ -253,6 +253,10 @@ impl Problem for ToolProblem {
         *self.isolation.lock().unwrap_or_else(|e| e.into_inner()) = Some(isolation.clone());
     }
 
+    fn direct_player(&self) -> bool {
+        self.def.shape != Shape::Batch && self.def.relay == config::RelayMode::Direct
+    }
+
     fn tests_made_by_tools(&self) -> bool {
         true
     }

@@ -29,12 +29,14 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use super::config::{Def, Shape};
+use super::config::{Def, RelayMode, Shape};
 use super::inputs::{self, Made};
 use super::judge::{self, Placeholders};
-use crate::problem::{CaseError, Channel, Game, Heard, Picture};
-use crate::sandbox::relay::{Accepted, Link, Relay};
-use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir, ToolRun};
+use std::os::fd::BorrowedFd;
+
+use crate::problem::{CaseError, Channel, Game, Heard, Picture, Waited};
+use crate::sandbox::relay::{Accepted, Link, Pipes, Relay};
+use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir, ToolEnd, ToolRun};
 use crate::sandbox::Isolation;
 use crate::verdict::{Fault, Outcome, Verdict};
 
@@ -50,19 +52,30 @@ pub enum Talk {
     NeverStarted(String),
     /// The harness could not set the relay up.
     Broken(String),
+    /// `relay = "direct"`: the player talked to the tool on the tool's own pipes and the
+    /// tool has ended. `running`: the player was still running when the tool ended; `left`:
+    /// the player has ended since (how; `None`: it had to be stopped). How many lines
+    /// passed, the harness never saw.
+    Direct { running: bool, left: Option<Fault> },
 }
 
 /// Time a tool gets to take the player's last lines once the player has ended.
 const FLUSH: Duration = Duration::from_secs(5);
 
+/// `relay = "direct"`: time a player gets to end once its tool has ended (its input is
+/// closed then), so that a crash that ended the game is told as one.
+const LEAVING: Duration = Duration::from_secs(1);
+
 /// Runs the tool in `dir` (`command` makes its command from the relay's argv) with a relay to
-/// `player`, and proxies until both have ended. Returns the conversation and the tool's run
-/// (`None` when the relay could not be set up).
+/// `player`, and proxies until both have ended, or (`direct`) starts the player on the
+/// tool's own pipes and waits until the tool has ended. Returns the conversation and the
+/// tool's run (`None` when the relay could not be set up).
 pub fn play(
     isolation: &Isolation,
     dir: &ToolDir,
     command: impl FnOnce(&[String]) -> ToolCommand,
     player: &mut dyn Channel,
+    direct: bool,
 ) -> (Talk, Option<ToolRun>) {
     let relay = match Relay::listen(dir.path()) {
         Ok(r) => r,
@@ -75,6 +88,9 @@ pub fn play(
         Err(e) => return (Talk::Broken(format!("cannot set up the relay: {e}")), None),
     };
     let timeout = cmd.timeout;
+    // The tool's run ends by this (it starts just after): a direct player still running
+    // then has kept it waiting.
+    let tool_deadline = Instant::now() + timeout;
     std::thread::scope(|scope| {
         let cmd = &cmd;
         let tool = scope.spawn(move || {
@@ -83,13 +99,19 @@ pub fn play(
             run
         });
         let talk = match relay.accept(ended.fd(), Instant::now() + timeout) {
-            Ok(Accepted::Link(mut link)) => {
-                let talk = first_message(&link, Instant::now() + timeout)
-                    .unwrap_or_else(|| proxy(&mut link, player));
-                // Closing the connection ends the relay: the tool sees its player end.
-                drop(link);
-                talk
+            Ok(Accepted::Pipes(pipes)) if direct => {
+                talk_directly(pipes, ended.fd(), tool_deadline, player)
             }
+            Ok(Accepted::Pipes(pipes)) => match Link::new(pipes) {
+                Ok(mut link) => {
+                    let talk = first_message(&link, Instant::now() + timeout)
+                        .unwrap_or_else(|| proxy(&mut link, player));
+                    // Closing the connection ends the relay: the tool sees its player end.
+                    drop(link);
+                    talk
+                }
+                Err(e) => Talk::Broken(format!("the relay failed: {e}")),
+            },
             Ok(Accepted::ToolEnded) => {
                 Talk::NeverStarted("the tool ended without starting the player".into())
             }
@@ -106,6 +128,43 @@ pub fn play(
         let run = tool.join().expect("the tool's thread");
         (talk, Some(run))
     })
+}
+
+/// `relay = "direct"`: starts the player on the tool's own pipes (nothing of the harness's
+/// between them) and waits until the tool has ended (`ended` readable), its own time
+/// (`deadline`) bounding it. Whether the player was still running at that deadline tells a
+/// player that kept the tool waiting. Once the tool has ended, the player (its input
+/// closed) gets [`LEAVING`] to end, so that a crash that ended the game counts as the
+/// player's; then the relay is let go (the tool sees its player exit).
+fn talk_directly(
+    pipes: Pipes,
+    ended: BorrowedFd<'_>,
+    deadline: Instant,
+    player: &mut dyn Channel,
+) -> Talk {
+    let Pipes {
+        control,
+        from_tool,
+        to_tool,
+    } = pipes;
+    if let Err(fault) = player.start_on(from_tool, to_tool) {
+        return Talk::Broken(fault.to_string());
+    }
+    // The tool's run ends by its deadline; a little more, in case its teardown is slow.
+    let far = deadline + FLUSH;
+    let running = match player.wait_player(Some(ended), far) {
+        Ok(Waited::PlayerEnded) => Instant::now() >= deadline,
+        Ok(Waited::Other | Waited::TimedOut) => true,
+        Err(fault) => return Talk::Fault { fault, moves: 0 },
+    };
+    let left = match player.wait_player(None, Instant::now() + LEAVING) {
+        Ok(Waited::PlayerEnded) => Some(Fault::Eof),
+        Ok(_) => None,
+        Err(fault) => return Talk::Fault { fault, moves: 0 },
+    };
+    // The relay exits: the tool sees its player end (the tool's thread is joined next).
+    drop(control);
+    Talk::Direct { running, left }
 }
 
 /// Waits for the tool's first message (a JVM starting, a tester reading its input): that
@@ -201,6 +260,7 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
             return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
         }
         Talk::Ended { moves, left } => (moves, left),
+        Talk::Direct { running, left } => return direct_outcome(def, running, left, run),
     };
     let Some(run) = run else {
         return Outcome::failed(Verdict::HarnessError, "the tool did not run");
@@ -238,6 +298,33 @@ fn started_twice(first: &Outcome) -> Outcome {
             "the tester started its player a second time; the harness gives a test one player (the first game: {game})"
         ),
     )
+}
+
+/// The outcome of a `relay = "direct"` test. The harness saw no line of the game, so it
+/// cannot tell who failed first: a tool that fails once the player is started is the
+/// player's WA (never ERR), and a tool that runs past its time while the player is still
+/// running is the player's TLE. The player's CPU time against the limit, a crash (RE) and
+/// memory (MLE) are the runner's, as for any player.
+fn direct_outcome(def: &Def, running: bool, left: Option<Fault>, run: Option<&ToolRun>) -> Outcome {
+    let Some(run) = run else {
+        return Outcome::failed(Verdict::HarnessError, "the tool did not run");
+    };
+    if matches!(run.end, ToolEnd::TimedOut) && running {
+        let timeout = Duration::from_secs_f64(def.judge_timeout);
+        let why = format!(
+            "the tool {} with the player still running (relay = \"direct\": the harness cannot tell whose turn it was; a player that waits or never flushes ends so)",
+            run.describe_end(timeout)
+        );
+        return Outcome::failed(Verdict::TimeLimit, why);
+    }
+    let Some(mut outcome) = judge::judge_outcome(def, run, 0) else {
+        return Outcome::fault(&Fault::Interrupted, 0.0, 0);
+    };
+    if outcome.verdict == Verdict::WrongAnswer {
+        // A player that left first: the runner tells a crash (RE, MLE) from a clean exit.
+        outcome.fault = left;
+    }
+    outcome
 }
 
 /// How a tool ended and its last lines, for a reason (`: exit status 1: thread 'main'...`).
@@ -372,6 +459,7 @@ impl Game for RelayedGame {
             &dir,
             |relay| self.command(&dir, relay),
             player,
+            self.def.relay == RelayMode::Direct,
         );
         if let Some(run) = &run {
             self.printed = run.stdout_tail.clone();
