@@ -533,3 +533,268 @@ fn the_time_a_tool_takes_is_not_the_players() {
         "the tool's sleeps are not the player's: {think} ms"
     );
 }
+
+// relay = "direct": the player is started on the tester's own pipes, with nothing of the
+// harness's in between (docs/contest-tools-relay.md, "Direct").
+
+/// A workspace whose problem `tools-<shape>` is the shipped example with `relay = "direct"`
+/// and a judge-timeout of 5 s (so a player that keeps the tool waiting ends sooner); its
+/// tools are the shipped ones, built in place.
+fn direct_workspace(shape: &str) -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("scoring.toml"), "").unwrap();
+    let shipped = root().join(format!("testcases/tools-{shape}"));
+    let text = std::fs::read_to_string(shipped.join("problem.toml")).unwrap();
+    let line = text.lines().find(|l| l.starts_with("tools = ")).unwrap();
+    let folder = line["tools = ".len()..].trim_matches('"');
+    let tools = std::fs::canonicalize(shipped.join(folder)).unwrap();
+    let text = text
+        .replace(line, &format!("tools = {:?}", tools.display().to_string()))
+        .replace(
+            "judge-timeout = 60",
+            "judge-timeout = 5\nrelay = \"direct\"",
+        );
+    assert!(text.contains("relay = \"direct\""), "{text}");
+    let dir = ws.path().join(format!("testcases/tools-{shape}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("problem.toml"), text).unwrap();
+    ws
+}
+
+/// Runs `good` and the bad players of one shape with `relay = "direct"` on one seed: the
+/// verdicts docs/contest-tools-relay.md gives for that mode. Returns the good player's
+/// (score, think_ms, cpu_ms) and the results folder's parent.
+fn direct_players(shape: &str, good: &Path, seed: &str, ws: &Path) -> (f64, String, String) {
+    let fixtures = root().join("harness/tests/fixtures/tool-players");
+    let results = ws.join("results");
+    let kinds = ["crash", "hang", "flood", "wrong", "noflush"];
+    let mut players = vec![good.display().to_string()];
+    players.extend(kinds.iter().map(|k| {
+        fixtures
+            .join(format!("tools-{shape}-{k}"))
+            .display()
+            .to_string()
+    }));
+    let mut args = vec!["--players"];
+    args.extend(players.iter().map(String::as_str));
+    args.extend([
+        "--seeds",
+        seed,
+        "--time-limit",
+        "5",
+        "--threads",
+        "2",
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    let out = run_in(ws, &args);
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    let row = |name: &str| {
+        let row = rows_of(&rows, name);
+        assert_eq!(row.len(), 1, "{name}: {rows:?}");
+        row[0].clone()
+    };
+    let verdict = |kind: &str| {
+        let r = row(&format!("tools-{shape}-{kind}"));
+        (r["verdict"].clone(), r["reason"].clone())
+    };
+    let (v, why) = verdict("crash");
+    assert_eq!(v, "RE", "crash: {why}");
+    assert!(why.contains("SIGSEGV"), "crash: {why}");
+    // Silence and an unflushed answer keep the tool waiting until its own time is up.
+    for kind in ["hang", "noflush"] {
+        let (v, why) = verdict(kind);
+        assert_eq!(v, "TLE", "{kind}: {why}");
+        assert!(why.contains("player still running"), "{kind}: {why}");
+    }
+    let (v, why) = verdict("wrong");
+    assert_eq!(v, "WA", "wrong: {why}");
+    assert!(
+        why.starts_with("judge"),
+        "wrong: the tool's reason, got {why}"
+    );
+    let (v, why) = verdict("flood");
+    assert!(["TLE", "WA"].contains(&v.as_str()), "flood: {v} {why}");
+    // Nothing of the game passed the harness: no moves counted, no line of the player in
+    // the transcript.
+    assert!(rows.iter().all(|r| r["moves"] == "0"), "{rows:?}");
+    let transcript = results.join(format!(
+        "latest/transcripts/tools-{shape}/tools-{shape}-wrong/{seed}.txt"
+    ));
+    let text = std::fs::read_to_string(&transcript).unwrap_or_default();
+    assert!(!text.lines().any(|l| l.starts_with("< ")), "{text}");
+    let good = row(good.file_name().unwrap().to_str().unwrap());
+    assert_eq!(good["verdict"], "OK", "{good:?}");
+    (
+        good["score"].parse().unwrap(),
+        good["think_ms"].clone(),
+        good["cpu_ms"].clone(),
+    )
+}
+
+#[test]
+fn direct_interactive_scores_equal_the_tester_by_hand_and_bad_players_get_its_verdicts() {
+    let ws = direct_workspace("interactive");
+    let player = python_player(ws.path(), "radar", "tools-interactive", RADAR);
+    let (score, think, cpu) = direct_players("interactive", &player, "3", ws.path());
+    // The thinking time of a direct player is its CPU time.
+    assert_eq!(think, cpu);
+    let tools = root().join("testcases/tools-interactive/tools");
+    let input = std::fs::File::open(tools.join("in/0003.txt")).unwrap();
+    let out = Command::new(tools.join("target/release/tester"))
+        .args(["python3", player.join("main.py").to_str().unwrap()])
+        .stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(Some(score), score_in(&String::from_utf8_lossy(&out.stderr)));
+}
+
+#[test]
+fn direct_topcoder_scores_equal_the_jar_by_hand_and_bad_players_get_its_verdicts() {
+    if !java_or_skip(
+        "direct_topcoder_scores_equal_the_jar_by_hand_and_bad_players_get_its_verdicts",
+    ) {
+        return;
+    }
+    let ws = direct_workspace("topcoder");
+    let player = python_player(ws.path(), "knapsack", "tools-topcoder", KNAPSACK);
+    let (score, _, _) = direct_players("topcoder", &player, "3", ws.path());
+    let exec = format!("python3 {}", player.join("main.py").display());
+    let out = Command::new("java")
+        .args([
+            "-jar",
+            "tester.jar",
+            "-exec",
+            &exec,
+            "-novis",
+            "-no",
+            "-seed",
+            "3",
+        ])
+        .current_dir(root().join("testcases/tools-topcoder"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(Some(score), score_in(&String::from_utf8_lossy(&out.stdout)));
+}
+
+/// The `double` workspace with `relay = "direct"`.
+fn direct_double_workspace() -> tempfile::TempDir {
+    let ws = double_workspace();
+    let file = ws.path().join("testcases/double/problem.toml");
+    let text = std::fs::read_to_string(&file).unwrap().replace(
+        "judge-timeout = 12",
+        "judge-timeout = 12\nrelay = \"direct\"",
+    );
+    assert!(text.contains("relay = \"direct\""));
+    std::fs::write(&file, text).unwrap();
+    ws
+}
+
+#[test]
+fn a_direct_player_is_held_to_its_cpu_time_and_a_tool_failing_first_is_still_err() {
+    let ws = direct_double_workspace();
+    set_mode(ws.path(), "ok");
+    python_player(
+        &ws.path().join("players"),
+        "busy",
+        "double",
+        "import sys\nsys.stdin.readline()\nwhile True:\n    pass\n",
+    );
+    let results = ws.path().join("results");
+    let args = [
+        "--players",
+        "players/double",
+        "players/busy",
+        "--seeds",
+        "1",
+        "--time-limit",
+        "1",
+        "--results",
+        results.to_str().unwrap(),
+    ];
+    let out = run_in(ws.path(), &args);
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    let busy = &rows_of(&rows, "busy")[0];
+    assert_eq!(busy["verdict"], "TLE", "{busy:?}");
+    assert!(busy["reason"].contains("CPU time"), "{busy:?}");
+    let cpu: u64 = busy["cpu_ms"].parse().unwrap();
+    assert!(cpu > 1000, "killed past its limit of CPU time: {cpu} ms");
+    let double = &rows_of(&rows, "double")[0];
+    assert_eq!(
+        (double["verdict"].as_str(), double["score"].as_str()),
+        ("OK", "4")
+    );
+    // A tool that fails before it starts its player is not the player's doing, as with the
+    // proxy.
+    set_mode(ws.path(), "crash");
+    let out = run_in(ws.path(), &args);
+    expect_exit(&out, 1);
+    for row in scores(&results) {
+        assert_eq!(row["verdict"], "ERR", "{row:?}");
+        assert!(
+            row["reason"].contains("without starting the player"),
+            "{row:?}"
+        );
+    }
+}
+
+#[test]
+fn a_hostile_direct_player_stays_in_its_sandbox() {
+    let exe = support::compile_c("relay-escape");
+    let ws = direct_double_workspace();
+    set_mode(ws.path(), "ok");
+    let results = ws.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let player = ws.path().join("players/escape");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::copy(&exe, player.join("relay-escape")).unwrap();
+    let tools = ws.path().join("testcases/double/tools");
+    let scratch = std::env::temp_dir();
+    std::fs::write(
+        player.join("player.toml"),
+        format!(
+            "problem = \"double\"\ncommand = [\"./relay-escape\", \"relay-escape-tag\", {:?}, {:?}, {:?}]\n",
+            tools.display().to_string(),
+            scratch.display().to_string(),
+            results.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let out = run_in(
+        ws.path(),
+        &[
+            "--players",
+            "players/escape",
+            "--seeds",
+            "1..2",
+            "--threads",
+            "2",
+            "--results",
+            results.to_str().unwrap(),
+        ],
+    );
+    expect_exit(&out, 0);
+    for seed in ["1", "2"] {
+        let log = stderr_log(&results, "double", "escape", seed);
+        assert!(
+            log.contains("RAN relay-escape"),
+            "seed {seed}: no marker:\n{log}"
+        );
+        assert!(
+            log.contains("BLOCKED read the tools"),
+            "seed {seed}:\n{log}"
+        );
+        // Its input is the tester's FIFO, in the tester's folder: a folder it cannot list.
+        assert!(log.contains("own input: /"), "seed {seed}:\n{log}");
+        assert!(
+            log.contains("BLOCKED list the folder of its own input"),
+            "seed {seed}:\n{log}"
+        );
+        assert!(!log.contains("REACHED"), "seed {seed}: escaped:\n{log}");
+    }
+    let rows = by_seed(&results);
+    assert!(rows.values().all(|(v, _)| v == "OK"), "{rows:?}");
+}

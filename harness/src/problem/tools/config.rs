@@ -649,6 +649,27 @@ judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
     }
 
     #[test]
+    fn the_relay_is_a_proxy_unless_direct_is_asked_for_and_batch_has_none() {
+        let (_root, file) = folder("p");
+        let inter = BATCH.replace("batch", "interactive").replace(
+            r#"["vis", "{input}", "{output}"]"#,
+            r#"["tester", "{player...}"]"#,
+        );
+        assert_eq!(parse(&inter, &file, &[]).unwrap().relay, RelayMode::Proxy);
+        let direct = format!("{inter}relay = \"direct\"\n");
+        assert_eq!(parse(&direct, &file, &[]).unwrap().relay, RelayMode::Direct);
+        let proxy = format!("{inter}relay = \"proxy\"\n");
+        assert_eq!(parse(&proxy, &file, &[]).unwrap().relay, RelayMode::Proxy);
+        let err = parse(&format!("{inter}relay = \"fast\"\n"), &file, &[]).unwrap_err();
+        assert!(
+            err.contains("problem.toml") && err.contains("fast"),
+            "{err}"
+        );
+        let err = parse(&format!("{BATCH}relay = \"direct\"\n"), &file, &[]).unwrap_err();
+        assert!(err.contains("relay: a batch judge"), "{err}");
+    }
+
+    #[test]
     fn default_score_reads_what_contest_tools_print() {
         let re = regex::Regex::new(DEFAULT_SCORE).unwrap();
         for (line, want) in [

@@ -88,8 +88,8 @@ pub fn play(
         Err(e) => return (Talk::Broken(format!("cannot set up the relay: {e}")), None),
     };
     let timeout = cmd.timeout;
-    // The tool's run ends by this (it starts just after): a direct player still running
-    // then has kept it waiting.
+    // The tool's run ends by this at the latest (it starts just after): a direct player
+    // still running then has kept it waiting.
     let tool_deadline = Instant::now() + timeout;
     std::thread::scope(|scope| {
         let cmd = &cmd;
@@ -98,7 +98,9 @@ pub fn play(
             drop(done);
             run
         });
-        let talk = match relay.accept(ended.fd(), Instant::now() + timeout) {
+        // Before the tool's own end by its time, so that a tool that never starts its player
+        // is told as such, whichever thread the machine runs first.
+        let talk = match relay.accept(ended.fd(), tool_deadline) {
             Ok(Accepted::Pipes(pipes)) if direct => {
                 talk_directly(pipes, ended.fd(), tool_deadline, player)
             }
