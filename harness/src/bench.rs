@@ -145,9 +145,10 @@ fn session_ping_pong(n: u64, record: bool, containment: &Containment) -> Result<
 /// TopCoder-shaped problem: this thread is the tool (it starts `harness __relay SOCKET` on
 /// pipes, as a tester starts its player, and does plain blocking round trips), another
 /// thread proxies between the relay and the player's session (`harness echo` in
-/// `containment`) with the games' own proxy (`problem::tools::relayed`).
-fn relay_ping_pong(n: u64, containment: &Containment) -> Result<Duration, Error> {
-    use crate::sandbox::relay::{end_signal, Accepted, Relay};
+/// `containment`) with the games' own proxy (`problem::tools::relayed`), or (`direct`)
+/// starts the player on the tool's own pipes and waits for its end, as `relay = "direct"`.
+fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Duration, Error> {
+    use crate::sandbox::relay::{end_signal, Accepted, Link, Pipes, Relay};
     let dir = tempfile::Builder::new()
         .prefix("harness-bench-")
         .tempdir()
@@ -166,12 +167,32 @@ fn relay_ping_pong(n: u64, containment: &Containment) -> Result<Duration, Error>
     };
     std::thread::scope(|scope| {
         let judge = scope.spawn(move || -> Result<(), Error> {
-            let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
             let deadline = Instant::now() + Duration::from_secs(30);
+            if direct {
+                let (spec, _work) = player_spec(containment, &exe, &["echo"])?;
+                let mut session = Session::pending(spec, limits).fault()?;
+                let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline).fault()? else {
+                    return Err(Error::Usage("bench: the relay did not connect".into()));
+                };
+                let Pipes {
+                    control,
+                    from_tool,
+                    to_tool,
+                } = pipes;
+                let usage = |f: crate::verdict::Fault| Error::Usage(format!("bench: {f}"));
+                session.start_on(from_tool, to_tool).map_err(usage)?;
+                // The player ends when the tool closes its input; then the relay may go.
+                let far = Instant::now() + Duration::from_secs(3600);
+                session.wait_player(Some(ended.fd()), far).map_err(usage)?;
+                drop(control);
+                session.finish();
+                return Ok(());
+            }
+            let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
             let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline).fault()? else {
                 return Err(Error::Usage("bench: the relay did not connect".into()));
             };
-            let mut link = crate::sandbox::relay::Link::new(pipes).fault()?;
+            let mut link = Link::new(pipes).fault()?;
             crate::problem::tools::relayed::proxy(&mut link, &mut session);
             session.finish();
             Ok(())
@@ -226,6 +247,17 @@ fn spawn(
     args: &[&str],
     limits: Limits,
 ) -> Result<(Session, Option<tempfile::TempDir>), Error> {
+    let (spec, work) = player_spec(containment, program, args)?;
+    Ok((Session::spawn(&spec, limits).fault()?, work))
+}
+
+/// The spec of `program args` as a player of `containment`, and its host folder in process
+/// mode.
+fn player_spec(
+    containment: &Containment,
+    program: &Path,
+    args: &[&str],
+) -> Result<(crate::sandbox::Spec, Option<tempfile::TempDir>), Error> {
     let work = match containment.isolation.mode {
         crate::sandbox::Mode::Namespaces => None,
         crate::sandbox::Mode::Process => Some(runner::process_workdir().fault()?),
@@ -246,7 +278,7 @@ fn spawn(
             core_dumps: false,
         },
     );
-    Ok((Session::spawn(&spec, limits).fault()?, work))
+    Ok((spec, work))
 }
 
 /// Median time of starting and ending `true` as a player, over `n` tests.
@@ -420,21 +452,31 @@ fn ping_pongs(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(),
 }
 
 /// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
-/// ping-pong), and the same tool talking through the relay to a sandboxed player, as in a
-/// run of an interactive or TopCoder-shaped problem. Alternated in rounds, best of each.
+/// ping-pong), the same tool talking through the relay to a sandboxed player, as in a run of
+/// an interactive or TopCoder-shaped problem, and the same with `relay = "direct"` (the
+/// sandboxed player on the tool's own pipes). Alternated in rounds, best of each.
 fn relay_ping_pongs(n: u64, sandboxed: &Containment) -> Result<(), Error> {
-    const ROUNDS: u64 = 5;
+    // More and shorter rounds than the other ping-pongs: three ways, and a best round of
+    // each is what survives a loaded machine.
+    const ROUNDS: u64 = 9;
     let per_round = (n / ROUNDS).max(1);
-    let (mut base, mut relayed) = (f64::MAX, f64::MAX);
+    let (mut base, mut relayed, mut direct) = (f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..ROUNDS {
         base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
-        relayed = relayed.min(per_move(relay_ping_pong(per_round, sandboxed)?, per_round));
+        let t = relay_ping_pong(per_round, sandboxed, false)?;
+        relayed = relayed.min(per_move(t, per_round));
+        let t = relay_ping_pong(per_round, sandboxed, true)?;
+        direct = direct.min(per_move(t, per_round));
     }
     println!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):");
-    println!("  tool <-> plain process, one pipe  {base:8.2} us/message   1.00x (baseline)");
+    println!("  tool <-> plain process, one pipe                 {base:8.2} us/message   1.00x (baseline)");
     println!(
-        "  tool <-> relay <-> harness <-> sandboxed player  {relayed:8.2} us/message   {:.2}x   (target <= 1.25x)",
+        "  tool <-> harness (proxy) <-> sandboxed player    {relayed:8.2} us/message   {:.2}x   (target <= 1.25x)",
         relayed / base
+    );
+    println!(
+        "  tool <-> sandboxed player (relay = \"direct\")    {direct:8.2} us/message   {:.2}x   (target <= 1.25x)",
+        direct / base
     );
     Ok(())
 }
