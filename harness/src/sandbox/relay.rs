@@ -22,10 +22,12 @@
 //! never sees the relay, the socket or the tool's folder: the harness starts it like any
 //! player.
 //!
-//! The harness's side is [`Relay`] (the listening socket and the command) and [`Link`] (the
-//! tester's pipe ends, non-blocking, with what is in flight both ways). The game proxies
-//! between a `Link` and the player's `Channel` (`problem::tools::relayed`), so every player
-//! check, limit and verdict is the harness's own.
+//! The harness's side is [`Relay`] (the listening socket and the command), [`Pipes`] (the
+//! tester's pipe ends as handed over) and [`Link`] (those ends, non-blocking, with what is in
+//! flight both ways). The game proxies between a `Link` and the player's `Channel`
+//! (`problem::tools::relayed`), so every player check, limit and verdict is the harness's
+//! own; or, with `relay = "direct"`, starts the player in its sandbox on the `Pipes`
+//! themselves (`sandbox::launch_on`), and no byte of the game passes the harness.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};

@@ -4,6 +4,12 @@
 //! so the player is the harness's as in any built-in problem: the same checks of every line,
 //! limits, thinking clock, transcript, `--verbose` and verdicts.
 //!
+//! With `relay = "direct"` ([`super::config::RelayMode::Direct`]) the player is instead
+//! started, in its own sandbox, on the tool's own pipes ([`Channel::start_on`]) and the game
+//! only waits for the tool's end: the tool's own speed per message, but no line passes here,
+//! so there is no thinking clock (the time limit holds the player's CPU time, in the runner),
+//! no line check and no transcript. Who is at fault then: `direct_outcome`.
+//!
 //! # Who is at fault
 //!
 //! - A fault of the player on the wire (time, a line too long or not text, too much output)
