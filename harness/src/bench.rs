@@ -383,7 +383,7 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     let open = containment(Want::Off, Want::Off)?;
     let sandboxed = containment(Want::Auto, Want::Auto)?;
     ping_pongs(n, &open, &sandboxed)?;
-    relay_ping_pongs(n, &sandboxed)?;
+    relay_ping_pongs(n, &open, &sandboxed)?;
     spawns(&open, &sandboxed)?;
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
@@ -454,19 +454,23 @@ fn ping_pongs(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(),
 /// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
 /// ping-pong), the same tool talking through the relay to a sandboxed player, as in a run of
 /// an interactive or TopCoder-shaped problem, and the same with `relay = "direct"` (the
-/// sandboxed player on the tool's own pipes). Alternated in rounds, best of each.
-fn relay_ping_pongs(n: u64, sandboxed: &Containment) -> Result<(), Error> {
+/// sandboxed player on the tool's own pipes), and that without the sandbox and cgroup
+/// (`open`: what of the direct cost is the sandbox's). Alternated in rounds, best of each.
+fn relay_ping_pongs(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(), Error> {
     // More and shorter rounds than the other ping-pongs: three ways, and a best round of
     // each is what survives a loaded machine.
     const ROUNDS: u64 = 9;
     let per_round = (n / ROUNDS).max(1);
-    let (mut base, mut relayed, mut direct) = (f64::MAX, f64::MAX, f64::MAX);
+    let (mut base, mut relayed, mut direct, mut direct_open) =
+        (f64::MAX, f64::MAX, f64::MAX, f64::MAX);
     for _ in 0..ROUNDS {
         base = base.min(per_move(raw_ping_pong(per_round)?, per_round));
         let t = relay_ping_pong(per_round, sandboxed, false)?;
         relayed = relayed.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, sandboxed, true)?;
         direct = direct.min(per_move(t, per_round));
+        let t = relay_ping_pong(per_round, open, true)?;
+        direct_open = direct_open.min(per_move(t, per_round));
     }
     println!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):");
     println!("  tool <-> plain process, one pipe                 {base:8.2} us/message   1.00x (baseline)");
@@ -477,6 +481,11 @@ fn relay_ping_pongs(n: u64, sandboxed: &Containment) -> Result<(), Error> {
     println!(
         "  tool <-> sandboxed player (relay = \"direct\")    {direct:8.2} us/message   {:.2}x   (target <= 1.25x)",
         direct / base
+    );
+    println!(
+        "  the same, no sandbox nor cgroup ({})  {direct_open:8.2} us/message   {:.2}x",
+        open.isolation.describe(),
+        direct_open / base
     );
     Ok(())
 }
