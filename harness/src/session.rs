@@ -8,6 +8,10 @@
 //! `epoll` set per session (`os::Waiter`; `poll` off Linux): no reader thread, no channel hop
 //! per move. The player's stderr is drained in the same wait into a capped tail buffer, so a
 //! chatty player can never block. Everything that touches the OS directly is in `crate::os`.
+//!
+//! A player of a contest tester with `relay = "direct"` is made [`Session::pending`] and
+//! started later on the tester's own pipes (`Channel::start_on`): the session then holds
+//! only its stderr and its end, no clock runs, and its thinking time is its CPU time.
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
