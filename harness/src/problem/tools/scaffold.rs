@@ -323,11 +323,17 @@ pub fn id_from(name: &str) -> String {
     id.trim_matches('-').to_string()
 }
 
-/// `to` as a path relative to the folder `from` (both absolute).
+/// `to` as a path relative to the folder `from` (both absolute), or `to` itself when the
+/// relative path would climb out of the workspace (`from` is `<workspace>/testcases/<id>`:
+/// more than two `..`), so a config pointing at a contest checkout elsewhere reads as that
+/// checkout's own path and survives a move of the workspace.
 pub fn relative(from: &Path, to: &Path) -> PathBuf {
     let a: Vec<Component> = from.components().collect();
     let b: Vec<Component> = to.components().collect();
     let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if a.len() - common > 2 {
+        return to.to_path_buf();
+    }
     let mut rel = PathBuf::new();
     for _ in common..a.len() {
         rel.push("..");
@@ -537,8 +543,12 @@ mod tests {
             p("tools")
         );
         assert_eq!(
+            relative(p("/w/testcases/a"), p("/w/ahc/tools")),
+            p("../../ahc/tools")
+        );
+        assert_eq!(
             relative(p("/w/testcases/a"), p("/c/ahc/tools")),
-            p("../../../c/ahc/tools")
+            p("/c/ahc/tools")
         );
         assert_eq!(relative(p("/w/t/a"), p("/w/t/a")), p("."));
     }
