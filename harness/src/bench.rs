@@ -385,6 +385,8 @@ pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     ping_pongs(n, &open, &sandboxed)?;
     relay_ping_pongs(n, &open, &sandboxed)?;
     spawns(&open, &sandboxed)?;
+    #[cfg(feature = "attribution")]
+    attribute(n, &open, &sandboxed)?;
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
     crate::tune::bench_line();
@@ -532,6 +534,121 @@ fn spawns(open: &Containment, sandboxed: &Containment) -> Result<(), Error> {
     );
 
     Ok(())
+}
+
+/// What each part of the containment costs ([`crate::sandbox::attribution`]): the start and
+/// end of a test, and the session's round trip, with one part left out at a time, alternated
+/// with the whole containment in the same rounds (best round of each).
+#[cfg(feature = "attribution")]
+fn attribute(n: u64, open: &Containment, sandboxed: &Containment) -> Result<(), Error> {
+    use crate::sandbox::attribution::{set, PARTS};
+    const SPAWNS: usize = 41;
+    const ROUNDS: usize = 9;
+    let per_round = (n / ROUNDS as u64).max(1);
+    // (containment, part left out): the first of each mode is the whole containment.
+    let mut cases: Vec<(&Containment, &str)> = vec![(sandboxed, "")];
+    cases.extend(
+        PARTS
+            .iter()
+            .filter(|p| p.0 != "seccomp")
+            .map(|p| (sandboxed, p.0)),
+    );
+    cases.extend([(open, ""), (open, "seccomp"), (open, "keyring")]);
+    let mut start = vec![Duration::MAX; cases.len()];
+    let mut cpu = vec![Duration::MAX; cases.len()];
+    for _ in 0..5 {
+        for (i, (c, part)) in cases.iter().enumerate() {
+            set(part);
+            let before = children_cpu();
+            let t = spawn_cost(c, SPAWNS);
+            crate::sandbox::reap_all(Duration::from_secs(5));
+            let used = children_cpu() - before;
+            set("");
+            start[i] = start[i].min(t?);
+            cpu[i] = cpu[i].min(used / SPAWNS as u32);
+        }
+    }
+    let moves: [(&Containment, &str); 7] = [
+        (sandboxed, ""),
+        (sandboxed, "cpu"),
+        (sandboxed, "quota"),
+        (sandboxed, "cpuset"),
+        (sandboxed, "cpugroup"),
+        (open, ""),
+        (open, "seccomp"),
+    ];
+    let mut per = [f64::MAX; 8];
+    for _ in 0..ROUNDS {
+        per[0] = per[0].min(per_move(raw_ping_pong(per_round)?, per_round));
+        for (i, (c, part)) in moves.iter().enumerate() {
+            set(part);
+            let t = session_ping_pong(per_round, false, c);
+            set("");
+            per[i + 1] = per[i + 1].min(per_move(t?, per_round));
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let describe = |part: &str| PARTS.iter().find(|p| p.0 == part).map_or("", |p| p.1);
+    println!("\nwhat each part costs (start and end of `true`, median of {SPAWNS}, best of 3):");
+    for (i, (c, part)) in cases.iter().enumerate() {
+        let whole = if c.isolation.mode == crate::sandbox::Mode::Namespaces {
+            start[0]
+        } else {
+            start[cases.len() - 3]
+        };
+        let whole_cpu = if c.isolation.mode == crate::sandbox::Mode::Namespaces {
+            cpu[0]
+        } else {
+            cpu[cases.len() - 3]
+        };
+        if part.is_empty() {
+            println!(
+                "  {:<48} {:7.3} ms   CPU {:.3} ms",
+                format!("all of {}", c.isolation.describe()),
+                ms(start[i]),
+                ms(cpu[i])
+            );
+        } else {
+            println!(
+                "  without {:<40} {:7.3} ms   the part costs {:+.3} ms; CPU {:.3} ms, {:+.3} ms",
+                describe(part),
+                ms(start[i]),
+                ms(whole) - ms(start[i]),
+                ms(cpu[i]),
+                ms(whole_cpu) - ms(cpu[i])
+            );
+        }
+    }
+    println!(
+        "per round trip ({per_round} a round, best of {ROUNDS}; raw pipes {:.2} us):",
+        per[0]
+    );
+    for (i, (c, part)) in moves.iter().enumerate() {
+        let what = if part.is_empty() {
+            format!("session, {}", c.isolation.describe())
+        } else {
+            format!("  the same without {}", describe(part))
+        };
+        println!(
+            "  {what:<60} {:6.2} us   {:.2}x",
+            per[i + 1],
+            per[i + 1] / per[0]
+        );
+    }
+    Ok(())
+}
+
+/// The CPU time (user and system) of the harness's reaped children so far.
+#[cfg(feature = "attribution")]
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage fills a plain struct.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 /// The judges' own cost per move and transcript bytes, long games, reference solvers.

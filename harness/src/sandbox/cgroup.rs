@@ -244,13 +244,15 @@ impl Drop for RunGroups {
 
 /// A new v1 cpuset folder takes no CPU and no memory node: it gets its parent's.
 fn inherit_cpuset(dir: &Path) -> io::Result<()> {
-    let parent = dir.parent().unwrap_or(dir);
-    for file in ["cpuset.cpus", "cpuset.mems"] {
-        let path = parent.join(file);
-        let value = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
-        write(&dir.join(file), value.trim())?;
-    }
-    Ok(())
+    inherit(dir, "cpuset.cpus")?;
+    inherit(dir, "cpuset.mems")
+}
+
+/// Copies the parent's `file` to the folder's.
+fn inherit(dir: &Path, file: &str) -> io::Result<()> {
+    let path = dir.parent().unwrap_or(dir).join(file);
+    let value = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+    write(&dir.join(file), value.trim())
 }
 
 /// Moves the calling process into a test's groups through [`TestGroup::entrances`].
@@ -309,6 +311,15 @@ impl TestGroup {
                 (dir.clone(), dir, cpu.clone(), cpu, true)
             }
         };
+        let (cpu, cpuset) = if super::attribution::skips("cpu") {
+            (None, None)
+        } else if super::attribution::skips("cpugroup") {
+            (None, cpuset)
+        } else if super::attribution::skips("cpuset") {
+            (cpu, None)
+        } else {
+            (cpu, cpuset)
+        };
         let mut made = TestGroup {
             dirs: Vec::new(),
             mem: mem.clone(),
@@ -355,9 +366,12 @@ impl TestGroup {
                 write(&pids.join("pids.max"), &procs.to_string())?;
             }
             if let Some(dir) = &cpuset {
-                inherit_cpuset(dir)?;
-                if !cpus.is_empty() {
+                if cpus.is_empty() {
+                    inherit_cpuset(dir)?;
+                } else {
+                    // The worker's CPUs, and the parent's memory nodes (a new folder has none).
                     write(&dir.join("cpuset.cpus"), cpus)?;
+                    inherit(dir, "cpuset.mems")?;
                 }
             }
             if let Some(dir) = &cpu {
@@ -365,7 +379,9 @@ impl TestGroup {
                     .ok()
                     .and_then(|p| p.trim().parse::<u64>().ok())
                     .unwrap_or(100_000);
-                write(&dir.join("cpu.cfs_quota_us"), &period.to_string())?;
+                if !super::attribution::skips("quota") {
+                    write(&dir.join("cpu.cfs_quota_us"), &period.to_string())?;
+                }
             }
         }
         Ok(made)

@@ -20,6 +20,7 @@
 //!
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
+pub mod attribution;
 mod build;
 pub mod cgroup;
 pub mod ids;
@@ -569,7 +570,11 @@ fn spawn_self(fds: &[RawFd], argv: &[&std::ffi::CStr]) -> std::io::Result<i32> {
     let exe = SUPERVISOR.get().map_or(c"/proc/self/exe", |c| c.as_c_str());
     let mut args: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     args.push(std::ptr::null());
-    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+    let skip = attribution::env();
+    let envp: [*const libc::c_char; 2] = [
+        skip.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+        std::ptr::null(),
+    ];
     let mut pid: libc::pid_t = 0;
     // SAFETY: the file actions and attributes are initialised, used and destroyed here; the
     // argument and environment arrays are null-terminated and outlive the call.

@@ -99,6 +99,26 @@ enum Exec {
     Denied,
 }
 
+/// The `sys::ATTR_*` a read-only view adds to its mounts (and to every mount under them).
+fn ro_attrs(exec: Exec) -> u64 {
+    let noexec = if exec == Exec::Denied {
+        sys::ATTR_NOEXEC
+    } else {
+        0
+    };
+    sys::ATTR_RDONLY | sys::ATTR_NOSUID | sys::ATTR_NODEV | noexec
+}
+
+/// Makes the bind at `target` (of `source`) read-only as `exec` says: with one
+/// `mount_setattr` for it and every mount under it, or where the kernel has none, with a
+/// remount that keeps the flags the original mount locked.
+fn make_read_only(source: &Path, target: &Path, exec: Exec) -> io::Result<()> {
+    if sys::add_mount_attrs(target, ro_attrs(exec))? {
+        return Ok(());
+    }
+    sys::mount(None, target, None, ro_flags(source, exec), None)
+}
+
 fn ro_flags(source: &Path, exec: Exec) -> libc::c_ulong {
     // A remount in a user namespace must keep the flags the original mount locked.
     let noexec = if exec == Exec::Denied {
@@ -133,7 +153,7 @@ fn bind_ro(source: &Path, target: &Path, exec: Exec) -> io::Result<()> {
         libc::MS_BIND | libc::MS_REC,
         None,
     )?;
-    sys::mount(None, target, None, ro_flags(source, exec), None)
+    make_read_only(source, target, exec)
 }
 
 /// Shows the folder `source` writable at `target` (a build's own folders), without setuid
@@ -304,22 +324,6 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<()> {
         libc::MS_NOSUID | libc::MS_NOEXEC,
         Some("size=64k,mode=755"),
     )?;
-    for name in ["null", "zero", "full", "random", "urandom"] {
-        let target = dev.join(name);
-        std::fs::write(&target, b"")?;
-        let source = Path::new("/dev").join(name);
-        sys::mount(Some(&source), &target, None, libc::MS_BIND, None)?;
-        // Read-only: a device node is still read and written through a read-only mount, but
-        // its mode, owner and times can no longer be changed (they are the host's inode's).
-        // Never nodev, which would make it unusable.
-        let flags = libc::MS_BIND
-            | libc::MS_REMOUNT
-            | libc::MS_RDONLY
-            | libc::MS_NOSUID
-            | libc::MS_NOEXEC
-            | sys::mount_flags(&source).unwrap_or(0);
-        sys::mount(None, &target, None, flags, None)?;
-    }
     for (name, target) in [
         ("fd", "/proc/self/fd"),
         ("stdin", "/proc/self/fd/0"),
@@ -330,14 +334,44 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<()> {
     }
     let shm = dev.join("shm");
     std::fs::create_dir(&shm)?;
-    sys::mount(Some(&boxed.join("shm")), &shm, None, libc::MS_BIND, None)?;
-    sys::mount(
-        None,
-        &dev,
-        None,
-        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
-        None,
-    )
+    const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
+    for name in DEVICES {
+        let target = dev.join(name);
+        std::fs::write(&target, b"")?;
+        sys::mount(
+            Some(&Path::new("/dev").join(name)),
+            &target,
+            None,
+            libc::MS_BIND,
+            None,
+        )?;
+    }
+    // Read-only, the folder and the device binds in it: a device node is still read and
+    // written through a read-only mount, but its mode, owner and times can no longer be
+    // changed (they are the host's inode's). Never nodev, which would make them unusable.
+    // One call for all of them; /dev/shm (writable) is bound after.
+    let attrs = sys::ATTR_RDONLY | sys::ATTR_NOSUID | sys::ATTR_NOEXEC;
+    if super::attribution::skips("dev") {
+    } else if !sys::add_mount_attrs(&dev, attrs)? {
+        for name in DEVICES {
+            let source = Path::new("/dev").join(name);
+            let flags = libc::MS_BIND
+                | libc::MS_REMOUNT
+                | libc::MS_RDONLY
+                | libc::MS_NOSUID
+                | libc::MS_NOEXEC
+                | sys::mount_flags(&source).unwrap_or(0);
+            sys::mount(None, &dev.join(name), None, flags, None)?;
+        }
+        sys::mount(
+            None,
+            &dev,
+            None,
+            libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
+            None,
+        )?;
+    }
+    sys::mount(Some(&boxed.join("shm")), &shm, None, libc::MS_BIND, None)
 }
 
 /// What container runtimes hide of /proc (runc's and Docker's masked paths), with the files
@@ -388,11 +422,14 @@ fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
             .to_string(),
         "0",
     )?;
+    if super::attribution::skips("proc") {
+        return Ok(());
+    }
     for name in PROC_READ_ONLY {
         let path = proc_dir.join(name);
         if path.exists() {
             sys::mount(Some(&path), &path, None, libc::MS_BIND | libc::MS_REC, None)?;
-            sys::mount(None, &path, None, ro_flags(&path, Exec::Denied), None)?;
+            make_read_only(&path, &path, Exec::Denied)?;
         }
     }
     mask(spare, &proc_dir)
