@@ -261,6 +261,9 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
         }
     }
     sys::close_from(3, Some(fd));
+    if spec.hold && !released(0) {
+        say("setup released without a go: never run".to_string());
+    }
     let e = sys::exec(&command.program, &command.argv, &command.env);
     if let (Mode::Process, Some((uid, _)), Some(libc::EACCES)) =
         (spec.mode, spec.player_ids, e.raw_os_error())
@@ -273,6 +276,19 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
         ));
     }
     say(format!("exec {}", e.raw_os_error().unwrap_or(0)))
+}
+
+/// Waits for the go byte of a held program ([`Spec::hold`]) on `fd`, its stdin: true when it
+/// came, false at end of file (the harness no longer needs the program).
+fn released(fd: libc::c_int) -> bool {
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: a one-byte read into a local.
+        let n = unsafe { libc::read(fd, (&raw mut byte).cast(), 1) };
+        if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return n == 1;
+        }
+    }
 }
 
 /// Process mode: ends every capability the player could inherit (the bounding set where the

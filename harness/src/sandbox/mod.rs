@@ -340,6 +340,7 @@ impl Isolation {
             outer_gid: self.outer.1,
             player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
+            hold: false,
         }
     }
 

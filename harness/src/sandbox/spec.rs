@@ -101,6 +101,11 @@ pub struct Spec {
     /// network namespace for the test.
     #[serde(default)]
     pub shared_net: bool,
+    /// The program, set up and contained, waits for one byte on its stdin before its exec,
+    /// and never runs if end of file comes first: a contest's judge made ready while the
+    /// player runs ([`super::tool::Held`]).
+    #[serde(default)]
+    pub hold: bool,
 }
 
 /// How the player process ended (the same as a reaped process's).

@@ -234,7 +234,89 @@ const EXITED: u32 = 4;
 /// ends [`ToolEnd::NotStarted`].
 pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
     let begin = Instant::now();
-    let spec = spec(isolation, cmd, dir);
+    match start(isolation, cmd, dir, false) {
+        Ok(pump) => finish(pump, begin, cmd.timeout),
+        Err(not_started) => not_started.since(begin),
+    }
+}
+
+/// A tool set up in its sandbox (namespaces, view, cgroup, limits, ids: everything but its
+/// exec) that waits for [`Held::go`]. A test makes its judge ready so while the player runs,
+/// and waits after the player's answer only for the judge's exec and run. Dropped without
+/// its go, the tool never runs and its sandbox is ended.
+pub struct Held {
+    started: Option<Result<Pump, ToolRun>>,
+    timeout: Duration,
+}
+
+/// Sets `cmd` up contained in `dir`, held before its exec until [`Held::go`]. The files the
+/// tool reads may be put into `dir`'s `work/` until then (the sandbox shows that folder as it
+/// is on the host).
+pub fn hold(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Held {
+    Held {
+        started: Some(start(isolation, cmd, dir, true)),
+        timeout: cmd.timeout,
+    }
+}
+
+impl Held {
+    /// Lets the tool run and waits for it, as [`run`] does; its time limit counts from now.
+    pub fn go(mut self) -> ToolRun {
+        let begin = Instant::now();
+        match self.started.take() {
+            Some(Ok(mut pump)) => {
+                // The go byte: the pipe is empty, so this write is whole.
+                pump.feed();
+                finish(pump, begin, self.timeout)
+            }
+            Some(Err(not_started)) => not_started.since(begin),
+            None => unreachable!("a held tool goes once"),
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(Ok(mut pump)) = self.started.take() {
+            // End of file instead of the go byte: the tool exits before its exec.
+            Pump::close(&mut pump.waiter, &mut pump.stdin);
+            end_test(
+                pump.pid,
+                pump.control.take(),
+                pump.report.take(),
+                pump.net.take(),
+            );
+        }
+    }
+}
+
+impl ToolRun {
+    /// A tool that never ran, its wall time counted from `begin`.
+    fn since(mut self, begin: Instant) -> ToolRun {
+        self.wall = begin.elapsed();
+        self
+    }
+}
+
+/// Starts the tool's sandbox and the harness's side of its pipes; `hold`: the tool waits for
+/// a go byte (the first byte the pump writes on its stdin) before its exec.
+fn start(
+    isolation: &Isolation,
+    cmd: &ToolCommand,
+    dir: &ToolDir,
+    hold: bool,
+) -> Result<Pump, ToolRun> {
+    let not_started = |why: String, report: Option<Report>| ToolRun {
+        end: ToolEnd::NotStarted(why),
+        stdout_tail: String::new(),
+        stderr_tail: String::new(),
+        report,
+        wall: Duration::ZERO,
+    };
+    let spec = Spec {
+        hold,
+        ..spec(isolation, cmd, dir)
+    };
     let mut tries = 0;
     let launched = loop {
         tries += 1;
@@ -243,36 +325,24 @@ pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
             Err(e) if StartError::is_refusal(&e) && tries < 2 => {
                 std::thread::sleep(Duration::from_millis(200));
             }
-            Err(e) => {
-                return ToolRun {
-                    end: ToolEnd::NotStarted(format!("sandbox: {e}")),
-                    stdout_tail: String::new(),
-                    stderr_tail: String::new(),
-                    report: None,
-                    wall: begin.elapsed(),
-                }
-            }
+            Err(e) => return Err(not_started(format!("sandbox: {e}"), None)),
         }
     };
-    let mut pump = match Pump::new(launched, cmd) {
-        Ok(p) => p,
-        Err((launched, e)) => {
-            let report = end_test(
-                launched.pid,
-                Some(launched.control),
-                Some(launched.report),
-                launched.net,
-            );
-            return ToolRun {
-                end: ToolEnd::NotStarted(format!("cannot watch the tool: {e}")),
-                stdout_tail: String::new(),
-                stderr_tail: String::new(),
-                report,
-                wall: begin.elapsed(),
-            };
-        }
-    };
-    let deadline = begin + cmd.timeout;
+    Pump::new(launched, cmd, hold).map_err(|(launched, e)| {
+        let report = end_test(
+            launched.pid,
+            Some(launched.control),
+            Some(launched.report),
+            launched.net,
+        );
+        not_started(format!("cannot watch the tool: {e}"), report)
+    })
+}
+
+/// Pumps a started tool's pipes until it ends or its time (from `begin`) is up, ends its
+/// sandbox and says how it went.
+fn finish(mut pump: Pump, begin: Instant, timeout: Duration) -> ToolRun {
+    let deadline = begin + timeout;
     let stopped = pump.wait(deadline);
     let report = end_test(
         pump.pid,
@@ -330,9 +400,11 @@ struct Pump {
 
 impl Pump {
     #[allow(clippy::result_large_err)]
+    /// `hold`: the first byte written on the tool's stdin is its go ([`Held`]).
     fn new(
         launched: super::Launched,
         cmd: &ToolCommand,
+        hold: bool,
     ) -> Result<Pump, (super::Launched, std::io::Error)> {
         let setup = || -> std::io::Result<(Waiter, Option<OwnedFd>, Option<std::fs::File>)> {
             for fd in [
@@ -359,10 +431,13 @@ impl Pump {
             Ok(s) => s,
             Err(e) => return Err((launched, e)),
         };
-        let input = match &cmd.stdin {
-            Stdin::Null => Vec::new(),
-            Stdin::Bytes(b) => b.clone(),
-        };
+        let mut input = Vec::new();
+        if hold {
+            input.push(b'!');
+        }
+        if let Stdin::Bytes(b) = &cmd.stdin {
+            input.extend_from_slice(b);
+        }
         let stdin = if input.is_empty() {
             None
         } else {

@@ -3,6 +3,7 @@
 //! judge runs contained over the input and the answer, and [`judge::judge_outcome`] reads
 //! its score. The pictures it leaves in its folder (`pictures`) are kept for the report.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use super::config::Def;
 use super::inputs::{self, Made};
 use super::judge::{self, Placeholders};
 use crate::problem::{CaseError, Channel, Game, Picture};
-use crate::sandbox::tool::{self, Stdin, ToolCommand};
+use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir};
 use crate::sandbox::Isolation;
 use crate::verdict::{Fault, Outcome, Verdict};
 
@@ -43,28 +44,22 @@ impl BatchGame {
         })
     }
 
-    /// Runs the judge over the player's answer.
-    fn judge(&mut self, output: &str) -> Outcome {
+    /// Makes the judge ready while the player runs: its folder with the input in it, and its
+    /// sandbox set up, held before the exec of the judge until the answer is there
+    /// ([`tool::Held`]). A failure here is the harness's, told once the player has answered.
+    fn ready_judge(&self) -> Result<Ready, String> {
         let mut outputs = vec![INPUT, OUTPUT];
         outputs.extend(self.def.pictures.iter().map(String::as_str));
-        let ws = match judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs) {
-            Ok(ws) => ws,
-            Err(e) => {
-                return Outcome::failed(
-                    Verdict::HarnessError,
-                    format!("cannot make the judge's folder: {e}"),
-                )
-            }
-        };
+        let ws = judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs)
+            .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
         let (input, answer) = (ws.work().join(INPUT), ws.work().join(OUTPUT));
-        if let Err(e) =
-            std::fs::copy(&self.made.path, &input).and_then(|_| std::fs::write(&answer, output))
-        {
-            return Outcome::failed(
-                Verdict::HarnessError,
-                format!("cannot write the judge's files: {e}"),
-            );
-        }
+        let mut ready = Ready {
+            ws: Some(ws),
+            held: None,
+            answer: answer.clone(),
+        };
+        std::fs::copy(&self.made.path, &input)
+            .map_err(|e| format!("cannot write the judge's files: {e}"))?;
         let values = Placeholders {
             input: Some(input),
             output: Some(answer),
@@ -84,21 +79,64 @@ impl BatchGame {
             limits: inputs::tool_limits(&self.def),
             max_output: 64 << 20,
         };
-        let run = tool::run(&self.isolation, &cmd, &ws);
+        ready.held = Some(tool::hold(&self.isolation, &cmd, ready.folder()));
+        Ok(ready)
+    }
+
+    /// Runs the judge over the player's answer.
+    fn judge(&mut self, ready: Result<Ready, String>, output: &str) -> Outcome {
+        let mut ready = match ready {
+            Ok(ready) => ready,
+            Err(why) => return Outcome::failed(Verdict::HarnessError, why),
+        };
+        // A new file: nothing the folder held before can redirect the write.
+        let written = std::fs::File::create_new(&ready.answer)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, output.as_bytes()));
+        if let Err(e) = written {
+            return Outcome::failed(
+                Verdict::HarnessError,
+                format!("cannot write the judge's files: {e}"),
+            );
+        }
+        let run = ready.held.take().expect("held until now").go();
+        let work = ready.folder().work();
         for name in &self.def.pictures {
-            if let Ok(bytes) = std::fs::read(ws.work().join(name)) {
+            if let Ok(bytes) = std::fs::read(work.join(name)) {
                 self.pictures.push(Picture {
                     name: name.clone(),
                     bytes,
                 });
             }
         }
-        // Off the test's path: the folder was a mount point of the judge's sandbox.
-        ws.dispose();
         let outcome = judge::judge_outcome(&self.def, &run, 1)
             .unwrap_or_else(|| Outcome::fault(&Fault::Interrupted, 0.0, 0));
         judge::keep_log(&self.def, &outcome, &run, &mut self.pictures);
         outcome
+    }
+}
+
+/// A judge made ready for one test ([`BatchGame::ready_judge`]).
+struct Ready {
+    ws: Option<ToolDir>,
+    held: Option<tool::Held>,
+    /// Where the player's answer goes (written just before the judge's go).
+    answer: PathBuf,
+}
+
+impl Ready {
+    fn folder(&self) -> &ToolDir {
+        self.ws.as_ref().expect("until dropped")
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        // The judge's sandbox first (ended unrun if it never had its go), then its folder,
+        // off the test's path: it was a mount point of that sandbox.
+        drop(self.held.take());
+        if let Some(ws) = self.ws.take() {
+            ws.dispose();
+        }
     }
 }
 
@@ -112,6 +150,8 @@ impl Game for BatchGame {
     }
 
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
+        // The player's sandbox is starting: the judge's is made ready beside it.
+        let ready = self.ready_judge();
         match player.send(&self.input) {
             // A player may answer without reading all of its input.
             Ok(()) | Err(Fault::Gone(_)) => {}
@@ -121,7 +161,7 @@ impl Game for BatchGame {
             Ok(output) => output.to_string(),
             Err(fault) => return Outcome::fault(&fault, 0.0, 0),
         };
-        self.judge(&output)
+        self.judge(ready, &output)
     }
 
     fn pictures(&mut self) -> Vec<Picture> {
