@@ -142,3 +142,63 @@ fn sees_only_its_own(iso: Isolation) {
     assert!(run.stdout_tail.contains("tools-readable"), "{run:?}");
     assert!(!run.stdout_tail.contains("TOOLS-WRITABLE"), "{run:?}");
 }
+
+#[test]
+fn a_held_tool_runs_only_after_its_go_and_sees_what_was_put_in_its_folder_meanwhile() {
+    // With namespaces (where the machine has them) and in process mode.
+    for sandbox in [Want::Auto, Want::Off] {
+        held_runs_after_its_go(isolation_with(sandbox));
+        held_never_runs_without_its_go(isolation_with(sandbox));
+    }
+}
+
+fn held_runs_after_its_go(iso: Isolation) {
+    let t = tools("cat > got.txt\ncat answer.txt\necho ran > marker.txt\nexit 0");
+    let dir = ToolDir::new(iso.scratch()).unwrap();
+    let held = tool::hold(&iso, &command(t.path(), "1 2 3\n", None, 30), &dir);
+    // Set up, not run: nothing of the tool's own doing is there yet, even a while later.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !dir.work().join("marker.txt").exists(),
+        "{}",
+        iso.describe()
+    );
+    // A file the harness puts in the folder after the set-up (a player's answer).
+    std::fs::write(dir.work().join("answer.txt"), "the answer\n").unwrap();
+    let run = held.go();
+    assert!(run.succeeded(), "{}: {run:?}", iso.describe());
+    assert_eq!(run.stdout_tail, "the answer\n", "{}", iso.describe());
+    // Its stdin is the command's, without the go byte.
+    assert_eq!(
+        std::fs::read_to_string(dir.work().join("got.txt")).unwrap(),
+        "1 2 3\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.work().join("marker.txt")).unwrap(),
+        "ran\n"
+    );
+}
+
+fn held_never_runs_without_its_go(iso: Isolation) {
+    let t = tools("echo ran > marker.txt\nexit 0");
+    let dir = ToolDir::new(iso.scratch()).unwrap();
+    let held = tool::hold(&iso, &command(t.path(), "", None, 30), &dir);
+    std::thread::sleep(Duration::from_millis(300));
+    // Dropped unreleased: its sandbox is ended and it never ran.
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !dir.work().join("marker.txt").exists(),
+        "{}",
+        iso.describe()
+    );
+    // The same command released does run (the test above can fail).
+    let again = ToolDir::new(iso.scratch()).unwrap();
+    let run = tool::hold(&iso, &command(t.path(), "", None, 30), &again).go();
+    assert!(run.succeeded(), "{}: {run:?}", iso.describe());
+    assert!(
+        again.work().join("marker.txt").exists(),
+        "{}",
+        iso.describe()
+    );
+}
