@@ -236,7 +236,7 @@ pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
     let begin = Instant::now();
     match start(isolation, cmd, dir, false) {
         Ok(pump) => finish(pump, begin, cmd.timeout),
-        Err(not_started) => not_started.since(begin),
+        Err(not_started) => (*not_started).since(begin),
     }
 }
 
@@ -245,7 +245,7 @@ pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
 /// and waits after the player's answer only for the judge's exec and run. Dropped without
 /// its go, the tool never runs and its sandbox is ended.
 pub struct Held {
-    started: Option<Result<Pump, ToolRun>>,
+    started: Option<Result<Pump, Box<ToolRun>>>,
     timeout: Duration,
 }
 
@@ -269,7 +269,7 @@ impl Held {
                 pump.feed();
                 finish(pump, begin, self.timeout)
             }
-            Some(Err(not_started)) => not_started.since(begin),
+            Some(Err(not_started)) => (*not_started).since(begin),
             None => unreachable!("a held tool goes once"),
         }
     }
@@ -305,13 +305,15 @@ fn start(
     cmd: &ToolCommand,
     dir: &ToolDir,
     hold: bool,
-) -> Result<Pump, ToolRun> {
-    let not_started = |why: String, report: Option<Report>| ToolRun {
-        end: ToolEnd::NotStarted(why),
-        stdout_tail: String::new(),
-        stderr_tail: String::new(),
-        report,
-        wall: Duration::ZERO,
+) -> Result<Pump, Box<ToolRun>> {
+    let not_started = |why: String, report: Option<Report>| {
+        Box::new(ToolRun {
+            end: ToolEnd::NotStarted(why),
+            stdout_tail: String::new(),
+            stderr_tail: String::new(),
+            report,
+            wall: Duration::ZERO,
+        })
     };
     let spec = Spec {
         hold,

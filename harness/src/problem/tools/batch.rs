@@ -44,25 +44,17 @@ impl BatchGame {
         })
     }
 
-    /// Makes the judge ready while the player runs: its folder with the input in it, and its
-    /// sandbox set up, held before the exec of the judge until the answer is there
-    /// ([`tool::Held`]). A failure here is the harness's, told once the player has answered.
+    /// Makes the judge ready while the player runs: its sandbox set up first, held before the
+    /// exec of the judge until the answer is there ([`tool::Held`]), then its folder filled
+    /// (the tools shown, the input copied) while both sandboxes are being set up. A failure
+    /// here is the harness's, told once the player has answered.
     fn ready_judge(&self) -> Result<Ready, String> {
-        let mut outputs = vec![INPUT, OUTPUT];
-        outputs.extend(self.def.pictures.iter().map(String::as_str));
-        let ws = judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs)
+        let ws = ToolDir::new(self.isolation.scratch())
             .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
         let (input, answer) = (ws.work().join(INPUT), ws.work().join(OUTPUT));
-        let mut ready = Ready {
-            ws: Some(ws),
-            held: None,
-            answer: answer.clone(),
-        };
-        std::fs::copy(&self.made.path, &input)
-            .map_err(|e| format!("cannot write the judge's files: {e}"))?;
         let values = Placeholders {
-            input: Some(input),
-            output: Some(answer),
+            input: Some(input.clone()),
+            output: Some(answer.clone()),
             seed: Some(self.made.tool_seed),
             ..Placeholders::default()
         };
@@ -79,7 +71,22 @@ impl BatchGame {
             limits: inputs::tool_limits(&self.def),
             max_output: 64 << 20,
         };
-        ready.held = Some(tool::hold(&self.isolation, &cmd, ready.folder()));
+        let held = tool::hold(&self.isolation, &cmd, &ws);
+        let ready = Ready {
+            ws: Some(ws),
+            held: Some(held),
+            answer,
+        };
+        let mut outputs = vec![INPUT, OUTPUT];
+        outputs.extend(self.def.pictures.iter().map(String::as_str));
+        judge::show_tools(ready.folder(), &self.def.tools, &outputs)
+            .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
+        // Readable by the judge whatever the made input's mode: the folder is no longer
+        // handed to the judge's id (that happened when its sandbox was set up).
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::copy(&self.made.path, &input)
+            .and_then(|_| std::fs::set_permissions(&input, std::fs::Permissions::from_mode(0o644)))
+            .map_err(|e| format!("cannot write the judge's files: {e}"))?;
         Ok(ready)
     }
 

@@ -75,6 +75,13 @@ pub fn program(tools: &Path, first: &str) -> PathBuf {
 /// and writes only into its own folder.
 pub fn workspace(scratch: &Path, tools: &Path, outputs: &[&str]) -> std::io::Result<ToolDir> {
     let dir = ToolDir::new(scratch)?;
+    show_tools(&dir, tools, outputs)?;
+    Ok(dir)
+}
+
+/// Fills a fresh [`ToolDir`]'s working folder as [`workspace`] does (a tool's sandbox shows
+/// the folder as it is on the host, so this may follow the start of a held tool).
+pub fn show_tools(dir: &ToolDir, tools: &Path, outputs: &[&str]) -> std::io::Result<()> {
     let work = dir.work();
     for entry in std::fs::read_dir(tools)?.flatten() {
         let name = entry.file_name();
@@ -83,7 +90,7 @@ pub fn workspace(scratch: &Path, tools: &Path, outputs: &[&str]) -> std::io::Res
         }
         std::os::unix::fs::symlink(entry.path(), work.join(&name))?;
     }
-    Ok(dir)
+    Ok(())
 }
 
 /// The text a score is read from: the judge's stream(s) as the problem says.
