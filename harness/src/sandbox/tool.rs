@@ -118,8 +118,9 @@ pub const TAIL: usize = 64 * 1024;
 /// How long the supervisor gets to end the tool's processes and report.
 const TEARDOWN: Duration = Duration::from_secs(2);
 
-/// The host folder of one run of a tool: `work/` (its working folder, writable), `home/` and
-/// `tmp/` (its HOME and TMPDIR in process mode). Removed when dropped.
+/// The host folder of one run of a tool: `work/` (its working folder, writable), and in
+/// process mode `home/` and `tmp/` (its HOME and TMPDIR, made when its sandbox is set up;
+/// the namespace mode's view has its own). Removed when dropped.
 #[derive(Debug)]
 pub struct ToolDir {
     dir: tempfile::TempDir,
@@ -131,9 +132,7 @@ impl ToolDir {
         let dir = tempfile::Builder::new()
             .prefix("tool-")
             .tempdir_in(parent)?;
-        for sub in ["work", "home", "tmp"] {
-            std::fs::create_dir(dir.path().join(sub))?;
-        }
+        std::fs::create_dir(dir.path().join("work"))?;
         Ok(ToolDir { dir })
     }
 
@@ -183,7 +182,13 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
     let mut env = cmd.env.clone();
     let (home, tmp) = match isolation.mode {
         Mode::Namespaces => (PathBuf::from(super::view::HOME), PathBuf::from("/tmp")),
-        Mode::Process => (dir.path().join("home"), dir.path().join("tmp")),
+        Mode::Process => {
+            let (home, tmp) = (dir.path().join("home"), dir.path().join("tmp"));
+            // A failure shows when the tool cannot use them.
+            let _ = std::fs::create_dir(&home);
+            let _ = std::fs::create_dir(&tmp);
+            (home, tmp)
+        }
     };
     env.retain(|(k, _)| k != "HOME" && k != "TMPDIR");
     env.push(("HOME".into(), home.display().to_string()));
