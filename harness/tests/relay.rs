@@ -414,7 +414,7 @@ fn a_tool_that_crashes_or_hangs_is_err_and_resume_runs_it_again() {
     let rows = by_seed(&results);
     for (seed, (verdict, why)) in &rows {
         assert_eq!(verdict, "ERR", "seed {seed}: {why}");
-        assert!(why.contains("without starting the player"), "{why}");
+        assert!(why.contains("did not start the player: it ended"), "{why}");
         assert!(
             why.contains("cannot read the input"),
             "the tool's words: {why}"
@@ -735,7 +735,7 @@ fn a_direct_player_is_held_to_its_cpu_time_and_a_tool_failing_first_is_still_err
     for row in scores(&results) {
         assert_eq!(row["verdict"], "ERR", "{row:?}");
         assert!(
-            row["reason"].contains("without starting the player"),
+            row["reason"].contains("did not start the player: it ended"),
             "{row:?}"
         );
     }

@@ -120,8 +120,10 @@ pub fn play(
                 }
                 Err(e) => Talk::Broken(format!("the relay failed: {e}")),
             },
+            // One prefix for both ways (which one a hung tool shows depends on which thread
+            // the machine runs first), then how.
             Ok(Accepted::ToolEnded) => {
-                Talk::NeverStarted("the tool ended without starting the player".into())
+                Talk::NeverStarted("the tool did not start the player: it ended first".into())
             }
             Ok(Accepted::TimedOut) => Talk::NeverStarted(format!(
                 "the tool did not start the player within {} s",
