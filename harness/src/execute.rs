@@ -337,6 +337,9 @@ fn finish(
 ) -> u8 {
     // With --json, stdout holds only JSON lines: what people read goes to stderr.
     let (mut out, _) = Table::out(plan.request.args.json);
+    for note in &plan.left_out {
+        let _ = writeln!(out, "{note}");
+    }
     let _ = writeln!(out, "isolation: {}", containment.isolation.describe());
     if let Some(secret) = &plan.request.args.secret.secret {
         let f = secret.fingerprint();

@@ -195,6 +195,9 @@ pub struct RunPlan {
     pub transcripts: crate::transcript::Keep,
     /// Lines to show before the first test (players skipped, and why).
     pub notes: Vec<String>,
+    /// The notes on players left out for a program this machine lacks, shown again under
+    /// the leaderboard, where a player missing from it is looked for.
+    pub left_out: Vec<String>,
 }
 
 impl RunPlan {
@@ -241,6 +244,8 @@ impl RunPlan {
             check_verbose(&suites)?;
         }
         let notes = crate::players::skip_notes(&skipped, args.problem.as_deref());
+        let lacking: Vec<Skipped> = skipped.iter().filter(|s| s.needs).cloned().collect();
+        let left_out = crate::players::skip_notes(&lacking, None);
         if suites.is_empty() {
             notes.iter().for_each(|n| eprintln!("{n}"));
             return Err(Error::usage("no player plays the chosen problem"));
@@ -255,6 +260,7 @@ impl RunPlan {
             request,
             suites,
             notes,
+            left_out,
         })
     }
 

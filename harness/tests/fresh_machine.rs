@@ -219,6 +219,12 @@ fn the_main_command_leaves_out_the_players_whose_programs_are_missing_and_runs_t
         };
         assert!(notes.contains(&note), "no note {note:?} in\n{err}");
     }
+    // Said again under the leaderboard, where a missing player is looked for.
+    let out_text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (_, tail) = out_text
+        .split_once("game-ending")
+        .unwrap_or_else(|| panic!("no leaderboard:\n{out_text}"));
+    assert_eq!(self::notes(tail), notes, "{out_text}");
     // The players that run here have all their rows; the others none.
     let rows = support::scores(&ws.join("results"));
     for (name, _, reason) in PLAYERS {
