@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 
-use support::{expect_exit, harness, root, rows_of, scores, stderr_log};
+use support::{expect_exit, harness, root, rows_of, scores, stderr_log, write_exec};
 
 /// One harness run at a time: runs build the shipped tools in place (cargo, javac).
 static RUN: Mutex<()> = Mutex::new(());
@@ -329,13 +329,6 @@ judge-timeout = 12
 time-limit = 5
 "#;
 
-fn write_exec(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 /// A workspace with the problem `double` and its shell tester.
 fn double_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -347,14 +340,11 @@ fn double_workspace() -> tempfile::TempDir {
     write_exec(&p.join("tools/tester.sh"), TESTER);
     write_exec(&p.join("tools/gen.sh"), GEN);
     std::fs::write(p.join("tools/secret.txt"), "TOOLS-SECRET\n").unwrap();
-    let player = root.join("players/double");
-    std::fs::create_dir_all(&player).unwrap();
-    std::fs::write(
-        player.join("player.toml"),
-        "problem = \"double\"\ncommand = [\"sh\", \"main.sh\"]\n",
-    )
-    .unwrap();
-    std::fs::write(player.join("main.sh"), "read n\necho $((n * 2))\n").unwrap();
+    support::sh_player(
+        &root.join("players/double"),
+        "double",
+        "read n\necho $((n * 2))\n",
+    );
     dir
 }
 

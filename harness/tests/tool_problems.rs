@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use support::{expect_exit, rows_of, scores, stderr_log};
+use support::{expect_exit, rows_of, scores, stderr_log, write_exec};
 
 /// gen: one input per non-empty line of the seeds file, `in/<index:04>.txt`: `N S` then N
 /// numbers made from the seed (`mkdir in` fails when it exists, like AtCoder's create_dir).
@@ -82,13 +82,6 @@ const PLAYERS: [(&str, &str); 7] = [
     ),
 ];
 
-fn write_exec(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 /// A workspace: `scoring.toml`, `testcases/<id>/` (problem.toml and tools), `players/`.
 struct Workspace {
     dir: tempfile::TempDir,
@@ -106,14 +99,7 @@ impl Workspace {
         write_exec(&p.join("tools/vis.sh"), vis);
         std::fs::write(p.join("tools/secret.txt"), "TOOLS-SECRET\n").unwrap();
         for (name, script) in PLAYERS {
-            let folder = root.join("players").join(name);
-            std::fs::create_dir_all(&folder).unwrap();
-            std::fs::write(
-                folder.join("player.toml"),
-                format!("problem = \"{id}\"\ncommand = [\"sh\", \"main.sh\"]\n"),
-            )
-            .unwrap();
-            std::fs::write(folder.join("main.sh"), script).unwrap();
+            support::sh_player(&root.join("players").join(name), id, script);
         }
         Workspace { dir }
     }

@@ -66,13 +66,7 @@ impl Workspace {
             }
             for (name, script) in PLAYERS {
                 let folder = root.join("players").join(format!("{id}-{name}"));
-                std::fs::create_dir_all(&folder).unwrap();
-                std::fs::write(
-                    folder.join("player.toml"),
-                    format!("problem = \"{id}\"\ncommand = [\"sh\", \"main.sh\"]\n"),
-                )
-                .unwrap();
-                std::fs::write(folder.join("main.sh"), script).unwrap();
+                support::sh_player(&folder, id, script);
             }
         }
         Workspace { dir }
@@ -220,14 +214,11 @@ fn a_gen_that_writes_outside_its_folder_is_err_saying_where_it_may_write() {
         "shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = { gen = [\"gen.sh\", \"{seeds}\"], dir = \"in\" }\njudge = [\"echo-tester.sh\", \"{player...}\"]\n",
     )
     .unwrap();
-    let player = ws.root().join("players/edited-double");
-    std::fs::create_dir_all(&player).unwrap();
-    std::fs::write(
-        player.join("player.toml"),
-        "problem = \"edited\"\ncommand = [\"sh\", \"main.sh\"]\n",
-    )
-    .unwrap();
-    std::fs::write(player.join("main.sh"), PLAYERS[0].1).unwrap();
+    support::sh_player(
+        &ws.root().join("players/edited-double"),
+        "edited",
+        PLAYERS[0].1,
+    );
     let (out, results) = ws.run(&["edited-double"], "0", "edited");
     expect_exit(&out, 1);
     let rows = scores(&results);

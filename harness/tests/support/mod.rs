@@ -99,6 +99,25 @@ pub fn copy_as(exe: &Path, parent: &Path, name: &str) -> PathBuf {
     dst
 }
 
+/// Writes an executable file (its folder made first).
+pub fn write_exec(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A player folder `folder` of `problem` run as `sh main.sh`, `main.sh` being `script`.
+pub fn sh_player(folder: &Path, problem: &str, script: &str) {
+    std::fs::create_dir_all(folder).unwrap();
+    std::fs::write(
+        folder.join("player.toml"),
+        format!("problem = \"{problem}\"\ncommand = [\"sh\", \"main.sh\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("main.sh"), script).unwrap();
+}
+
 /// `scores.csv` of a results folder's latest run, one map from column to value per row.
 pub fn scores(results: &Path) -> Vec<BTreeMap<String, String>> {
     let path = results.join("latest/scores.csv");

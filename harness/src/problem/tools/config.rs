@@ -627,13 +627,18 @@ judge = ["vis", "{input}", "{output}"]
         assert_eq!((cfg.time_limit, cfg.memory_limit), (7.0, 64));
     }
 
+    /// [`BATCH`] as an interactive problem (its judge a tester starting the player).
+    fn interactive() -> String {
+        BATCH.replace("batch", "interactive").replace(
+            r#"["vis", "{input}", "{output}"]"#,
+            r#"["tester", "{player...}"]"#,
+        )
+    }
+
     #[test]
     fn shapes_need_their_placeholders() {
         let (_root, file) = folder("p");
-        let inter = BATCH.replace("batch", "interactive").replace(
-            r#"["vis", "{input}", "{output}"]"#,
-            r#"["tester", "{player...}"]"#,
-        );
+        let inter = interactive();
         let def = parse(&inter, &file, &[]).unwrap();
         assert_eq!(def.score_stream, Stream::Stderr);
         let tc = r#"
@@ -651,10 +656,7 @@ judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
     #[test]
     fn the_relay_is_a_proxy_unless_direct_is_asked_for_and_batch_has_none() {
         let (_root, file) = folder("p");
-        let inter = BATCH.replace("batch", "interactive").replace(
-            r#"["vis", "{input}", "{output}"]"#,
-            r#"["tester", "{player...}"]"#,
-        );
+        let inter = interactive();
         assert_eq!(parse(&inter, &file, &[]).unwrap().relay, RelayMode::Proxy);
         let direct = format!("{inter}relay = \"direct\"\n");
         assert_eq!(parse(&direct, &file, &[]).unwrap().relay, RelayMode::Direct);
