@@ -75,6 +75,9 @@ pub struct ToolProblem {
     /// `--filter` on parameters while planning) one of the tools' own, made when first
     /// needed.
     isolation: Mutex<Option<Arc<Isolation>>>,
+    /// The tools' hash, made once (a run joins it to each player's hash and writes it in
+    /// run.toml: one reading of the folder for both, so they cannot differ).
+    identity: std::sync::OnceLock<String>,
 }
 
 impl ToolProblem {
@@ -83,6 +86,7 @@ impl ToolProblem {
             def,
             inputs: inputs::Store::default(),
             isolation: Mutex::new(None),
+            identity: std::sync::OnceLock::new(),
         }
     }
 
@@ -262,7 +266,11 @@ impl Problem for ToolProblem {
     }
 
     fn judge_identity(&self) -> Option<String> {
-        Some(identity::identity(&self.def))
+        Some(
+            self.identity
+                .get_or_init(|| identity::identity(&self.def))
+                .clone(),
+        )
     }
 }
 
