@@ -13,7 +13,8 @@
 //!   /proc/<pid>/environ or cmdline, given on the command line or in the environment;
 //! - session bomb: 200 spinning children in sessions of their own, moved to the other
 //!   worker's CPU, leave the honest neighbour's thinking time per CPU time within noise of
-//!   its figure beside an idle player (a ratio, never an absolute time).
+//!   its figure beside an idle player (a ratio, never an absolute time);
+//! - and what the filter must leave alone: a JVM and python3 start under it.
 
 #[path = "support/containment.rs"]
 mod containment;
@@ -124,6 +125,51 @@ fn root_powers_refused_sandboxed_unprivileged() {
         return;
     }
     root_powers(Mode::Default, As::User);
+}
+
+/// Honest players of the two runtimes most likely to trip over the filter still start under
+/// it: a player that first runs `java -version` (a whole JVM: its threads, its memory
+/// reservations, its class-data sharing) and the system's `python3`, each saying on stderr
+/// that it started, then plays as the good player does. Process mode under a root harness,
+/// with its cgroups (without one the memory limit is an address-space limit, which a JVM's
+/// reservations exceed whatever the filter does); the system's `/usr/bin/python3`, since a
+/// root harness's player cannot pass `/root` where a pyenv lives (docs/containment.md).
+#[test]
+fn a_jvm_and_python3_start_under_the_filter_process_mode() {
+    if !support::needs_root("a root harness's cgroups, which a JVM's reservations need")
+        || !support::needs("java", &[("java", "default-jdk-headless")])
+    {
+        return;
+    }
+    assert!(
+        support::skip::on_path("/usr/bin/python3"),
+        "/usr/bin/python3 not found (apt-get install python3)"
+    );
+    let s = Scratch::new("interpreters");
+    let script = s.path().join("interpreters.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n\
+         java -version 1>&2 && echo 'STARTED java' >&2\n\
+         /usr/bin/python3 -c 'import sys; sys.stderr.write(\"STARTED python3\\n\")'\n\
+         exec \"$(dirname \"$0\")/greedy\"\n",
+    )
+    .unwrap();
+    containment::open_to_all(&script);
+    let dir = s.player("interpreters", &script, &[]);
+    std::fs::copy(containment::greedy_binary(), dir.join("greedy")).unwrap();
+    let plan = Plan::new(&s, Mode::Off, &[1, 2], vec![dir, s.good()]);
+    let rows = run(&plan, As::Root);
+    expect_verdict(&rows, "interpreters", &["OK"]);
+    for seed in [1, 2] {
+        let log = s.log("interpreters", seed);
+        for runtime in ["java", "python3"] {
+            assert!(
+                log.lines().any(|l| l == format!("STARTED {runtime}")),
+                "seed {seed}: {runtime} did not start under the filter:\n{log}"
+            );
+        }
+    }
 }
 
 /// A datagram to a listener of this test on the host's 127.0.0.1 never arrives; no socket

@@ -414,7 +414,7 @@ fn process_mode_note(root: bool) -> String {
     )];
     if seccomp::supported() {
         held.push(
-            "a seccomp filter allows Unix sockets only (no TCP, UDP or other network) and no System V IPC or POSIX message queues".into(),
+            "a seccomp filter allows Unix sockets only (no TCP, UDP or other network) and no System V IPC, POSIX message queues or keyrings".into(),
         );
     }
     if abi > 0 {

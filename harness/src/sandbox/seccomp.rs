@@ -1,8 +1,11 @@
 //! A seccomp filter for process mode, where the player shares the host's network and IPC
 //! namespaces: it may make Unix sockets only (every other family is refused with
 //! `EAFNOSUPPORT`: no UDP, no raw or packet sockets, no netlink), and it may not touch System
-//! V IPC (shared memory, message queues, semaphores) or POSIX message queues at all (`EPERM`):
-//! those are the host's, shared with every other test and program, and outlive the test.
+//! V IPC (shared memory, message queues, semaphores), POSIX message queues or the kernel's
+//! keyrings (`add_key`, `request_key`, `keyctl`) at all (`EPERM`): those are the host's, its
+//! user keyring shared by every test of the run and by every program of its id, and they
+//! outlive the test. No player needs a key. The harness joins the player's fresh session
+//! keyring before the filter is installed (init.rs), so that call is never filtered.
 //! `io_uring_setup` is refused too (`ENOSYS`), since io_uring makes sockets without the
 //! `socket` call. A system call of another ABI than the harness's own (32-bit calls on a 64-bit
 //! kernel, x32) kills the player: the filter could not judge it.
@@ -33,8 +36,9 @@ const ARG0_LOW: u32 = 16;
 #[cfg(target_endian = "big")]
 const ARG0_LOW: u32 = 20;
 
-/// System calls refused with `EPERM`: every System V IPC call and the POSIX queues' entries.
-const IPC: [libc::c_long; 14] = [
+/// System calls refused with `EPERM`: every System V IPC call, the POSIX queues' entries and
+/// the three keyring calls.
+const REFUSED: [libc::c_long; 17] = [
     libc::SYS_shmget,
     libc::SYS_shmat,
     libc::SYS_shmdt,
@@ -49,6 +53,9 @@ const IPC: [libc::c_long; 14] = [
     libc::SYS_semctl,
     libc::SYS_mq_open,
     libc::SYS_mq_unlink,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_keyctl,
 ];
 
 /// Whether this build can filter (x86_64 and aarch64).
@@ -100,17 +107,17 @@ fn program(arch: u32) -> Vec<libc::sock_filter> {
         });
         p.push(ret(libc::SECCOMP_RET_KILL_PROCESS));
     }
-    // The socket calls jump to the family check at the end; IPC calls to EPERM just after
+    // The socket calls jump to the family check at the end; refused calls to EPERM just after
     // the list; io_uring to ENOSYS after that.
     let sockets = [libc::SYS_socket, libc::SYS_socketpair];
-    let n = (sockets.len() + IPC.len() + 1) as u8;
+    let n = (sockets.len() + REFUSED.len() + 1) as u8;
     // After the list: [ALLOW, EPERM, ENOSYS, load arg0, jeq AF_UNIX, ALLOW, EAFNOSUPPORT].
     for (i, nr) in sockets.iter().enumerate() {
         // Distance from the instruction after this one to `load arg0` (list end + 3).
         let to_check = n - i as u8 - 1 + 3;
         p.push(jeq(*nr as u32, to_check, 0));
     }
-    for (i, nr) in IPC.iter().enumerate() {
+    for (i, nr) in REFUSED.iter().enumerate() {
         let k = i + sockets.len();
         let to_eperm = n - k as u8 - 1 + 1;
         p.push(jeq(*nr as u32, to_eperm, 0));
@@ -181,7 +188,7 @@ mod tests {
     }
 
     #[test]
-    fn the_filter_allows_unix_sockets_and_refuses_other_families_ipc_and_other_abis() {
+    fn the_filter_allows_unix_sockets_and_refuses_other_families_ipc_keyrings_and_other_abis() {
         let Some(arch) = ARCH else { return };
         let p = program(arch);
         let allow = libc::SECCOMP_RET_ALLOW;
@@ -201,7 +208,11 @@ mod tests {
                 );
             }
         }
-        for call in IPC {
+        for call in REFUSED {
+            assert_eq!(run(&p, nr(call), arch, 0), errno(libc::EPERM), "{call}");
+        }
+        // Named again, not only through the list: the keyrings are the host id's (issue 28).
+        for call in [libc::SYS_add_key, libc::SYS_request_key, libc::SYS_keyctl] {
             assert_eq!(run(&p, nr(call), arch, 0), errno(libc::EPERM), "{call}");
         }
         assert_eq!(
