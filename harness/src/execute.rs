@@ -405,6 +405,19 @@ fn run_toml(
     if plan.request.debug() {
         s.push_str("debug = true\n");
     }
+    if !plan.lacking.is_empty() {
+        // Players left out for a program this machine lacks: they have no rows, and a reader
+        // of the run (report.html) says why.
+        s.push_str("left-out = [\n");
+        for p in &plan.lacking {
+            s.push_str(&format!(
+                "  {{ player = {}, reason = {} }},\n",
+                toml::Value::from(p.name.as_str()),
+                toml::Value::from(p.reason.as_str())
+            ));
+        }
+        s.push_str("]\n");
+    }
     s.push_str("\n[args]\n");
     s.push_str(&toml::to_string(&RecordedArgs::of(&plan.request.args)).unwrap_or_default());
     for suite in &plan.suites {

@@ -198,6 +198,8 @@ pub struct RunPlan {
     /// The notes on players left out for a program this machine lacks, shown again under
     /// the leaderboard, where a player missing from it is looked for.
     pub left_out: Vec<String>,
+    /// Those players themselves, for `run.toml`'s `left-out` (and from it report.html).
+    pub lacking: Vec<Skipped>,
 }
 
 impl RunPlan {
@@ -261,6 +263,7 @@ impl RunPlan {
             suites,
             notes,
             left_out,
+            lacking,
         })
     }
 

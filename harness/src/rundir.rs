@@ -352,6 +352,8 @@ pub struct Meta {
     /// What its relative scores are against, as the line under its leaderboard said
     /// (`relative: to the best known score of each test, ...`).
     pub relative_to: Option<String>,
+    /// The players left out of it for a program the machine lacked: (player, reason).
+    pub left_out: Vec<(String, String)>,
 }
 
 impl Meta {
@@ -367,6 +369,16 @@ impl Meta {
             secret: crate::secret::recorded(dir),
             played: table.get("played").and_then(|d| d.as_bool()) == Some(true),
             relative_to: (table.get("relative-to").and_then(|t| t.as_str())).map(String::from),
+            left_out: table
+                .get("left-out")
+                .and_then(|l| l.as_array())
+                .into_iter()
+                .flatten()
+                .filter_map(|e| {
+                    let field = |k: &str| e.get(k).and_then(|v| v.as_str()).map(String::from);
+                    Some((field("player")?, field("reason")?))
+                })
+                .collect(),
         }
     }
 

@@ -225,6 +225,44 @@ fn the_main_command_leaves_out_the_players_whose_programs_are_missing_and_runs_t
         .split_once("game-ending")
         .unwrap_or_else(|| panic!("no leaderboard:\n{out_text}"));
     assert_eq!(self::notes(tail), notes, "{out_text}");
+    // Recorded in run.toml (player and reason, in the order of the paths) and said in
+    // report.html under the leaderboard.
+    let mut expected: Vec<(String, String)> = PLAYERS
+        .iter()
+        .filter_map(|(name, _, reason)| Some((format!("players/{name}"), (*reason)?.to_string())))
+        .collect();
+    expected.sort();
+    let run = ws.join("results/latest");
+    let run_toml: toml::Table = std::fs::read_to_string(run.join("run.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let recorded: Vec<(String, String)> = run_toml["left-out"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no left-out list in run.toml:\n{run_toml}"))
+        .iter()
+        .map(|e| {
+            let field = |k: &str| e[k].as_str().unwrap().to_string();
+            (field("player"), field("reason"))
+        })
+        .collect();
+    assert_eq!(recorded, expected, "run.toml's left-out");
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let line = page
+        .lines()
+        .find(|l| l.starts_with("<p class=\"left-out\">"))
+        .unwrap_or_else(|| panic!("no left-out line in report.html"));
+    for (player, reason) in &expected {
+        assert!(
+            line.contains(&format!("<code>{player}</code>: {reason}")),
+            "{player} is not in report.html's line: {line}"
+        );
+    }
+    let board = page.find("</table>").unwrap();
+    assert!(
+        page.find(line).unwrap() > board,
+        "the line is not under the leaderboard"
+    );
     // The players that run here have all their rows; the others none.
     let rows = support::scores(&ws.join("results"));
     for (name, _, reason) in PLAYERS {

@@ -134,12 +134,15 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
             escape(against)
         );
     }
-    for p in group(rows) {
+    for (i, p) in group(rows).into_iter().enumerate() {
         let minimize =
             problem::by_id(&p.id).is_some_and(|pr| pr.objective() == Objective::Minimize);
         let title = problem::by_id(&p.id).map_or(p.id.clone(), |pr| pr.title().to_string());
         let _ = writeln!(h, "<h2>{}</h2>", escape(&title));
         leaderboard(&mut h, &p, minimize, &relatives);
+        if i == 0 {
+            left_out(&mut h, &meta.left_out);
+        }
         h.push_str("<div class=\"charts\">");
         h.push_str(&per_seed_chart(&p)?);
         h.push_str(&histogram(&p)?);
@@ -152,6 +155,23 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
     }
     h.push_str("</body>\n</html>\n");
     Ok(h)
+}
+
+/// One line under the first leaderboard naming the players the run left out for a program
+/// the machine lacked (none of their rows is on the page), each with its reason.
+fn left_out(h: &mut String, players: &[(String, String)]) {
+    if players.is_empty() {
+        return;
+    }
+    let each: Vec<String> = players
+        .iter()
+        .map(|(player, reason)| format!("<code>{}</code>: {}", escape(player), escape(reason)))
+        .collect();
+    let _ = writeln!(
+        h,
+        "<p class=\"left-out\">Left out of this run, for a program this machine lacks: {}.</p>",
+        each.join("; ")
+    );
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.2em;color:#222}\
