@@ -182,8 +182,7 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
     if let Err(e) = super::cgroup::enter(entrances) {
         say(format!("setup {e}"));
     }
-    // SAFETY: plain calls on the calling process.
-    unsafe { libc::setsid() };
+    sys::leave_terminal();
     if spec.mode == Mode::Namespaces {
         let id = view::PLAYER_ID;
         // SAFETY: plain id changes; setgroups may be refused to an unprivileged harness,

@@ -103,8 +103,7 @@ fn read_spec() -> std::io::Result<Spec> {
 /// Runs the test; hands the report to `send` as soon as the test's processes are gone, then
 /// tidies up (reaps the init, removes the cgroup).
 fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
-    // SAFETY: plain calls on the calling process.
-    unsafe { libc::setsid() };
+    sys::leave_terminal();
     let group = match &spec.cgroups {
         None => None,
         Some(cgroups) => {
