@@ -149,6 +149,7 @@ impl RunGroups {
                 pids,
                 cpu,
                 cpuset,
+                worker: false,
             },
             dirs,
         })
@@ -229,6 +230,8 @@ impl RunGroups {
 
 impl Drop for RunGroups {
     fn drop(&mut self) {
+        // This thread may be in a worker's cpu folder of the run (other workers have ended).
+        leave_worker();
         for dir in &self.dirs {
             if let Ok(entries) = std::fs::read_dir(dir) {
                 for e in entries.flatten() {
@@ -272,9 +275,151 @@ pub(crate) fn enter(entrances: &[std::os::fd::OwnedFd]) -> io::Result<()> {
     Ok(())
 }
 
+/// The cpu and cpuset folders of one worker thread of a run (v1): made when the thread first
+/// starts a contained program, entered by the thread itself (cpu only) and by every program
+/// it starts, left and removed when the thread ends or the run's groups go.
+///
+/// Why the thread joins its players' cpu group: the scheduler switches between two tasks of
+/// one group for less than between tasks of two groups (each switch then updates every
+/// level's accounting), and a game switches between the harness and its player twice a
+/// round trip. A player in a cpu group of its own cost each round trip about a fifth of a raw
+/// pipe round trip more (`harness bench`, 2026-11-27: 1.36x-1.39x of a raw round trip, and
+/// 1.13x-1.19x with the thread in the group). The group still holds every process of every
+/// test of the worker to one CPU's time on the worker's CPUs; tests of a worker run one
+/// after another, and each test's processes are all gone before the next starts (its
+/// memory and pids groups, which stay per test). cgroup v2 cannot put one thread of a
+/// process in a group of its own, so v2 keeps a cpu group per test.
+struct WorkerCpu {
+    /// The run's cpu folder this worker's folder is in.
+    run: PathBuf,
+    cpu: PathBuf,
+    cpuset: Option<PathBuf>,
+    /// The CPUs its cpuset was given (the thread's affinity then).
+    cpus: String,
+    /// The cpu folder the thread was in before.
+    home: PathBuf,
+}
+
+thread_local! {
+    static WORKER: std::cell::RefCell<Option<WorkerCpu>> = const { std::cell::RefCell::new(None) };
+}
+
+fn gettid() -> libc::pid_t {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+impl WorkerCpu {
+    fn make(run: &Path, run_cpuset: Option<&Path>) -> io::Result<WorkerCpu> {
+        let tid = gettid();
+        let name = format!("w{tid}");
+        let cpu = run.join(&name);
+        std::fs::create_dir(&cpu).map_err(|e| io_err(&cpu, e))?;
+        let mut made = WorkerCpu {
+            run: run.to_path_buf(),
+            cpu: cpu.clone(),
+            cpuset: None,
+            cpus: super::sys::affinity_list(),
+            home: run.parent().unwrap_or(run).to_path_buf(),
+        };
+        let period = std::fs::read_to_string(cpu.join("cpu.cfs_period_us"))
+            .ok()
+            .and_then(|p| p.trim().parse::<u64>().ok())
+            .unwrap_or(100_000);
+        if !super::attribution::skips("quota") {
+            write(&cpu.join("cpu.cfs_quota_us"), &period.to_string())?;
+        }
+        if let Some(run_cpuset) = run_cpuset.filter(|_| !super::attribution::skips("cpuset")) {
+            let dir = run_cpuset.join(&name);
+            std::fs::create_dir(&dir).map_err(|e| io_err(&dir, e))?;
+            made.cpuset = Some(dir.clone());
+            if made.cpus.is_empty() {
+                inherit_cpuset(&dir)?;
+            } else {
+                write(&dir.join("cpuset.cpus"), &made.cpus)?;
+                inherit(&dir, "cpuset.mems")?;
+            }
+        }
+        // `tasks` (not `cgroup.procs`): this thread alone.
+        write(&cpu.join("tasks"), &tid.to_string())?;
+        Ok(made)
+    }
+
+    /// Gives the cpuset the thread's CPUs, if they changed since.
+    fn follow_affinity(&mut self) {
+        let cpus = super::sys::affinity_list();
+        if cpus != self.cpus && !cpus.is_empty() {
+            if let Some(dir) = &self.cpuset {
+                if write(&dir.join("cpuset.cpus"), &cpus).is_ok() {
+                    self.cpus = cpus;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for WorkerCpu {
+    fn drop(&mut self) {
+        let _ = write(&self.home.join("tasks"), &gettid().to_string());
+        for dir in std::iter::once(&self.cpu).chain(&self.cpuset) {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// The cgroups a program started from this thread goes in: `run`'s, with this worker
+/// thread's own cpu and cpuset folders (made, and joined by the thread, on first use: see
+/// [`WorkerCpu`]) where `run` is v1 with a cpu hierarchy; else `run` itself (each test
+/// makes its own).
+pub(crate) fn for_this_worker(run: &Cgroups) -> Cgroups {
+    let Cgroups::V1 {
+        memory,
+        pids,
+        cpu: Some(run_cpu),
+        cpuset,
+        worker: false,
+    } = run
+    else {
+        return run.clone();
+    };
+    if super::attribution::skips("cpu") || super::attribution::skips("cpugroup") {
+        return run.clone();
+    }
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.as_ref().is_some_and(|j| j.run != *run_cpu) {
+            // A thread that served an earlier run: leave its group first.
+            *w = None;
+        }
+        if w.is_none() {
+            *w = WorkerCpu::make(run_cpu, cpuset.as_deref()).ok();
+        }
+        match w.as_mut() {
+            Some(j) => {
+                j.follow_affinity();
+                Cgroups::V1 {
+                    memory: memory.clone(),
+                    pids: pids.clone(),
+                    cpu: Some(j.cpu.clone()),
+                    cpuset: j.cpuset.clone().or_else(|| cpuset.clone()),
+                    worker: true,
+                }
+            }
+            None => run.clone(),
+        }
+    })
+}
+
+/// Takes this thread out of its worker cpu folder and removes it, if it has one.
+fn leave_worker() {
+    let _ = WORKER.try_with(|w| w.borrow_mut().take());
+}
+
 /// One test's folders, made and removed by its supervisor.
 pub(crate) struct TestGroup {
     dirs: Vec<PathBuf>,
+    /// The worker's cpu and cpuset folders, entered but neither made nor removed.
+    shared: Vec<PathBuf>,
     /// The memory and pids folders (one and the same in v2).
     mem: PathBuf,
     pids: PathBuf,
@@ -292,12 +437,24 @@ impl TestGroup {
         procs: u64,
         cpus: &str,
     ) -> io::Result<TestGroup> {
+        let mut shared = Vec::new();
         let (mem, pids, cpu, cpuset, v2) = match cgroups {
             Cgroups::V1 {
                 memory,
                 pids,
                 cpu,
                 cpuset,
+                worker: true,
+            } => {
+                shared.extend(cpu.iter().chain(cpuset).cloned());
+                (memory.join(name), pids.join(name), None, None, false)
+            }
+            Cgroups::V1 {
+                memory,
+                pids,
+                cpu,
+                cpuset,
+                worker: false,
             } => (
                 memory.join(name),
                 pids.join(name),
@@ -322,6 +479,7 @@ impl TestGroup {
         };
         let mut made = TestGroup {
             dirs: Vec::new(),
+            shared,
             mem: mem.clone(),
             pids: pids.clone(),
             v2,
@@ -396,6 +554,7 @@ impl TestGroup {
     pub fn entrances(&self) -> io::Result<Vec<std::os::fd::OwnedFd>> {
         self.dirs
             .iter()
+            .chain(&self.shared)
             .map(|dir| {
                 let path = dir.join("cgroup.procs");
                 std::fs::OpenOptions::new()

@@ -333,7 +333,10 @@ impl Isolation {
             },
             disk: limits.disk,
             procs: limits.procs,
-            cgroups: self.cgroups.as_ref().map(|g| g.cgroups.clone()),
+            cgroups: self
+                .cgroups
+                .as_ref()
+                .map(|g| cgroup::for_this_worker(&g.cgroups)),
             core_dumps: limits.core_dumps,
             cpu_seconds: 0,
             outer_uid: self.outer.0,
@@ -639,10 +642,16 @@ pub(crate) fn end_unreported(pid: i32) {
             pids,
             cpu,
             cpuset,
+            worker,
         } => (
             pids.join(&name),
-            [Some(memory), Some(pids), cpu.as_ref(), cpuset.as_ref()]
+            [Some(memory), Some(pids)]
                 .into_iter()
+                .chain(if *worker {
+                    [None, None]
+                } else {
+                    [cpu.as_ref(), cpuset.as_ref()]
+                })
                 .flatten()
                 .map(|d| d.join(&name))
                 .collect::<Vec<_>>(),

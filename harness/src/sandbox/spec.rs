@@ -31,6 +31,11 @@ pub enum Cgroups {
         cpu: Option<PathBuf>,
         #[serde(default)]
         cpuset: Option<PathBuf>,
+        /// `cpu` and `cpuset` are not the run's folders but the worker's own
+        /// ([`super::cgroup::for_this_worker`]): every test of the worker enters them, and
+        /// the supervisor neither makes nor removes a folder of its own there.
+        #[serde(default)]
+        worker: bool,
     },
     /// cgroup v2: the run's folder (with `memory` and `pids` enabled for its children, and
     /// `cpu` and `cpuset` where they are delegated: `cpu_limits`).
