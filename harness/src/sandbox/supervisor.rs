@@ -1,5 +1,6 @@
-//! The supervisor: the process the harness starts for every test (`harness __sandbox`, the
-//! harness's own binary). It reads the test's [`Spec`], makes the test's cgroup, starts the
+//! The supervisor: the process the harness starts for every test (`harness-sandbox
+//! __sandbox`, a small program built with the harness, or `harness __sandbox`; see
+//! `sandbox::supervisor_program`). It reads the test's [`Spec`], makes the test's cgroup, starts the
 //! test's init in fresh namespaces (or, in process mode, becomes the init itself), and when
 //! the harness closes the control pipe, or the player is gone, ends every process of the
 //! test, removes the cgroup and writes its [`Report`]. It is single-threaded, so it may fork
@@ -34,8 +35,14 @@ const TEARDOWN: Duration = Duration::from_secs(1);
 
 /// Runs the supervisor; never returns.
 pub fn main() -> ! {
-    if std::env::args_os().nth(2).is_some_and(|a| a == "net") {
-        super::net::helper_main();
+    match std::env::args_os().nth(2) {
+        Some(a) if a == "net" => super::net::helper_main(),
+        Some(a) if a == "build" => {
+            // Which build this is, for the harness that looks for a supervisor beside it.
+            println!("{}", super::BUILD_ID);
+            std::process::exit(0);
+        }
+        _ => {}
     }
     sys::close_from(NET_NS + 3, None);
     // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
