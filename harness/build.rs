@@ -1,8 +1,9 @@
-//! Gives the crate a build identity, `HARNESS_BUILD_ID`: a hash of its sources and of the
-//! workspace's lock file. The harness starts a test's supervisor from the small
-//! `harness-sandbox` program beside it only when that program answers the same identity (a
-//! `cargo run` builds the harness alone and would otherwise leave an older one there, running
-//! older containment code); see `sandbox::supervisor_program`.
+//! Gives the crate a build identity, `HARNESS_BUILD_ID`: a hash of its sources, of the
+//! workspace's lock file and of the features it is built with. The harness starts a test's
+//! supervisor from the small `harness-sandbox` program beside it only when that program
+//! answers the same identity (a `cargo run` builds the harness alone and would otherwise
+//! leave an older one there, running older containment code); see
+//! `sandbox::supervisor_program`.
 
 use std::hash::{Hash, Hasher};
 use std::path::Path;
@@ -13,6 +14,13 @@ fn main() {
         println!("cargo:rerun-if-changed={input}");
         add(Path::new(input), &mut hasher);
     }
+    // The features too: an `attribution` build's supervisor must be one.
+    let mut features: Vec<String> = std::env::vars()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("CARGO_FEATURE_"))
+        .collect();
+    features.sort();
+    features.hash(&mut hasher);
     println!("cargo:rustc-env=HARNESS_BUILD_ID={:016x}", hasher.finish());
 }
 
