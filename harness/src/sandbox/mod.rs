@@ -806,3 +806,40 @@ pub(crate) fn reap_all(within: std::time::Duration) {
 pub fn kill(pid: i32) {
     sys::kill(pid, libc::SIGKILL);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    /// Writes an executable shell script.
+    fn script(path: &Path, body: &str) {
+        std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn the_supervisor_program_beside_the_harness_is_used_only_from_the_same_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let harness = dir.path().join("harness");
+        std::fs::write(&harness, b"").unwrap();
+        let helper = dir.path().join(super::SUPERVISOR_PROGRAM);
+        // None there: the harness supervises its tests itself.
+        assert_eq!(super::same_build_beside(&harness), None);
+        // Another build's (a `cargo run` rebuilt the harness alone), or one that fails.
+        script(&helper, "echo 0123456789abcdef");
+        assert_eq!(super::same_build_beside(&harness), None);
+        script(&helper, &format!("echo {}; exit 1", super::BUILD_ID));
+        assert_eq!(super::same_build_beside(&harness), None);
+        // This build's, asked the way the harness asks.
+        script(
+            &helper,
+            &format!(
+                "[ \"$1 $2\" = \"{} build\" ] && echo {}",
+                super::SUPERVISOR_ARG,
+                super::BUILD_ID
+            ),
+        );
+        assert_eq!(super::same_build_beside(&harness), Some(helper));
+    }
+}
