@@ -287,6 +287,7 @@ fn attempt(
     if !unchanged(player, &mut result) {
         return Some((result, false));
     }
+    game.before_player();
     let session = match start(suite, containment, player, limits) {
         Ok(started) => started,
         Err((verdict, reason)) => {

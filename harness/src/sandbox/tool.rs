@@ -182,13 +182,8 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
     let mut env = cmd.env.clone();
     let (home, tmp) = match isolation.mode {
         Mode::Namespaces => (PathBuf::from(super::view::HOME), PathBuf::from("/tmp")),
-        Mode::Process => {
-            let (home, tmp) = (dir.path().join("home"), dir.path().join("tmp"));
-            // A failure shows when the tool cannot use them.
-            let _ = std::fs::create_dir(&home);
-            let _ = std::fs::create_dir(&tmp);
-            (home, tmp)
-        }
+        // Made by `own_folders`.
+        Mode::Process => (dir.path().join("home"), dir.path().join("tmp")),
     };
     env.retain(|(k, _)| k != "HOME" && k != "TMPDIR");
     env.push(("HOME".into(), home.display().to_string()));
@@ -227,6 +222,25 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
     }
 }
 
+/// In process mode, the tool's HOME and TMPDIR (`home/` and `tmp/` in `dir`, given to the
+/// player's id under a root harness, as `dir` is); nothing in the namespace mode, whose view
+/// has its own. Needed only once the tool runs: a held tool's are made after its launch,
+/// beside its sandbox's setup.
+fn own_folders(isolation: &Isolation, dir: &ToolDir) {
+    if isolation.mode != Mode::Process {
+        return;
+    }
+    for name in ["home", "tmp"] {
+        let path = dir.path().join(name);
+        // A failure shows when the tool cannot use them.
+        if std::fs::create_dir(&path).is_ok() {
+            if let Some(ids) = super::ids::player_ids() {
+                let _ = super::build::give_to(&path, ids);
+            }
+        }
+    }
+}
+
 /// Tokens of the descriptors a tool's run waits on.
 const STDIN: u32 = 0;
 const STDOUT: u32 = 1;
@@ -239,6 +253,7 @@ const EXITED: u32 = 4;
 /// ends [`ToolEnd::NotStarted`].
 pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
     let begin = Instant::now();
+    own_folders(isolation, dir);
     match start(isolation, cmd, dir, false) {
         Ok(pump) => finish(pump, begin, cmd.timeout),
         Err(not_started) => (*not_started).since(begin),
@@ -258,8 +273,10 @@ pub struct Held {
 /// tool reads may be put into `dir`'s `work/` until then (the sandbox shows that folder as it
 /// is on the host).
 pub fn hold(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Held {
+    let started = start(isolation, cmd, dir, true);
+    own_folders(isolation, dir);
     Held {
-        started: Some(start(isolation, cmd, dir, true)),
+        started: Some(started),
         timeout: cmd.timeout,
     }
 }

@@ -2,29 +2,42 @@
 //! stdout, as an exact-answer problem's player does (the same limits and verdicts); then the
 //! judge runs contained over the input and the answer, and [`judge::judge_outcome`] reads
 //! its score. The pictures it leaves in its folder (`pictures`) are kept for the report.
+//!
+//! The judge is made ready beside the player, not after it: its sandbox is launched just
+//! before the player's ([`Game::before_player`]) and set up in full while the player's is,
+//! held before the exec of the judge until the answer is there ([`tool::Held`]); its folder
+//! is filled meanwhile (the tools shown by hard links made once per run,
+//! [`judge::ShownTools`]; the input written; the answer's file made, written once the player
+//! has answered). After the answer a test waits only for the answer's bytes, the go, the
+//! judge itself and the reports.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::config::Def;
 use super::inputs::{self, Made};
-use super::judge::{self, Placeholders};
+use super::judge::{self, Placeholders, ShownTools};
 use crate::problem::{CaseError, Channel, Game, Picture};
 use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir};
 use crate::sandbox::Isolation;
 use crate::verdict::{Fault, Outcome, Verdict};
 
 /// File names of the input and the answer in the judge's working folder.
-const INPUT: &str = "input.txt";
-const OUTPUT: &str = "output.txt";
+pub const INPUT: &str = "input.txt";
+pub const OUTPUT: &str = "output.txt";
 
 /// One test of a batch problem.
 pub struct BatchGame {
     def: Arc<Def>,
     isolation: Arc<Isolation>,
     made: Arc<Made>,
+    shown: Arc<ShownTools>,
     input: String,
+    /// The judge, launched by [`Game::before_player`] (or by [`Game::play`] when nobody
+    /// called it).
+    judge: Option<Result<Ready, String>>,
     pictures: Vec<Picture>,
 }
 
@@ -33,22 +46,34 @@ impl BatchGame {
         def: Arc<Def>,
         isolation: Arc<Isolation>,
         made: Arc<Made>,
+        shown: Arc<ShownTools>,
     ) -> Result<BatchGame, CaseError> {
         let input = CaseError::read(&made.path)?;
         Ok(BatchGame {
             def,
             isolation,
             made,
+            shown,
             input,
+            judge: None,
             pictures: Vec::new(),
         })
     }
 
-    /// Makes the judge ready while the player runs: its sandbox set up first, held before the
-    /// exec of the judge until the answer is there ([`tool::Held`]), then its folder filled
-    /// (the tools shown, the input copied) while both sandboxes are being set up. A failure
-    /// here is the harness's, told once the player has answered.
-    fn ready_judge(&self) -> Result<Ready, String> {
+    /// The names a batch judge writes in its folder: the input, the answer and its pictures
+    /// (the tools' entries of these names are not shown to it).
+    pub fn outputs(def: &Def) -> Vec<String> {
+        let mut outputs = vec![INPUT.to_string(), OUTPUT.to_string()];
+        outputs.extend(def.pictures.iter().cloned());
+        outputs
+    }
+
+    /// Launches the judge's sandbox in a fresh folder, held before the exec of the judge
+    /// until the answer is there ([`tool::Held`]). Only what the launch needs is done
+    /// before it (the folder itself); the rest is [`BatchGame::fill`]'s, once the player's
+    /// sandbox is starting too. A failure here is the harness's, told once the player has
+    /// answered.
+    fn launch_judge(&self) -> Result<Ready, String> {
         let ws = ToolDir::new(self.isolation.scratch())
             .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
         let (input, answer) = (ws.work().join(INPUT), ws.work().join(OUTPUT));
@@ -72,22 +97,43 @@ impl BatchGame {
             max_output: 64 << 20,
         };
         let held = tool::hold(&self.isolation, &cmd, &ws);
-        let ready = Ready {
+        Ok(Ready {
             ws: Some(ws),
             held: Some(held),
+            input,
             answer,
-        };
-        let mut outputs = vec![INPUT, OUTPUT];
-        outputs.extend(self.def.pictures.iter().map(String::as_str));
-        judge::show_tools(ready.folder(), &self.def.tools, &outputs)
+            answer_file: None,
+        })
+    }
+
+    /// Fills the held judge's folder: the tools shown, the input written, the answer's file
+    /// made (empty until the player has answered). The judge's sandbox shows the folder as
+    /// it is on the host, and nothing of the judge runs before its go, so none of this need
+    /// precede its launch.
+    fn fill(&self, ready: &mut Ready) -> Result<(), String> {
+        self.shown
+            .show(self.isolation.scratch(), ready.folder())
             .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
-        // Readable by the judge whatever the made input's mode: the folder is no longer
-        // handed to the judge's id (that happened when its sandbox was set up).
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::copy(&self.made.path, &input)
-            .and_then(|_| std::fs::set_permissions(&input, std::fs::Permissions::from_mode(0o644)))
-            .map_err(|e| format!("cannot write the judge's files: {e}"))?;
-        Ok(ready)
+        let write = || -> std::io::Result<std::fs::File> {
+            // Readable by the judge whatever the umask: the folder is no longer handed to
+            // the judge's id (that happened when its sandbox was set up). New files: nothing
+            // the folder held before can redirect the writes.
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            let new = || {
+                let mut options = std::fs::OpenOptions::new();
+                options.write(true).create_new(true).mode(0o644);
+                options
+            };
+            let mut input = new().open(&ready.input)?;
+            input.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+            input.write_all(self.input.as_bytes())?;
+            let answer = new().open(&ready.answer)?;
+            answer.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+            Ok(answer)
+        };
+        let answer = write().map_err(|e| format!("cannot write the judge's files: {e}"))?;
+        ready.answer_file = Some(answer);
+        Ok(())
     }
 
     /// Runs the judge over the player's answer.
@@ -96,9 +142,11 @@ impl BatchGame {
             Ok(ready) => ready,
             Err(why) => return Outcome::failed(Verdict::HarnessError, why),
         };
-        // A new file: nothing the folder held before can redirect the write.
-        let written = std::fs::File::create_new(&ready.answer)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, output.as_bytes()));
+        // Through the file made before the judge could run: no path is looked up now.
+        let written = match ready.answer_file.take() {
+            Some(mut file) => file.write_all(output.as_bytes()),
+            None => Err(std::io::Error::other("the answer's file was not made")),
+        };
         if let Err(e) = written {
             return Outcome::failed(
                 Verdict::HarnessError,
@@ -122,12 +170,15 @@ impl BatchGame {
     }
 }
 
-/// A judge made ready for one test ([`BatchGame::ready_judge`]).
+/// A judge made ready for one test ([`BatchGame::launch_judge`], [`BatchGame::fill`]).
 struct Ready {
     ws: Option<ToolDir>,
     held: Option<tool::Held>,
-    /// Where the player's answer goes (written just before the judge's go).
+    /// Where the input goes.
+    input: PathBuf,
+    /// Where the player's answer goes, and the file made there by [`BatchGame::fill`].
     answer: PathBuf,
+    answer_file: Option<std::fs::File>,
 }
 
 impl Ready {
@@ -141,6 +192,7 @@ impl Drop for Ready {
         // The judge's sandbox first (ended unrun if it never had its go), then its folder,
         // off the test's path: it was a mount point of that sandbox.
         drop(self.held.take());
+        drop(self.answer_file.take());
         if let Some(ws) = self.ws.take() {
             ws.dispose();
         }
@@ -156,9 +208,23 @@ impl Game for BatchGame {
         self.input.clone()
     }
 
+    /// The judge's sandbox is launched first: it is needed after the player's, and a player
+    /// that answers at once would otherwise wait for the rest of its setup.
+    fn before_player(&mut self) {
+        if self.judge.is_none() {
+            self.judge = Some(self.launch_judge());
+        }
+    }
+
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
-        // The player's sandbox is starting: the judge's is made ready beside it.
-        let ready = self.ready_judge();
+        // Both sandboxes are starting: the judge's folder is filled meanwhile, before the
+        // player has its input (this work is not in its thinking time).
+        let mut ready = self.judge.take().unwrap_or_else(|| self.launch_judge());
+        if let Ok(r) = &mut ready {
+            if let Err(why) = self.fill(r) {
+                ready = Err(why);
+            }
+        }
         match player.send(&self.input) {
             // A player may answer without reading all of its input.
             Ok(()) | Err(Fault::Gone(_)) => {}

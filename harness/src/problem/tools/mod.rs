@@ -78,11 +78,15 @@ pub struct ToolProblem {
     /// The tools' hash, made once (a run joins it to each player's hash and writes it in
     /// run.toml: one reading of the folder for both, so they cannot differ).
     identity: std::sync::OnceLock<String>,
+    /// The tools folder as a batch judge's folder shows it, made once per run.
+    shown: Arc<judge::ShownTools>,
 }
 
 impl ToolProblem {
     pub fn new(def: Arc<Def>) -> ToolProblem {
+        let shown = judge::ShownTools::new(&def.tools, batch::BatchGame::outputs(&def));
         ToolProblem {
+            shown: Arc::new(shown),
             def,
             inputs: inputs::Store::default(),
             isolation: Mutex::new(None),
@@ -162,7 +166,8 @@ impl Problem for ToolProblem {
         match self.def.shape {
             Shape::Batch => {
                 let made = input()?;
-                let game = batch::BatchGame::new(self.def.clone(), isolation, made)?;
+                let game =
+                    batch::BatchGame::new(self.def.clone(), isolation, made, self.shown.clone())?;
                 Ok(Box::new(game))
             }
             Shape::Interactive => {
