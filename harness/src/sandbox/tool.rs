@@ -146,23 +146,47 @@ impl ToolDir {
         self.dir.path()
     }
 
-    /// Removes the folder on a thread of its own: the tool's sandbox showed it with a mount
-    /// of its own, and removing a folder that was a mount point in another (ending) mount
-    /// namespace waits for the kernel to detach it (~10 ms), which a test need not wait for.
+    /// Removes the folder on a thread of its own ([`JANITOR`]): the tool's sandbox showed it
+    /// with a mount of its own, and removing a folder that was a mount point in another
+    /// (ending) mount namespace waits for the kernel to detach it (~10 ms), which a test need
+    /// not wait for.
     pub fn dispose(self) {
-        static JANITOR: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<ToolDir>>> =
-            std::sync::OnceLock::new();
-        let sender = JANITOR.get_or_init(|| {
-            let (tx, rx) = std::sync::mpsc::channel::<ToolDir>();
+        JANITOR.run(Box::new(move || drop(self)));
+    }
+}
+
+/// A thread of the harness's own that runs jobs one after another, off every test's path;
+/// started by its first job.
+pub struct OffPath {
+    name: &'static str,
+    sender: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>,
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Removes the tools' folders ([`ToolDir::dispose`]).
+pub static JANITOR: OffPath = OffPath::new("harness-tool-janitor");
+
+impl OffPath {
+    pub const fn new(name: &'static str) -> OffPath {
+        OffPath {
+            name,
+            sender: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Runs `job` on this thread; without the thread (it could not start), here.
+    pub fn run(&'static self, job: Job) {
+        let sender = self.sender.get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<Job>();
             let _ = std::thread::Builder::new()
-                .name("harness-tool-janitor".into())
-                .spawn(move || rx.into_iter().for_each(drop));
+                .name(self.name.into())
+                .spawn(move || rx.into_iter().for_each(|job| job()));
             std::sync::Mutex::new(tx)
         });
         let sender = sender.lock().unwrap_or_else(|e| e.into_inner());
-        // No janitor (it could not start): the folder is removed here.
-        if let Err(back) = sender.send(self) {
-            drop(back.0);
+        if let Err(back) = sender.send(job) {
+            (back.0)();
         }
     }
 }
@@ -225,18 +249,21 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
 /// In process mode, the tool's HOME and TMPDIR (`home/` and `tmp/` in `dir`, given to the
 /// player's id under a root harness, as `dir` is); nothing in the namespace mode, whose view
 /// has its own. Needed only once the tool runs: a held tool's are made after its launch,
-/// beside its sandbox's setup.
-fn own_folders(isolation: &Isolation, dir: &ToolDir) {
+/// beside its sandbox's setup, unless they were made with its folder (as a judge's folder
+/// made ahead has them).
+pub fn own_folders(isolation: &Isolation, dir: &ToolDir) {
     if isolation.mode != Mode::Process {
         return;
     }
     for name in ["home", "tmp"] {
         let path = dir.path().join(name);
         // A failure shows when the tool cannot use them.
-        if std::fs::create_dir(&path).is_ok() {
-            if let Some(ids) = super::ids::player_ids() {
-                let _ = super::build::give_to(&path, ids);
-            }
+        let made = match std::fs::create_dir(&path) {
+            Ok(()) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::AlreadyExists,
+        };
+        if let (true, Some(ids)) = (made, super::ids::player_ids()) {
+            let _ = super::build::give_to(&path, ids);
         }
     }
 }

@@ -6,10 +6,10 @@
 //! The judge is made ready beside the player, not after it: its sandbox is launched just
 //! before the player's ([`Game::before_player`]) and set up in full while the player's is,
 //! held before the exec of the judge until the answer is there ([`tool::Held`]); its folder
-//! is filled meanwhile (the tools shown by hard links made once per run,
-//! [`judge::ShownTools`]; the input written; the answer's file made, written once the player
-//! has answered). After the answer a test waits only for the answer's bytes, the go, the
-//! judge itself and the reports.
+//! is made ahead of the test ([`judge::JudgeFolders`]: the tools shown, the input's and the
+//! answer's files made) and the input written into it meanwhile; the answer is written once
+//! the player has answered. After the answer a test waits only for the answer's bytes, the
+//! go, the judge itself and the reports.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use super::config::Def;
 use super::inputs::{self, Made};
-use super::judge::{self, Placeholders, ShownTools};
+use super::judge::{self, JudgeFolders, Placeholders};
 use crate::problem::{CaseError, Channel, Game, Picture};
 use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir};
 use crate::sandbox::Isolation;
@@ -33,7 +33,7 @@ pub struct BatchGame {
     def: Arc<Def>,
     isolation: Arc<Isolation>,
     made: Arc<Made>,
-    shown: Arc<ShownTools>,
+    folders: Arc<JudgeFolders>,
     input: String,
     /// The judge, launched by [`Game::before_player`] (or by [`Game::play`] when nobody
     /// called it).
@@ -46,35 +46,38 @@ impl BatchGame {
         def: Arc<Def>,
         isolation: Arc<Isolation>,
         made: Arc<Made>,
-        shown: Arc<ShownTools>,
+        folders: Arc<JudgeFolders>,
     ) -> Result<BatchGame, CaseError> {
         let input = CaseError::read(&made.path)?;
         Ok(BatchGame {
             def,
             isolation,
             made,
-            shown,
+            folders,
             input,
             judge: None,
             pictures: Vec::new(),
         })
     }
 
-    /// The names a batch judge writes in its folder: the input, the answer and its pictures
-    /// (the tools' entries of these names are not shown to it).
-    pub fn outputs(def: &Def) -> Vec<String> {
+    /// The judges' folders of a problem's run: the tools shown but for the names a batch
+    /// judge writes (its input, the answer and its pictures), the input and the answer's
+    /// files made.
+    pub fn folders(def: &Def) -> JudgeFolders {
         let mut outputs = vec![INPUT.to_string(), OUTPUT.to_string()];
         outputs.extend(def.pictures.iter().cloned());
-        outputs
+        let files = vec![INPUT.to_string(), OUTPUT.to_string()];
+        JudgeFolders::new(&def.tools, outputs, files)
     }
 
-    /// Launches the judge's sandbox in a fresh folder, held before the exec of the judge
-    /// until the answer is there ([`tool::Held`]). Only what the launch needs is done
-    /// before it (the folder itself); the rest is [`BatchGame::fill`]'s, once the player's
-    /// sandbox is starting too. A failure here is the harness's, told once the player has
-    /// answered.
+    /// Launches the judge's sandbox in a fresh folder (made ahead, [`JudgeFolders`]), held
+    /// before the exec of the judge until the answer is there ([`tool::Held`]). What is left
+    /// to do in the folder is [`BatchGame::fill`]'s, once the player's sandbox is starting
+    /// too. A failure here is the harness's, told once the player has answered.
     fn launch_judge(&self) -> Result<Ready, String> {
-        let ws = ToolDir::new(self.isolation.scratch())
+        let ws = self
+            .folders
+            .take(&self.isolation)
             .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
         let (input, answer) = (ws.work().join(INPUT), ws.work().join(OUTPUT));
         let values = Placeholders {
@@ -106,30 +109,14 @@ impl BatchGame {
         })
     }
 
-    /// Fills the held judge's folder: the tools shown, the input written, the answer's file
-    /// made (empty until the player has answered). The judge's sandbox shows the folder as
-    /// it is on the host, and nothing of the judge runs before its go, so none of this need
-    /// precede its launch.
+    /// Writes the input into the held judge's folder and opens the answer's file (written
+    /// once the player has answered): both files were made with the folder. The judge's
+    /// sandbox shows the folder as it is on the host, and nothing of the judge runs before
+    /// its go, so none of this need precede its launch.
     fn fill(&self, ready: &mut Ready) -> Result<(), String> {
-        self.shown
-            .show(self.isolation.scratch(), ready.folder())
-            .map_err(|e| format!("cannot make the judge's folder: {e}"))?;
         let write = || -> std::io::Result<std::fs::File> {
-            // Readable by the judge whatever the umask: the folder is no longer handed to
-            // the judge's id (that happened when its sandbox was set up). New files: nothing
-            // the folder held before can redirect the writes.
-            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-            let new = || {
-                let mut options = std::fs::OpenOptions::new();
-                options.write(true).create_new(true).mode(0o644);
-                options
-            };
-            let mut input = new().open(&ready.input)?;
-            input.set_permissions(std::fs::Permissions::from_mode(0o644))?;
-            input.write_all(self.input.as_bytes())?;
-            let answer = new().open(&ready.answer)?;
-            answer.set_permissions(std::fs::Permissions::from_mode(0o644))?;
-            Ok(answer)
+            judge::open_made(&ready.input)?.write_all(self.input.as_bytes())?;
+            judge::open_made(&ready.answer)
         };
         let answer = write().map_err(|e| format!("cannot write the judge's files: {e}"))?;
         ready.answer_file = Some(answer);
@@ -176,7 +163,7 @@ struct Ready {
     held: Option<tool::Held>,
     /// Where the input goes.
     input: PathBuf,
-    /// Where the player's answer goes, and the file made there by [`BatchGame::fill`].
+    /// Where the player's answer goes, and its file as [`BatchGame::fill`] opened it.
     answer: PathBuf,
     answer_file: Option<std::fs::File>,
 }

@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use super::config::{Def, Shape, Stream};
 use crate::problem::Picture;
-use crate::sandbox::tool::{ToolDir, ToolEnd, ToolRun, TAIL};
+use crate::sandbox::tool::{self, OffPath, ToolDir, ToolEnd, ToolRun, TAIL};
+use crate::sandbox::Isolation;
 use crate::verdict::{Outcome, Verdict};
+use std::sync::Arc;
 
 /// How many of a tool's last lines a reason quotes.
 pub const REASON_LINES: usize = 4;
@@ -104,45 +106,112 @@ fn link_tools(
     Ok(names)
 }
 
-/// The tools folder as [`show_tools`] shows it, for every test of a run: the symbolic links
-/// are made once, the first time a test needs them, in a folder of the run's scratch space
-/// that no tool is shown; each test's working folder then gets them as hard links. A new
-/// symbolic link is a new inode, which some file systems make slowly (0.2 to 0.9 ms apiece on
-/// this project's ext4 `/tmp`, seven of them per test for the example); a hard link is a
-/// directory entry (microseconds). What the tool sees is the same: symbolic links to the
-/// tools' entries in a folder of its own, which it may remove or rename without changing
-/// what another test's folder shows (nobody can change a symbolic link's target).
+/// Fresh working folders for the judges of a run's tests, filled as [`show_tools`] fills
+/// one, with the empty files a judge is handed (its input and answer, written by the test),
+/// made a little ahead of the tests that take them, on a thread of their own ([`AHEAD`]), so
+/// that a test need not wait for any of it before its judge's sandbox can be launched.
+///
+/// The symbolic links are made once per run, the first time, in a folder of the run's
+/// scratch space that no tool is shown; each folder then gets them as hard links. A new
+/// symbolic link (or folder, or file) is a new inode, which some file systems make slowly
+/// (0.2 to 1 ms apiece on this project's ext4 `/tmp`, seven links per test for the example);
+/// a hard link is a directory entry (microseconds). What the tool sees is the same: symbolic
+/// links to the tools' entries in a folder of its own, which it may remove or rename without
+/// changing what another test's folder shows (nobody can change a symbolic link's target).
+/// Every folder is used by one test only, and nothing but the harness touches it before.
 #[derive(Debug)]
-pub struct ShownTools {
+pub struct JudgeFolders {
     tools: PathBuf,
+    /// The names the judge writes: the tools' entries of these names are not shown.
     outputs: Vec<String>,
+    /// The empty files made in each working folder.
+    files: Vec<String>,
     links: std::sync::Mutex<Option<Links>>,
+    stock: std::sync::Mutex<Stock>,
 }
 
-/// The links made once ([`ShownTools`]): their folder and their names.
+/// Makes [`JudgeFolders`] ahead of the tests.
+pub static AHEAD: OffPath = OffPath::new("harness-tool-ahead");
+
+/// Folders made ahead for the tests to come: at most this many at once.
+const MADE_AHEAD: usize = 2;
+
+/// The links made once ([`JudgeFolders`]): their folder and their names.
 #[derive(Debug)]
 struct Links {
     dir: tempfile::TempDir,
     names: Vec<std::ffi::OsString>,
 }
 
-impl ShownTools {
-    /// The entries of `tools` but those named in `outputs`, as [`show_tools`] leaves them out.
-    pub fn new(tools: &Path, outputs: Vec<String>) -> ShownTools {
-        ShownTools {
+/// The folders made ahead, in `scratch`, and how many are being made.
+#[derive(Debug, Default)]
+struct Stock {
+    scratch: PathBuf,
+    ready: Vec<ToolDir>,
+    making: usize,
+}
+
+impl JudgeFolders {
+    /// Folders showing the entries of `tools` but those named in `outputs`, with `files`
+    /// (empty) in their working folder.
+    pub fn new(tools: &Path, outputs: Vec<String>, files: Vec<String>) -> JudgeFolders {
+        JudgeFolders {
             tools: tools.to_path_buf(),
             outputs,
+            files,
             links: std::sync::Mutex::new(None),
+            stock: std::sync::Mutex::new(Stock::default()),
         }
     }
 
-    /// Fills `dir`'s working folder as [`show_tools`] does; the links are made in `scratch`
-    /// the first time. An entry that cannot be hard-linked (another file system) gets a
-    /// symbolic link of its own.
-    pub fn show(&self, scratch: &Path, dir: &ToolDir) -> std::io::Result<()> {
+    /// A fresh folder in `isolation`'s scratch space for one test: one made ahead when there
+    /// is one, else one made now; another is made ahead for a later test.
+    pub fn take(self: &Arc<Self>, isolation: &Arc<Isolation>) -> std::io::Result<ToolDir> {
+        let scratch = isolation.scratch();
+        let (ahead, order) = {
+            let mut stock = self.stock.lock().unwrap_or_else(|e| e.into_inner());
+            if stock.scratch != scratch {
+                // Another run's isolation: what was made for the last is not this one's.
+                stock.ready.clear();
+                stock.scratch = scratch.to_path_buf();
+            }
+            let ahead = stock.ready.pop();
+            let order = stock.ready.len() + stock.making < MADE_AHEAD;
+            if order {
+                stock.making += 1;
+            }
+            (ahead, order)
+        };
+        if order {
+            let (folders, isolation) = (self.clone(), isolation.clone());
+            AHEAD.run(Box::new(move || {
+                let made = folders.make(&isolation);
+                let scratch = isolation.scratch();
+                let mut stock = folders.stock.lock().unwrap_or_else(|e| e.into_inner());
+                stock.making -= 1;
+                if let (Ok(dir), true) = (made, stock.scratch == scratch) {
+                    stock.ready.push(dir);
+                }
+            }));
+        }
+        match ahead {
+            Some(dir) => Ok(dir),
+            None => self.make(isolation),
+        }
+    }
+
+    /// Makes a filled folder in `isolation`'s scratch space (the links too, the first time),
+    /// with the tool's own HOME and TMPDIR where they are in its folder
+    /// ([`tool::own_folders`]). An entry that cannot be hard-linked (another file system)
+    /// gets a symbolic link of its own.
+    fn make(&self, isolation: &Isolation) -> std::io::Result<ToolDir> {
+        let scratch = isolation.scratch();
         let (from, names) = {
             let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
-            if links.is_none() {
+            if links
+                .as_ref()
+                .is_none_or(|l| l.dir.path().parent() != Some(scratch))
+            {
                 let made = tempfile::Builder::new()
                     .prefix("shown-tools-")
                     .tempdir_in(scratch)?;
@@ -153,6 +222,8 @@ impl ShownTools {
             let links = links.as_ref().expect("made above");
             (links.dir.path().to_path_buf(), links.names.clone())
         };
+        let dir = ToolDir::new(scratch)?;
+        tool::own_folders(isolation, &dir);
         let work = dir.work();
         for name in names {
             // Not a follow of the link: the new entry is the symbolic link itself.
@@ -160,8 +231,30 @@ impl ShownTools {
                 std::os::unix::fs::symlink(self.tools.join(&name), work.join(&name))?;
             }
         }
-        Ok(())
+        for name in &self.files {
+            // Readable by the judge whatever the umask: under a root harness the folder is
+            // handed to the judge's id when its sandbox is set up, which may come first.
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .open(work.join(name))?;
+            file.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+        }
+        Ok(dir)
     }
+}
+
+/// Opens for writing a file of a folder made by [`JudgeFolders`], never through a symbolic
+/// link (nothing but the harness has touched the folder; this keeps it so).
+pub fn open_made(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
 }
 
 /// The text a score is read from: the judge's stream(s) as the problem says.
@@ -440,5 +533,69 @@ mod tests {
                 "/w/seeds.txt"
             ]
         );
+    }
+
+    #[test]
+    fn judge_folders_show_the_tools_to_each_test_in_a_folder_of_its_own() {
+        use std::fs;
+        let tools = tempfile::tempdir().unwrap();
+        fs::write(tools.path().join("seeds.txt"), "0\n").unwrap();
+        fs::create_dir(tools.path().join("src")).unwrap();
+        // A name the judge writes: the tools' own entry of that name is not shown.
+        fs::write(tools.path().join("out.svg"), "stale").unwrap();
+        let isolation = Arc::new(
+            Isolation::prepare(crate::sandbox::Want::Off, crate::sandbox::Want::Off, &[]).unwrap(),
+        );
+        let folders = Arc::new(JudgeFolders::new(
+            tools.path(),
+            vec!["input.txt".into(), "out.svg".into()],
+            vec!["input.txt".into()],
+        ));
+        let first = folders.take(&isolation).unwrap();
+        let shows = |dir: &ToolDir| {
+            let work = dir.work();
+            assert_eq!(
+                fs::read_link(work.join("seeds.txt")).unwrap(),
+                tools.path().join("seeds.txt")
+            );
+            assert_eq!(
+                fs::read_link(work.join("src")).unwrap(),
+                tools.path().join("src")
+            );
+            assert!(fs::symlink_metadata(work.join("out.svg")).is_err());
+            let input = fs::symlink_metadata(work.join("input.txt")).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            assert!(input.is_file() && input.len() == 0);
+            assert_eq!(input.permissions().mode() & 0o777, 0o644);
+            // Process mode: the tool's HOME and TMPDIR are made with the folder.
+            assert!(dir.path().join("home").is_dir() && dir.path().join("tmp").is_dir());
+        };
+        shows(&first);
+        // What a judge does to its folder's entries is not seen by the next test's judge.
+        fs::remove_file(first.work().join("seeds.txt")).unwrap();
+        fs::remove_file(first.work().join("src")).unwrap();
+        std::os::unix::fs::symlink("/", first.work().join("src")).unwrap();
+        judge_folders_write(&first.work().join("input.txt"), "1 2\n");
+        let second = folders.take(&isolation).unwrap();
+        assert_ne!(first.path(), second.path());
+        shows(&second);
+        let third = folders.take(&isolation).unwrap();
+        assert!(third.path() != first.path() && third.path() != second.path());
+        shows(&third);
+        // A made file is written in place, never through a symbolic link put in its stead.
+        let planted = second.work().join("input.txt");
+        fs::remove_file(&planted).unwrap();
+        std::os::unix::fs::symlink(tools.path().join("seeds.txt"), &planted).unwrap();
+        assert!(open_made(&planted).is_err());
+        assert_eq!(
+            fs::read_to_string(tools.path().join("seeds.txt")).unwrap(),
+            "0\n"
+        );
+    }
+
+    fn judge_folders_write(path: &Path, text: &str) {
+        use std::io::Write;
+        open_made(path).unwrap().write_all(text.as_bytes()).unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text);
     }
 }

@@ -78,15 +78,14 @@ pub struct ToolProblem {
     /// The tools' hash, made once (a run joins it to each player's hash and writes it in
     /// run.toml: one reading of the folder for both, so they cannot differ).
     identity: std::sync::OnceLock<String>,
-    /// The tools folder as a batch judge's folder shows it, made once per run.
-    shown: Arc<judge::ShownTools>,
+    /// The judges' folders of a batch problem, made ahead of its tests.
+    folders: Arc<judge::JudgeFolders>,
 }
 
 impl ToolProblem {
     pub fn new(def: Arc<Def>) -> ToolProblem {
-        let shown = judge::ShownTools::new(&def.tools, batch::BatchGame::outputs(&def));
         ToolProblem {
-            shown: Arc::new(shown),
+            folders: Arc::new(batch::BatchGame::folders(&def)),
             def,
             inputs: inputs::Store::default(),
             isolation: Mutex::new(None),
@@ -167,7 +166,7 @@ impl Problem for ToolProblem {
             Shape::Batch => {
                 let made = input()?;
                 let game =
-                    batch::BatchGame::new(self.def.clone(), isolation, made, self.shown.clone())?;
+                    batch::BatchGame::new(self.def.clone(), isolation, made, self.folders.clone())?;
                 Ok(Box::new(game))
             }
             Shape::Interactive => {
