@@ -365,7 +365,7 @@ fn start(
         // Process mode: a fresh host folder per test, removed when the test ends.
         let workdir = match isolation.mode {
             Mode::Namespaces => None,
-            Mode::Process => Some(process_workdir().map_err(|e| {
+            Mode::Process => Some(process_workdir_ahead(&containment.isolation).map_err(|e| {
                 (
                     Verdict::HarnessError,
                     format!("cannot create a working directory: {e}"),
@@ -401,6 +401,37 @@ fn start(
             ));
         }
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A process-mode test's host folder ([`process_workdir`]), made a little ahead of the test
+/// on a thread of the harness's ([`crate::sandbox::tool::AHEAD`]): its four new inodes in
+/// /tmp take 0.1 to 1 ms each on some machines, before the player's launch. Each folder is
+/// used by one test only; those left at the end of the run go with its isolation.
+fn process_workdir_ahead(
+    isolation: &std::sync::Arc<Isolation>,
+) -> std::io::Result<tempfile::TempDir> {
+    /// Folders ready or being made at once: one per worker is enough to keep ahead.
+    const AHEAD: usize = 2;
+    let (ready, order) = isolation
+        .workdirs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take(AHEAD);
+    if order {
+        // The folders, not the isolation: its end is never left to this thread.
+        let workdirs = isolation.workdirs.clone();
+        crate::sandbox::tool::AHEAD.run(Box::new(move || {
+            let made = process_workdir().ok();
+            workdirs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .made(made);
+        }));
+    }
+    match ready {
+        Some(dir) => Ok(dir),
+        None => process_workdir(),
     }
 }
 

@@ -167,6 +167,8 @@ pub struct Isolation {
     shared_net: bool,
     /// More host folders shown read-only to every player (`[harness] sandbox-bind`).
     extra_binds: Vec<PathBuf>,
+    /// Process mode: tests' folders made ahead of the tests (`runner`), removed with this.
+    pub(crate) workdirs: std::sync::Arc<std::sync::Mutex<tool::MadeAhead<tempfile::TempDir>>>,
 }
 
 /// The start of a run cannot have what was required.
@@ -203,6 +205,7 @@ impl Isolation {
             outer,
             shared_net: false,
             extra_binds: Vec::new(),
+            workdirs: Default::default(),
         };
         for path in extra_binds {
             let abs = std::fs::canonicalize(path)
@@ -442,6 +445,8 @@ impl Drop for Isolation {
     /// empty before the run's can be removed (the fields drop after this).
     fn drop(&mut self) {
         reap_all(std::time::Duration::from_secs(5));
+        // Nothing of the run is made in its scratch space once that is being removed.
+        tool::AHEAD.settle(std::time::Duration::from_secs(5));
     }
 }
 

@@ -167,12 +167,66 @@ type Job = Box<dyn FnOnce() + Send>;
 /// Removes the tools' folders ([`ToolDir::dispose`]).
 pub static JANITOR: OffPath = OffPath::new("harness-tool-janitor");
 
+/// Makes the folders of tests to come (a batch judge's, a process-mode player's), so that a
+/// test need not wait for new inodes before its launch: [`MadeAhead`].
+pub static AHEAD: OffPath = OffPath::new("harness-ahead");
+
+/// Things made on [`AHEAD`] for the tests to come: those ready, and how many are being made.
+/// Each is used by one test only.
+#[derive(Debug)]
+pub struct MadeAhead<T> {
+    pub ready: Vec<T>,
+    pub making: usize,
+}
+
+impl<T> Default for MadeAhead<T> {
+    fn default() -> Self {
+        MadeAhead {
+            ready: Vec::new(),
+            making: 0,
+        }
+    }
+}
+
+impl<T> MadeAhead<T> {
+    /// Takes a ready one, if any, and says whether one more is to be made ahead (counted as
+    /// being made from now): at most `most` ready or being made at once.
+    pub fn take(&mut self, most: usize) -> (Option<T>, bool) {
+        let ready = self.ready.pop();
+        let order = self.ready.len() + self.making < most;
+        if order {
+            self.making += 1;
+        }
+        (ready, order)
+    }
+
+    /// One made ahead is done (kept when `made` is one).
+    pub fn made(&mut self, made: Option<T>) {
+        self.making = self.making.saturating_sub(1);
+        self.ready.extend(made);
+    }
+}
+
 impl OffPath {
     pub const fn new(name: &'static str) -> OffPath {
         OffPath {
             name,
             sender: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Waits, at most `most`, until every job given so far has run: the end of a run, so
+    /// that nothing of it is made or removed after (a job holds no run's isolation, whose
+    /// end waits here).
+    pub fn settle(&'static self, most: Duration) {
+        if self.sender.get().is_none() {
+            return;
+        }
+        let (done, ran) = std::sync::mpsc::channel::<()>();
+        self.run(Box::new(move || {
+            let _ = done.send(());
+        }));
+        let _ = ran.recv_timeout(most);
     }
 
     /// Runs `job` on this thread; without the thread (it could not start), here.
@@ -251,8 +305,8 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
 /// has its own. Needed only once the tool runs: a held tool's are made after its launch,
 /// beside its sandbox's setup, unless they were made with its folder (as a judge's folder
 /// made ahead has them).
-pub fn own_folders(isolation: &Isolation, dir: &ToolDir) {
-    if isolation.mode != Mode::Process {
+pub fn own_folders(mode: Mode, dir: &ToolDir) {
+    if mode != Mode::Process {
         return;
     }
     for name in ["home", "tmp"] {
@@ -280,7 +334,7 @@ const EXITED: u32 = 4;
 /// ends [`ToolEnd::NotStarted`].
 pub fn run(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> ToolRun {
     let begin = Instant::now();
-    own_folders(isolation, dir);
+    own_folders(isolation.mode, dir);
     match start(isolation, cmd, dir, false) {
         Ok(pump) => finish(pump, begin, cmd.timeout),
         Err(not_started) => (*not_started).since(begin),
@@ -301,7 +355,7 @@ pub struct Held {
 /// is on the host).
 pub fn hold(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Held {
     let started = start(isolation, cmd, dir, true);
-    own_folders(isolation, dir);
+    own_folders(isolation.mode, dir);
     Held {
         started: Some(started),
         timeout: cmd.timeout,

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::config::{Def, Shape, Stream};
 use crate::problem::Picture;
-use crate::sandbox::tool::{self, OffPath, ToolDir, ToolEnd, ToolRun, TAIL};
-use crate::sandbox::Isolation;
+use crate::sandbox::tool::{self, ToolDir, ToolEnd, ToolRun, TAIL};
+use crate::sandbox::{Isolation, Mode};
 use crate::verdict::{Outcome, Verdict};
 use std::sync::Arc;
 
@@ -108,7 +108,8 @@ fn link_tools(
 
 /// Fresh working folders for the judges of a run's tests, filled as [`show_tools`] fills
 /// one, with the empty files a judge is handed (its input and answer, written by the test),
-/// made a little ahead of the tests that take them, on a thread of their own ([`AHEAD`]), so
+/// made a little ahead of the tests that take them, on a thread of the harness's
+/// ([`tool::AHEAD`]), so
 /// that a test need not wait for any of it before its judge's sandbox can be launched.
 ///
 /// The symbolic links are made once per run, the first time, in a folder of the run's
@@ -130,9 +131,6 @@ pub struct JudgeFolders {
     stock: std::sync::Mutex<Stock>,
 }
 
-/// Makes [`JudgeFolders`] ahead of the tests.
-pub static AHEAD: OffPath = OffPath::new("harness-tool-ahead");
-
 /// Folders made ahead for the tests to come: at most this many at once.
 const MADE_AHEAD: usize = 2;
 
@@ -143,12 +141,11 @@ struct Links {
     names: Vec<std::ffi::OsString>,
 }
 
-/// The folders made ahead, in `scratch`, and how many are being made.
+/// The folders made ahead, in `scratch`.
 #[derive(Debug, Default)]
 struct Stock {
     scratch: PathBuf,
-    ready: Vec<ToolDir>,
-    making: usize,
+    folders: tool::MadeAhead<ToolDir>,
 }
 
 impl JudgeFolders {
@@ -166,46 +163,38 @@ impl JudgeFolders {
 
     /// A fresh folder in `isolation`'s scratch space for one test: one made ahead when there
     /// is one, else one made now; another is made ahead for a later test.
-    pub fn take(self: &Arc<Self>, isolation: &Arc<Isolation>) -> std::io::Result<ToolDir> {
+    pub fn take(self: &Arc<Self>, isolation: &Isolation) -> std::io::Result<ToolDir> {
         let scratch = isolation.scratch();
         let (ahead, order) = {
             let mut stock = self.stock.lock().unwrap_or_else(|e| e.into_inner());
             if stock.scratch != scratch {
                 // Another run's isolation: what was made for the last is not this one's.
-                stock.ready.clear();
+                stock.folders.ready.clear();
                 stock.scratch = scratch.to_path_buf();
             }
-            let ahead = stock.ready.pop();
-            let order = stock.ready.len() + stock.making < MADE_AHEAD;
-            if order {
-                stock.making += 1;
-            }
-            (ahead, order)
+            stock.folders.take(MADE_AHEAD)
         };
         if order {
-            let (folders, isolation) = (self.clone(), isolation.clone());
-            AHEAD.run(Box::new(move || {
-                let made = folders.make(&isolation);
-                let scratch = isolation.scratch();
+            // What it needs, not the isolation: its end is never left to that thread.
+            let (folders, scratch, mode) = (self.clone(), scratch.to_path_buf(), isolation.mode);
+            tool::AHEAD.run(Box::new(move || {
+                let made = folders.make(&scratch, mode);
                 let mut stock = folders.stock.lock().unwrap_or_else(|e| e.into_inner());
-                stock.making -= 1;
-                if let (Ok(dir), true) = (made, stock.scratch == scratch) {
-                    stock.ready.push(dir);
-                }
+                let ours = stock.scratch == scratch;
+                stock.folders.made(made.ok().filter(|_| ours));
             }));
         }
         match ahead {
             Some(dir) => Ok(dir),
-            None => self.make(isolation),
+            None => self.make(scratch, isolation.mode),
         }
     }
 
-    /// Makes a filled folder in `isolation`'s scratch space (the links too, the first time),
-    /// with the tool's own HOME and TMPDIR where they are in its folder
-    /// ([`tool::own_folders`]). An entry that cannot be hard-linked (another file system)
-    /// gets a symbolic link of its own.
-    fn make(&self, isolation: &Isolation) -> std::io::Result<ToolDir> {
-        let scratch = isolation.scratch();
+    /// Makes a filled folder in `scratch` (the links too, the first time), with the tool's
+    /// own HOME and TMPDIR where they are in its folder in `mode` ([`tool::own_folders`]).
+    /// An entry that cannot be hard-linked (another file system) gets a symbolic link of its
+    /// own.
+    fn make(&self, scratch: &Path, mode: Mode) -> std::io::Result<ToolDir> {
         let (from, names) = {
             let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
             if links
@@ -223,7 +212,7 @@ impl JudgeFolders {
             (links.dir.path().to_path_buf(), links.names.clone())
         };
         let dir = ToolDir::new(scratch)?;
-        tool::own_folders(isolation, &dir);
+        tool::own_folders(mode, &dir);
         let work = dir.work();
         for name in names {
             // Not a follow of the link: the new entry is the symbolic link itself.
