@@ -116,14 +116,26 @@ impl Workspace {
         self.root().join("testcases").join(id).join("tools")
     }
 
+    /// Runs the harness; checks that it left none of its cgroup folders behind (a run of a
+    /// tool problem has threads of its own beside its workers, and each worker its groups).
     fn harness(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_harness"))
+        let child = Command::new(env!("CARGO_BIN_EXE_harness"))
             .current_dir(self.root())
             .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .env_remove("HARNESS_SECRET")
             .args(args)
-            .output()
-            .unwrap()
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let out = child.wait_with_output().unwrap();
+        let left = support::cgroup_folders_of(pid);
+        assert!(
+            left.is_empty(),
+            "the run's cgroup folders were left: {left:?}"
+        );
+        out
     }
 
     /// Runs `players` on `seeds` into `results/<results>`; returns the results folder.

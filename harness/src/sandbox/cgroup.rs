@@ -230,17 +230,34 @@ impl RunGroups {
 
 impl Drop for RunGroups {
     fn drop(&mut self) {
-        // This thread may be in a worker's cpu folder of the run (other workers have ended).
+        // This thread may be in a worker's cpu folder of the run. Other threads of the
+        // harness may still be in theirs: a worker's helper thread (it starts in its
+        // creator's groups), or a worker that ends only with the process (whose own exit
+        // would leave its folder empty but in place): they go back to the harness's group.
         leave_worker();
         for dir in &self.dirs {
             if let Ok(entries) = std::fs::read_dir(dir) {
                 for e in entries.flatten() {
                     if e.path().is_dir() {
+                        if e.file_name().to_string_lossy().starts_with('w') {
+                            send_home_own_threads(&e.path(), dir.parent().unwrap_or(dir));
+                        }
                         let _ = std::fs::remove_dir(e.path());
                     }
                 }
             }
             let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Moves every thread of this process still in the v1 folder `dir` to `home` (a thread
+/// id in its `tasks` that is not ours, were there one, stays).
+fn send_home_own_threads(dir: &Path, home: &Path) {
+    let tasks = std::fs::read_to_string(dir.join("tasks")).unwrap_or_default();
+    for tid in tasks.lines().map(str::trim).filter(|t| !t.is_empty()) {
+        if Path::new("/proc/self/task").join(tid).exists() {
+            let _ = write(&home.join("tasks"), tid);
         }
     }
 }

@@ -471,6 +471,8 @@ fn release_binary() -> PathBuf {
 /// What a run of the harness gave.
 pub struct Ran {
     pub output: Output,
+    /// The harness's pid (its run's cgroup folders are named after it).
+    pub pid: u32,
     /// From the start of the harness to its exit.
     pub elapsed: Duration,
 }
@@ -549,6 +551,7 @@ impl Started {
                 stdout,
                 stderr,
             },
+            pid: self.child.id(),
             elapsed,
         }
     }
@@ -685,6 +688,11 @@ impl<'a> Plan<'a> {
         assert!(
             stray.is_empty(),
             "files left in the host's temporary folders: {stray:?}"
+        );
+        let groups = support::cgroup_folders_of(ran.pid);
+        assert!(
+            groups.is_empty(),
+            "the run's cgroup folders were left: {groups:?}"
         );
         (ran, rows)
     }

@@ -221,3 +221,30 @@ pub fn recount(dir: &Path) {
         );
     }
 }
+
+/// The cgroup folders of the run of harness `pid` still there (`harness-<pid>-<n>`, with
+/// the folders of its tests and workers inside), in any hierarchy under /sys/fs/cgroup.
+#[allow(dead_code)]
+pub fn cgroup_folders_of(pid: u32) -> Vec<PathBuf> {
+    let prefix = format!("harness-{pid}-");
+    let mut found = Vec::new();
+    let mut dirs = vec![PathBuf::from("/sys/fs/cgroup")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                found.push(path);
+            } else if path.components().count() < 8 {
+                // The run's folders are in the harness's own group: a few levels down.
+                dirs.push(path);
+            }
+        }
+    }
+    found
+}
