@@ -131,7 +131,8 @@ fn watch(
     'test: loop {
         let timeout = if watch.is_some() { interval } else { -1 };
         let ready = sys::poll_read(&[stop.as_raw_fd(), sigchld.as_raw_fd()], timeout);
-        if let Some(limit) = watch {
+        // A test whose processes have all ended holds nothing: no walk of /proc at its end.
+        if let Some(limit) = watch.filter(|_| ready == 0 || !only_ended(spec.mode, player)) {
             let held = tree_memory_kb(spec.mode, player);
             peak_kb = peak_kb.max(held);
             if held * 1024 > limit {
@@ -163,6 +164,37 @@ fn watch(
         }
     }
     peak_kb
+}
+
+/// Whether nothing of the test is alive but unreaped: the player has ended (a zombie not yet
+/// waited for) and, in process mode, it is the caller's only child (its own children, had it
+/// any alive, would be the caller's now, as a subreaper's). Then the sampled memory of the
+/// tree is nothing (an ended process holds none) and need not be read. False when not known
+/// (no `children` file in /proc), and always in the namespace mode, whose walk is of its own
+/// few processes.
+fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
+    if mode != Mode::Process {
+        return false;
+    }
+    // SAFETY: siginfo_t is plain data; WNOWAIT leaves the player as it is.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let ret = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            player as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
+        )
+    };
+    // SAFETY: si_pid is set by waitid when a child was found (0 otherwise, as zeroed).
+    if ret != 0 || unsafe { info.si_pid() } != player {
+        return false;
+    }
+    // The caller is single-threaded (the supervisor): its one task's children are its own.
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+        .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
 
 /// In the player's process, after fork: drops to the player's ids and limits, keeps only
