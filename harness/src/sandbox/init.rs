@@ -190,10 +190,10 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
     if ret != 0 || unsafe { info.si_pid() } != player {
         return false;
     }
-    // The caller is single-threaded (the supervisor): its one task's children are its own.
-    // SAFETY: getpid has no preconditions.
-    let me = unsafe { libc::getpid() };
-    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+    // The calling thread's children: in the supervisor, single-threaded, all of its own.
+    // SAFETY: gettid has no preconditions.
+    let me = unsafe { libc::gettid() };
+    std::fs::read_to_string(format!("/proc/self/task/{me}/children"))
         .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
 
@@ -511,4 +511,69 @@ fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
         .filter_map(|e| e.file_name().to_str()?.parse().ok())
         .filter(|&pid| parent_of(pid) == Some(parent))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A child of the calling thread that exits at once, or (`live`) waits to be killed.
+    fn child(live: bool) -> libc::pid_t {
+        // SAFETY: the child only calls pause and _exit.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork: {}", std::io::Error::last_os_error());
+        if pid == 0 {
+            // SAFETY: async-signal-safe calls in a forked child.
+            unsafe {
+                if live {
+                    libc::pause();
+                }
+                libc::_exit(0)
+            }
+        }
+        pid
+    }
+
+    /// Waits until `pid` has ended, leaving it unreaped.
+    fn until_ended(pid: libc::pid_t) {
+        // SAFETY: siginfo_t is plain data; WNOWAIT leaves the child as it is.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let ret = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        assert_eq!(ret, 0, "waitid: {}", std::io::Error::last_os_error());
+    }
+
+    fn end(pid: libc::pid_t) {
+        sys::kill(pid, libc::SIGKILL);
+        let _ = sys::wait(pid, true);
+    }
+
+    #[test]
+    fn an_ended_player_with_nothing_beside_it_holds_nothing() {
+        let player = child(false);
+        until_ended(player);
+        assert!(only_ended(Mode::Process, player));
+        // The namespace mode always samples (its walk is of the namespace's own processes).
+        assert!(!only_ended(Mode::Namespaces, player));
+        let left = child(true);
+        assert!(
+            !only_ended(Mode::Process, player),
+            "another process of the test is alive: its memory must be sampled"
+        );
+        end(left);
+        end(player);
+    }
+
+    #[test]
+    fn a_running_player_is_not_ended() {
+        let player = child(true);
+        assert!(!only_ended(Mode::Process, player));
+        end(player);
+    }
 }
