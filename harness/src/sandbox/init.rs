@@ -517,21 +517,26 @@ fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
 mod tests {
     use super::*;
 
-    /// A child of the calling thread that exits at once, or (`live`) waits to be killed.
+    /// A child of the calling thread that exits at once, or (`live`) waits to be killed. A
+    /// program, not a bare fork: a forked copy of the test process would hold every other
+    /// test's descriptors open.
     fn child(live: bool) -> libc::pid_t {
-        // SAFETY: the child only calls pause and _exit.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork: {}", std::io::Error::last_os_error());
-        if pid == 0 {
-            // SAFETY: async-signal-safe calls in a forked child.
-            unsafe {
-                if live {
-                    libc::pause();
-                }
-                libc::_exit(0)
-            }
-        }
-        pid
+        use std::process::{Command, Stdio};
+        let mut cmd = if live {
+            let mut c = Command::new("sleep");
+            c.arg("600");
+            c
+        } else {
+            Command::new("true")
+        };
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Reaped by the test itself (`end`), by pid.
+        child.id() as libc::pid_t
     }
 
     /// Waits until `pid` has ended, leaving it unreaped.
