@@ -520,7 +520,7 @@ mod tests {
     /// A child of the calling thread that exits at once, or (`live`) waits to be killed. A
     /// program, not a bare fork: a forked copy of the test process would hold every other
     /// test's descriptors open.
-    fn child(live: bool) -> libc::pid_t {
+    fn child(live: bool) -> std::process::Child {
         use std::process::{Command, Stdio};
         let mut cmd = if live {
             let mut c = Command::new("sleep");
@@ -529,13 +529,14 @@ mod tests {
         } else {
             Command::new("true")
         };
-        let child = cmd
-            .stdin(Stdio::null())
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("spawn");
-        // Reaped by the test itself (`end`), by pid.
+            .expect("spawn")
+    }
+
+    fn pid(child: &std::process::Child) -> libc::pid_t {
         child.id() as libc::pid_t
     }
 
@@ -554,21 +555,21 @@ mod tests {
         assert_eq!(ret, 0, "waitid: {}", std::io::Error::last_os_error());
     }
 
-    fn end(pid: libc::pid_t) {
-        sys::kill(pid, libc::SIGKILL);
-        let _ = sys::wait(pid, true);
+    fn end(mut child: std::process::Child) {
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     #[test]
     fn an_ended_player_with_nothing_beside_it_holds_nothing() {
         let player = child(false);
-        until_ended(player);
-        assert!(only_ended(Mode::Process, player));
+        until_ended(pid(&player));
+        assert!(only_ended(Mode::Process, pid(&player)));
         // The namespace mode always samples (its walk is of the namespace's own processes).
-        assert!(!only_ended(Mode::Namespaces, player));
+        assert!(!only_ended(Mode::Namespaces, pid(&player)));
         let left = child(true);
         assert!(
-            !only_ended(Mode::Process, player),
+            !only_ended(Mode::Process, pid(&player)),
             "another process of the test is alive: its memory must be sampled"
         );
         end(left);
@@ -578,7 +579,7 @@ mod tests {
     #[test]
     fn a_running_player_is_not_ended() {
         let player = child(true);
-        assert!(!only_ended(Mode::Process, player));
+        assert!(!only_ended(Mode::Process, pid(&player)));
         end(player);
     }
 }
