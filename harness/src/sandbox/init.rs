@@ -112,7 +112,8 @@ fn start_error(err_r: OwnedFd) -> Option<StartError> {
 /// Reaps as processes end, until the player's own end or until told to stop (`stop`
 /// readable); sets the player's exit in `report`. Without a cgroup (`sample`), the tree's
 /// memory is watched by sampling: every process of the test, its resident memory less shared
-/// file pages, summed; over the limit, the test ends MLE. Returns the sampled peak (KB).
+/// file pages, summed; over the limit, the test ends MLE (not sampled at a wake-up where
+/// nothing of the test is alive any more: [`only_ended`]). Returns the sampled peak (KB).
 fn watch(
     spec: &Spec,
     player: libc::pid_t,
