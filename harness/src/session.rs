@@ -253,6 +253,10 @@ impl Session {
         self.stdin = stdin;
         self.stdout = stdout;
         self.stderr = Some(launched.stderr);
+        if self.stdout.is_some() {
+            // A game with the harness on the pipes: share the player's cpu group.
+            sandbox::cgroup::join_worker_cpu();
+        }
         self.clock = Instant::now();
         Ok(())
     }
@@ -622,6 +626,7 @@ impl Session {
     /// later (`sandbox::reap_later`): what is left of it is tidying up after a test whose
     /// processes are all gone.
     fn end_test(&mut self) -> Option<Report> {
+        sandbox::cgroup::leave_worker_cpu();
         self.control = None;
         if let Some(fd) = self.exited.take() {
             self.waiter.remove(fd.as_raw_fd());

@@ -293,8 +293,11 @@ pub(crate) fn enter(entrances: &[std::os::fd::OwnedFd]) -> io::Result<()> {
 }
 
 /// The cpu and cpuset folders of one worker thread of a run (v1): made when the thread first
-/// starts a contained program, entered by the thread itself (cpu only) and by every program
-/// it starts, left and removed when the thread ends or the run's groups go.
+/// starts a contained program, entered by every program it starts and, while it plays a game
+/// with its player, by the thread itself (cpu only: [`join_worker_cpu`]); removed when the
+/// thread ends or the run's groups go. The thread is in the group only during games, so that
+/// what it forks or spawns otherwise (the supervisors, helper threads, a later run's
+/// workers) starts in the harness's own group, not in a worker's one CPU.
 ///
 /// Why the thread joins its players' cpu group: the scheduler switches between two tasks of
 /// one group for less than between tasks of two groups (each switch then updates every
@@ -313,8 +316,11 @@ struct WorkerCpu {
     cpuset: Option<PathBuf>,
     /// The CPUs its cpuset was given (the thread's affinity then).
     cpus: String,
-    /// The cpu folder the thread was in before.
+    /// The cpu folder the thread was in before, and is in when not [`Self::joined`].
     home: PathBuf,
+    /// The thread is in [`Self::cpu`] now: from the start of a game with its player until
+    /// the end of that test ([`join_worker_cpu`], [`leave_worker_cpu`]).
+    joined: bool,
 }
 
 thread_local! {
@@ -338,6 +344,7 @@ impl WorkerCpu {
             cpuset: None,
             cpus: super::sys::affinity_list(),
             home: run.parent().unwrap_or(run).to_path_buf(),
+            joined: false,
         };
         let period = std::fs::read_to_string(cpu.join("cpu.cfs_period_us"))
             .ok()
@@ -357,9 +364,19 @@ impl WorkerCpu {
                 inherit(&dir, "cpuset.mems")?;
             }
         }
-        // `tasks` (not `cgroup.procs`): this thread alone.
-        write(&cpu.join("tasks"), &tid.to_string())?;
         Ok(made)
+    }
+
+    /// Moves this thread into the worker's cpu folder (`in_group`) or back home. `tasks`,
+    /// not `cgroup.procs`: this thread alone.
+    fn enter(&mut self, in_group: bool) {
+        if self.joined == in_group {
+            return;
+        }
+        let to = if in_group { &self.cpu } else { &self.home };
+        if write(&to.join("tasks"), &gettid().to_string()).is_ok() {
+            self.joined = in_group;
+        }
     }
 
     /// Gives the cpuset the thread's CPUs, if they changed since.
@@ -377,7 +394,7 @@ impl WorkerCpu {
 
 impl Drop for WorkerCpu {
     fn drop(&mut self) {
-        let _ = write(&self.home.join("tasks"), &gettid().to_string());
+        self.enter(false);
         for dir in std::iter::once(&self.cpu).chain(&self.cpuset) {
             let _ = std::fs::remove_dir(dir);
         }
@@ -385,9 +402,8 @@ impl Drop for WorkerCpu {
 }
 
 /// The cgroups a program started from this thread goes in: `run`'s, with this worker
-/// thread's own cpu and cpuset folders (made, and joined by the thread, on first use: see
-/// [`WorkerCpu`]) where `run` is v1 with a cpu hierarchy; else `run` itself (each test
-/// makes its own).
+/// thread's own cpu and cpuset folders (made on first use: see [`WorkerCpu`]) where `run`
+/// is v1 with a cpu hierarchy; else `run` itself (each test makes its own).
 pub(crate) fn for_this_worker(run: &Cgroups) -> Cgroups {
     let Cgroups::V1 {
         memory,
@@ -425,6 +441,28 @@ pub(crate) fn for_this_worker(run: &Cgroups) -> Cgroups {
             None => run.clone(),
         }
     })
+}
+
+/// Moves this worker thread into the cpu folder of the players it starts ([`WorkerCpu`]),
+/// for a game with a player it has started: after the player's launch, so that the test's
+/// supervisor (forked by this thread) stays outside the group, and out of its player's reach
+/// for CPU. Nothing where the thread has no folder (cgroup v2, no cpu hierarchy).
+pub(crate) fn join_worker_cpu() {
+    let _ = WORKER.try_with(|w| {
+        if let Some(j) = w.borrow_mut().as_mut() {
+            j.enter(true);
+        }
+    });
+}
+
+/// Moves this worker thread back to the harness's cpu group (the end of a test): threads and
+/// processes it starts from then on start outside the players' group.
+pub(crate) fn leave_worker_cpu() {
+    let _ = WORKER.try_with(|w| {
+        if let Some(j) = w.borrow_mut().as_mut() {
+            j.enter(false);
+        }
+    });
 }
 
 /// Takes this thread out of its worker cpu folder and removes it, if it has one.
