@@ -171,6 +171,11 @@ impl Session {
             net: l.net,
         };
         session.adopt(Some((l.stdin, l.stdout)), started)?;
+        if sandbox::cgroup::in_worker_cpu(spec) {
+            // A game with the harness on the pipes, and the player in this worker thread's
+            // cpu group: the thread shares it until the test's end.
+            sandbox::cgroup::join_worker_cpu();
+        }
         Ok(session)
     }
 
@@ -253,10 +258,6 @@ impl Session {
         self.stdin = stdin;
         self.stdout = stdout;
         self.stderr = Some(launched.stderr);
-        if self.stdout.is_some() {
-            // A game with the harness on the pipes: share the player's cpu group.
-            sandbox::cgroup::join_worker_cpu();
-        }
         self.clock = Instant::now();
         Ok(())
     }

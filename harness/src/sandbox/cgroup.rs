@@ -455,6 +455,24 @@ pub(crate) fn join_worker_cpu() {
     });
 }
 
+/// Whether the player of `spec` goes in this thread's own worker cpu folder (the thread
+/// then shares it during the game: [`join_worker_cpu`]); not a player of another containment
+/// (a process-mode player of a run without cgroups, started by a thread that has a folder
+/// from an earlier run), whose group the thread would only leave.
+pub(crate) fn in_worker_cpu(spec: &super::Spec) -> bool {
+    let Some(Cgroups::V1 {
+        cpu: Some(cpu),
+        worker: true,
+        ..
+    }) = &spec.cgroups
+    else {
+        return false;
+    };
+    WORKER
+        .try_with(|w| w.borrow().as_ref().is_some_and(|j| j.cpu == *cpu))
+        .unwrap_or(false)
+}
+
 /// Moves this worker thread back to the harness's cpu group (the end of a test): threads and
 /// processes it starts from then on start outside the players' group.
 pub(crate) fn leave_worker_cpu() {
