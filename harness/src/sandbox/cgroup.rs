@@ -268,6 +268,28 @@ fn inherit_cpuset(dir: &Path) -> io::Result<()> {
     inherit(dir, "cpuset.mems")
 }
 
+/// A new v1 cpuset folder's CPUs: `cpus` (e.g. "1" or "0,1"; empty: its parent's), and its
+/// parent's memory nodes (a new folder has none).
+fn cpuset_v1(dir: &Path, cpus: &str) -> io::Result<()> {
+    if cpus.is_empty() {
+        return inherit_cpuset(dir);
+    }
+    write(&dir.join("cpuset.cpus"), cpus)?;
+    inherit(dir, "cpuset.mems")
+}
+
+/// A v1 cpu folder's quota: one CPU's time per period.
+fn one_cpu_v1(dir: &Path) -> io::Result<()> {
+    if super::attribution::skips("quota") {
+        return Ok(());
+    }
+    let period = std::fs::read_to_string(dir.join("cpu.cfs_period_us"))
+        .ok()
+        .and_then(|p| p.trim().parse::<u64>().ok())
+        .unwrap_or(100_000);
+    write(&dir.join("cpu.cfs_quota_us"), &period.to_string())
+}
+
 /// Copies the parent's `file` to the folder's.
 fn inherit(dir: &Path, file: &str) -> io::Result<()> {
     let path = dir.parent().unwrap_or(dir).join(file);
@@ -310,8 +332,7 @@ pub(crate) fn enter(entrances: &[std::os::fd::OwnedFd]) -> io::Result<()> {
 /// memory and pids groups, which stay per test). cgroup v2 cannot put one thread of a
 /// process in a group of its own, so v2 keeps a cpu group per test.
 struct WorkerCpu {
-    /// The run's cpu folder this worker's folder is in.
-    run: PathBuf,
+    /// In the run's cpu folder.
     cpu: PathBuf,
     cpuset: Option<PathBuf>,
     /// The CPUs its cpuset was given (the thread's affinity then).
@@ -327,42 +348,25 @@ thread_local! {
     static WORKER: std::cell::RefCell<Option<WorkerCpu>> = const { std::cell::RefCell::new(None) };
 }
 
-fn gettid() -> libc::pid_t {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() }
-}
-
 impl WorkerCpu {
     fn make(run: &Path, run_cpuset: Option<&Path>) -> io::Result<WorkerCpu> {
-        let tid = gettid();
+        let tid = super::sys::gettid();
         let name = format!("w{tid}");
         let cpu = run.join(&name);
         std::fs::create_dir(&cpu).map_err(|e| io_err(&cpu, e))?;
         let mut made = WorkerCpu {
-            run: run.to_path_buf(),
             cpu: cpu.clone(),
             cpuset: None,
             cpus: super::sys::affinity_list(),
             home: run.parent().unwrap_or(run).to_path_buf(),
             joined: false,
         };
-        let period = std::fs::read_to_string(cpu.join("cpu.cfs_period_us"))
-            .ok()
-            .and_then(|p| p.trim().parse::<u64>().ok())
-            .unwrap_or(100_000);
-        if !super::attribution::skips("quota") {
-            write(&cpu.join("cpu.cfs_quota_us"), &period.to_string())?;
-        }
+        one_cpu_v1(&cpu)?;
         if let Some(run_cpuset) = run_cpuset.filter(|_| !super::attribution::skips("cpuset")) {
             let dir = run_cpuset.join(&name);
             std::fs::create_dir(&dir).map_err(|e| io_err(&dir, e))?;
             made.cpuset = Some(dir.clone());
-            if made.cpus.is_empty() {
-                inherit_cpuset(&dir)?;
-            } else {
-                write(&dir.join("cpuset.cpus"), &made.cpus)?;
-                inherit(&dir, "cpuset.mems")?;
-            }
+            cpuset_v1(&dir, &made.cpus)?;
         }
         Ok(made)
     }
@@ -374,7 +378,7 @@ impl WorkerCpu {
             return;
         }
         let to = if in_group { &self.cpu } else { &self.home };
-        if write(&to.join("tasks"), &gettid().to_string()).is_ok() {
+        if write(&to.join("tasks"), &super::sys::gettid().to_string()).is_ok() {
             self.joined = in_group;
         }
     }
@@ -420,7 +424,9 @@ pub(crate) fn for_this_worker(run: &Cgroups) -> Cgroups {
     }
     WORKER.with(|w| {
         let mut w = w.borrow_mut();
-        if w.as_ref().is_some_and(|j| j.run != *run_cpu) {
+        if w.as_ref()
+            .is_some_and(|j| j.cpu.parent() != Some(run_cpu.as_path()))
+        {
             // A thread that served an earlier run: leave its group first.
             *w = None;
         }
@@ -597,22 +603,10 @@ impl TestGroup {
                 write(&pids.join("pids.max"), &procs.to_string())?;
             }
             if let Some(dir) = &cpuset {
-                if cpus.is_empty() {
-                    inherit_cpuset(dir)?;
-                } else {
-                    // The worker's CPUs, and the parent's memory nodes (a new folder has none).
-                    write(&dir.join("cpuset.cpus"), cpus)?;
-                    inherit(dir, "cpuset.mems")?;
-                }
+                cpuset_v1(dir, cpus)?;
             }
             if let Some(dir) = &cpu {
-                let period = std::fs::read_to_string(dir.join("cpu.cfs_period_us"))
-                    .ok()
-                    .and_then(|p| p.trim().parse::<u64>().ok())
-                    .unwrap_or(100_000);
-                if !super::attribution::skips("quota") {
-                    write(&dir.join("cpu.cfs_quota_us"), &period.to_string())?;
-                }
+                one_cpu_v1(dir)?;
             }
         }
         Ok(made)

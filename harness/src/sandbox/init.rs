@@ -177,23 +177,11 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
     if mode != Mode::Process {
         return false;
     }
-    // SAFETY: siginfo_t is plain data; WNOWAIT leaves the player as it is.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let ret = unsafe {
-        libc::waitid(
-            libc::P_PID,
-            player as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
-        )
-    };
-    // SAFETY: si_pid is set by waitid when a child was found (0 otherwise, as zeroed).
-    if ret != 0 || unsafe { info.si_pid() } != player {
+    if !peek_ended(Some(player), false).is_ok_and(|ended| ended == player) {
         return false;
     }
     // The calling thread's children: in the supervisor, single-threaded, all of its own.
-    // SAFETY: gettid has no preconditions.
-    let me = unsafe { libc::gettid() };
+    let me = sys::gettid();
     std::fs::read_to_string(format!("/proc/self/task/{me}/children"))
         .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
@@ -423,17 +411,26 @@ fn drain(sigchld: &OwnedFd) {
 
 /// Whether the caller has no child at all, ended or not (`waitid` only peeks).
 fn no_children() -> bool {
-    // SAFETY: siginfo_t is plain data; WNOWAIT leaves any child as it is.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let ret = unsafe {
-        libc::waitid(
-            libc::P_ALL,
-            0,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WALL,
-        )
+    peek_ended(None, false).is_err_and(|e| e.raw_os_error() == Some(libc::ECHILD))
+}
+
+/// Peeks at an ended child of the caller (`child`, or any with `None`) without reaping it
+/// (`waitid` with `WNOWAIT`), waiting for one when `block`: the pid of the ended child, 0
+/// when none has ended yet; an error (`ECHILD`) when there is no such child.
+fn peek_ended(child: Option<libc::pid_t>, block: bool) -> std::io::Result<libc::pid_t> {
+    let (idtype, id) = match child {
+        Some(pid) => (libc::P_PID, pid as libc::id_t),
+        None => (libc::P_ALL, 0),
     };
-    ret < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD)
+    let flags = libc::WEXITED | libc::WNOWAIT | libc::__WALL;
+    let flags = if block { flags } else { flags | libc::WNOHANG };
+    // SAFETY: siginfo_t is plain data, filled by waitid; WNOWAIT leaves the child as it is.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    if unsafe { libc::waitid(idtype, id, &mut info, flags) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: si_pid is set by waitid when a child was found (0 otherwise, as zeroed).
+    Ok(unsafe { info.si_pid() })
 }
 
 /// The memory the test's processes hold together, in KiB: resident pages less shared file
@@ -543,17 +540,7 @@ mod tests {
 
     /// Waits until `pid` has ended, leaving it unreaped.
     fn until_ended(pid: libc::pid_t) {
-        // SAFETY: siginfo_t is plain data; WNOWAIT leaves the child as it is.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let ret = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT,
-            )
-        };
-        assert_eq!(ret, 0, "waitid: {}", std::io::Error::last_os_error());
+        assert_eq!(super::peek_ended(Some(pid), true).expect("waitid"), pid);
     }
 
     fn end(mut child: std::process::Child) {

@@ -480,6 +480,12 @@ pub(crate) fn poll_read(fds: &[RawFd], timeout_ms: i32) -> u32 {
     }
 }
 
+/// The calling thread's id.
+pub(crate) fn gettid() -> libc::pid_t {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
 /// The CPUs the calling thread may run on, as a cgroup CPU list ("1", "0,1"); empty when
 /// they cannot be read.
 pub(crate) fn affinity_list() -> String {
