@@ -367,33 +367,47 @@ fn throughput(suite: &Suite, containment: &Containment, threads: usize, pin: boo
 }
 
 pub fn main(args: &BenchArgs) -> Result<u8, Error> {
+    use crate::cli::BenchPart;
     os::install_interrupt_handler().fault()?;
+    let wants = |part: BenchPart| args.only.is_empty() || args.only.contains(&part);
     let n = args.round_trips.max(1);
     // Judge and peer on one core, as in a run.
     let all_cpus = os::allowed_cpus();
     let pinned = os::pin_current_thread(all_cpus[0]);
-    println!(
-        "ping-pong, {n} round trips, {}:",
-        if pinned {
-            "pinned to one CPU"
-        } else {
-            "unpinned"
-        }
-    );
     let open = containment(Want::Off, Want::Off)?;
     let sandboxed = containment(Want::Auto, Want::Auto)?;
-    ping_pongs(n, &open, &sandboxed)?;
-    relay_ping_pongs(n, &open, &sandboxed)?;
-    spawns(&open, &sandboxed)?;
-    #[cfg(feature = "attribution")]
-    attribute(n, &open, &sandboxed)?;
+    if wants(BenchPart::PingPong) {
+        println!(
+            "ping-pong, {n} round trips, {}:",
+            if pinned {
+                "pinned to one CPU"
+            } else {
+                "unpinned"
+            }
+        );
+        ping_pongs(n, &open, &sandboxed)?;
+    }
+    if wants(BenchPart::Relay) {
+        relay_ping_pongs(n, &open, &sandboxed)?;
+    }
+    if wants(BenchPart::Start) {
+        spawns(&open, &sandboxed)?;
+        #[cfg(feature = "attribution")]
+        attribute(n, &open, &sandboxed)?;
+    }
     // The suites below spread over every CPU again (the runner pins its own workers).
     os::set_affinity(&all_cpus);
-    crate::tune::bench_line();
     let context = Context::load(&args.common)?;
-    judges(&context.testcases);
-    tool_batch_cost(&context, &open, &sandboxed)?;
-    suite_throughput(args, &context, &open, &sandboxed)?;
+    if wants(BenchPart::Judges) {
+        crate::tune::bench_line();
+        judges(&context.testcases);
+    }
+    if wants(BenchPart::Batch) {
+        tool_batch_cost(&context, &open, &sandboxed)?;
+    }
+    if wants(BenchPart::Suite) {
+        suite_throughput(args, &context, &open, &sandboxed)?;
+    }
     Ok(exit::OK)
 }
 
@@ -686,8 +700,13 @@ fn judges(testcases: &Path) {
 
 /// What a batch test of a problem judged by a contest's tools (`tools-batch`, else the first
 /// batch one found) costs in a run over running its player and its judge by hand, uncontained,
-/// on the same input: the median of [`TOOL_TESTS`] tests each, best of 3, measured side by
-/// side. The player is `/bin/echo 0` (its own time is not what is measured).
+/// on the same input. Each measurement is the median of a block of [`TOOL_TESTS`] tests in a
+/// row, as a run has them; the three kinds of block (by hand, in a run in process mode, in a
+/// run sandboxed) take turns in a rotating order over [`TOOL_ROUNDS`] rounds, each block
+/// started once the one before has left nothing working in the background
+/// ([`crate::sandbox::settle`]), and each kind keeps its best block: these virtual machines
+/// change pace by a millisecond from one second to the next. The player is `/bin/echo 0` (its
+/// own time is not what is measured).
 fn tool_batch_cost(
     context: &Context,
     open: &Containment,
@@ -722,105 +741,120 @@ fn tool_batch_cost(
         .next()
         .ok_or_else(|| Error::Usage("bench: no tool player".into()))?;
     let case = CaseKey::Seed(1);
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let suite_in = |containment: &Containment| {
+        let problem = problem::by_id(def.id).expect("loaded");
+        problem.attach(&containment.isolation);
+        Suite {
+            env: context.env(problem.id(), None),
+            problem,
+            cases: vec![case.clone()],
+            players: vec![player.clone()],
+            done: Default::default(),
+        }
+    };
+    let suites = [suite_in(open), suite_in(sandboxed)];
+    let by_hand = ByHand::new(&def, context, &case)?;
+    // One test of each first: a run makes its input (gen) once, and the first test of a run
+    // makes what the later ones reuse.
+    type Once<'a> = &'a dyn Fn() -> Result<Duration, Error>;
+    let mut kinds: [(Vec<Duration>, Once); 3] = [
+        (Vec::new(), &|| by_hand.once()),
+        (Vec::new(), &|| {
+            tool_test_once(&suites[0], open, &case, &player)
+        }),
+        (Vec::new(), &|| {
+            tool_test_once(&suites[1], sandboxed, &case, &player)
+        }),
+    ];
+    for (_, once) in &kinds {
+        once()?;
+    }
     let mut best = [Duration::MAX; 3];
-    for _ in 0..3 {
-        let open_run = tool_test_cost(
-            context,
-            problem::by_id(def.id).expect("loaded"),
-            open,
-            &player,
-            &case,
-        )?;
-        let boxed_run = tool_test_cost(
-            context,
-            problem::by_id(def.id).expect("loaded"),
-            sandboxed,
-            &player,
-            &case,
-        )?;
-        let by_hand = tool_test_by_hand(&def, context, &case)?;
-        for (slot, t) in [by_hand, open_run, boxed_run].into_iter().enumerate() {
-            best[slot] = best[slot].min(t);
+    for round in 0..TOOL_ROUNDS {
+        for k in 0..kinds.len() {
+            let kind = (round + k) % kinds.len();
+            let (times, once) = &mut kinds[kind];
+            crate::sandbox::settle(Duration::from_secs(2));
+            times.clear();
+            for _ in 0..TOOL_TESTS {
+                times.push(once()?);
+            }
+            times.sort();
+            best[kind] = best[kind].min(times[TOOL_TESTS / 2]);
         }
     }
+    let [hand, in_open, in_box] = best;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "\na batch test of {} (player /bin/echo 0; median of {TOOL_TESTS}, best of 3):",
+        "\na batch test of {} (player /bin/echo 0; median of {TOOL_TESTS} in a row, best of {TOOL_ROUNDS}):",
         def.id
     );
-    println!(
-        "  player and judge by hand             {:7.3} ms",
-        ms(best[0])
-    );
+    println!("  player and judge by hand             {:7.3} ms", ms(hand));
     println!(
         "  in a run, process mode              {:7.3} ms   +{:.3} ms",
-        ms(best[1]),
-        ms(best[1]) - ms(best[0])
+        ms(in_open),
+        ms(in_open) - ms(hand)
     );
     println!(
         "  in a run, sandboxed ({:<14}) {:7.3} ms   +{:.3} ms   {:.2}x (target <= +3 ms)",
         sandboxed.isolation.describe(),
-        ms(best[2]),
-        ms(best[2]) - ms(best[0]),
-        best[2].as_secs_f64() / best[0].as_secs_f64()
+        ms(in_box),
+        ms(in_box) - ms(hand),
+        in_box.as_secs_f64() / hand.as_secs_f64()
     );
     Ok(())
 }
 
-/// Tests of a tool problem per measurement.
+/// Tests in a row of one kind of batch test ([`tool_batch_cost`]).
 const TOOL_TESTS: usize = 21;
 
-/// The median time of a test of `case` in a run (its input already made: one per run).
-fn tool_test_cost(
-    context: &Context,
-    problem: Box<dyn problem::Problem>,
+/// Rounds of the batch test's measurement.
+const TOOL_ROUNDS: usize = 5;
+
+/// The time of one test of `case` in a run (its input already made: one per run).
+fn tool_test_once(
+    suite: &Suite,
     containment: &Containment,
-    player: &players::Player,
     case: &CaseKey,
+    player: &players::Player,
 ) -> Result<Duration, Error> {
-    problem.attach(&containment.isolation);
-    let suite = Suite {
-        env: context.env(problem.id(), None),
-        problem,
-        cases: vec![case.clone()],
-        players: vec![player.clone()],
-        done: Default::default(),
-    };
-    let mut times = Vec::with_capacity(TOOL_TESTS);
-    for i in 0..=TOOL_TESTS {
-        let start = Instant::now();
-        let result = runner::run_one(&suite, containment, case, player)
-            .ok_or_else(|| Error::Interrupted("bench: interrupted".into()))?;
-        if result.outcome.verdict == crate::verdict::Verdict::HarnessError {
-            return Err(Error::Usage(format!("bench: {}", result.outcome.reason)));
-        }
-        // The first test makes the input (gen), once per run.
-        if i > 0 {
-            times.push(start.elapsed());
-        }
+    let start = Instant::now();
+    let result = runner::run_one(suite, containment, case, player)
+        .ok_or_else(|| Error::Interrupted("bench: interrupted".into()))?;
+    let took = start.elapsed();
+    if result.outcome.verdict == crate::verdict::Verdict::HarnessError {
+        return Err(Error::Usage(format!("bench: {}", result.outcome.reason)));
     }
-    times.sort();
-    Ok(times[TOOL_TESTS / 2])
+    Ok(took)
 }
 
-/// The median time of running the player (`/bin/echo 0`) on the input of `case` and the
-/// judge on its answer by hand: plain processes, in a fresh folder each, as a user would.
-fn tool_test_by_hand(
-    def: &crate::problem::tools::Def,
-    context: &Context,
-    case: &CaseKey,
-) -> Result<Duration, Error> {
-    use crate::problem::tools::judge;
-    let problem = problem::by_id(def.id).expect("loaded");
-    let input = problem
-        .case(case, &context.env(def.id, None))
-        .map_err(|e| Error::Usage(e.to_string()))?
-        .describe();
-    let mut times = Vec::with_capacity(TOOL_TESTS);
-    for _ in 0..TOOL_TESTS {
+/// Running the player (`/bin/echo 0`) on the input of a case and the judge on its answer by
+/// hand: plain processes, in a fresh folder each time, as a user would.
+struct ByHand<'a> {
+    def: &'a crate::problem::tools::Def,
+    input: String,
+}
+
+impl<'a> ByHand<'a> {
+    fn new(
+        def: &'a crate::problem::tools::Def,
+        context: &Context,
+        case: &CaseKey,
+    ) -> Result<ByHand<'a>, Error> {
+        let problem = problem::by_id(def.id).expect("loaded");
+        let input = problem
+            .case(case, &context.env(def.id, None))
+            .map_err(|e| Error::Usage(e.to_string()))?
+            .describe();
+        Ok(ByHand { def, input })
+    }
+
+    /// One test's time: the player, its answer written, the judge.
+    fn once(&self) -> Result<Duration, Error> {
+        use crate::problem::tools::judge;
         let dir = tempfile::tempdir().fault()?;
         let (in_path, out_path) = (dir.path().join("input.txt"), dir.path().join("output.txt"));
-        std::fs::write(&in_path, &input).fault()?;
+        std::fs::write(&in_path, &self.input).fault()?;
         let start = Instant::now();
         let answer = Command::new("/bin/echo")
             .arg("0")
@@ -834,23 +868,22 @@ fn tool_test_by_hand(
             seed: Some(1),
             ..Default::default()
         }
-        .apply(&def.judge);
-        let judged = Command::new(judge::program(&def.tools, &args[0]))
+        .apply(&self.def.judge);
+        let judged = Command::new(judge::program(&self.def.tools, &args[0]))
             .args(&args[1..])
             .current_dir(dir.path())
             .stdin(Stdio::null())
             .output()
             .fault()?;
-        times.push(start.elapsed());
+        let took = start.elapsed();
         if !judged.status.success() {
             return Err(Error::Usage(format!(
                 "bench: the judge of {} failed by hand",
-                def.id
+                self.def.id
             )));
         }
+        Ok(took)
     }
-    times.sort();
-    Ok(times[TOOL_TESTS / 2])
 }
 
 /// The moves per second of a suite at 1 and 2 threads in process mode, and at 2 in the

@@ -368,8 +368,28 @@ pub struct BenchArgs {
     /// The player of the throughput measurement.
     #[arg(long, default_value = "players/chesspuzzle-random")]
     pub player: PathBuf,
+    /// Measure only these parts (repeatable; default: all of them).
+    #[arg(long, value_enum, value_name = "PART")]
+    pub only: Vec<BenchPart>,
     #[command(flatten)]
     pub common: Common,
+}
+
+/// One part of `harness bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchPart {
+    /// The cost per move: raw pipes, the session, the sandbox.
+    PingPong,
+    /// A contest tool talking to its player through the relay.
+    Relay,
+    /// Starting and ending one test.
+    Start,
+    /// The judges' own cost per move, long games, the reference solvers, the tuner.
+    Judges,
+    /// A batch test of a problem judged by a contest's tools, against by hand.
+    Batch,
+    /// Suite throughput at 1 and 2 threads.
+    Suite,
 }
 
 #[derive(Debug, Args)]

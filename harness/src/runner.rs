@@ -287,7 +287,6 @@ fn attempt(
     if !unchanged(player, &mut result) {
         return Some((result, false));
     }
-    game.before_player();
     let session = match start(suite, containment, player, limits) {
         Ok(started) => started,
         Err((verdict, reason)) => {
@@ -295,6 +294,7 @@ fn attempt(
             return Some((result, false));
         }
     };
+    game.player_starting();
     let workdir = session.1;
     let mut session = session.0;
     let mut recorder =

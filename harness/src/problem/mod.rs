@@ -274,11 +274,11 @@ pub trait Game: Send {
     /// The full input of this test in a readable form (`harness gen`), including what the
     /// player is not shown (hidden tiles, the spawn sequence).
     fn describe(&self) -> String;
-    /// Called by the runner just before it starts this test's player: what the game runs
-    /// beside the player may start here, so that both are set up at once (a batch problem's
-    /// judge, made ready in a sandbox of its own). Nothing by default; [`Game::play`] must
-    /// work without it (a game played in memory is never told).
-    fn before_player(&mut self) {}
+    /// Called by the runner as soon as it has launched this test's player, before the game
+    /// talks to it: what the game runs beside the player may start here, so that both are set
+    /// up at once (a batch problem's judge, made ready in a sandbox of its own). Nothing by
+    /// default; [`Game::play`] must work without it (a game played in memory is never told).
+    fn player_starting(&mut self) {}
     /// Plays the test against a player and judges it. Every player message is hostile input:
     /// whatever it sends, this returns an outcome and never panics.
     fn play(&mut self, player: &mut dyn Channel) -> Outcome;

@@ -601,6 +601,18 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
     } else {
         None
     };
+    let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    // The spec goes into the control pipe before the supervisor is started, whenever it fits
+    // in the pipe (a few KB: it does, but for a pipe the kernel cut to one page), so that
+    // the supervisor reads it at once instead of waiting for this thread to be scheduled
+    // again after the spawn. Otherwise it is written after, as a reader is there.
+    let mut control = std::fs::File::from(ctl_w);
+    let ahead = sys::pipe_capacity(control.as_raw_fd()).is_some_and(|c| line.len() <= c);
+    if ahead {
+        // Never blocks: it fits in the empty pipe.
+        control.write_all(&line)?;
+    }
     let child_ends = [in_r, out_w, err_w, ctl_r, rep_w];
     let mut fds: Vec<RawFd> = child_ends.iter().map(|fd| fd.as_raw_fd()).collect();
     // Descriptors 5 and 6: the pool's user and network namespaces.
@@ -613,14 +625,12 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
         groups.retain(|(p, _)| *p != pid);
         groups.push((pid, cgroups.clone()));
     }
-    let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    // The spec is a few KB at most: far below a pipe's capacity, so this never blocks.
-    let mut control = std::fs::File::from(ctl_w);
-    if let Err(e) = control.write_all(&line) {
-        sys::kill(pid, libc::SIGKILL);
-        let _ = sys::wait(pid, true);
-        return Err(e);
+    if !ahead {
+        if let Err(e) = control.write_all(&line) {
+            sys::kill(pid, libc::SIGKILL);
+            let _ = sys::wait(pid, true);
+            return Err(e);
+        }
     }
     Ok(OnPipes {
         pid,
@@ -780,6 +790,16 @@ fn reap_exited(pending: &mut Vec<i32>) {
 fn still_child(pid: i32) -> bool {
     // SAFETY: signal 0 only checks existence; a zombie child still exists.
     unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// Waits, at most `within` each, until nothing of the tests run so far works in the
+/// background: their supervisors have tidied up and exited, and the harness's own threads
+/// off the tests' path ([`tool::AHEAD`], [`tool::JANITOR`]) are idle. For `harness bench`, so
+/// that each test it times starts on a quiet machine.
+pub(crate) fn settle(within: std::time::Duration) {
+    reap_all(within);
+    tool::AHEAD.settle(within);
+    tool::JANITOR.settle(within);
 }
 
 /// Reaps every pending supervisor, killing those still there after `within` (the end of a

@@ -502,3 +502,21 @@ pub(crate) fn affinity_list() -> String {
             .join(",")
     }
 }
+
+/// The bytes a pipe holds before a write to it blocks (`F_GETPIPE_SZ`).
+pub(crate) fn pipe_capacity(fd: RawFd) -> Option<usize> {
+    // SAFETY: fcntl on a descriptor of ours; no memory is passed.
+    let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    usize::try_from(size).ok()
+}
+
+/// Puts the calling thread at the lowest CPU priority there is (`SCHED_IDLE`): it runs only
+/// on a CPU that nothing else wants, and a CPU running only such threads counts as idle
+/// when the kernel places a woken process. For the harness's own work off a test's path.
+pub(crate) fn lowest_priority() -> bool {
+    let param = libc::sched_param { sched_priority: 0 };
+    // What the thread starts (none of its jobs does) would not inherit it.
+    let policy = libc::SCHED_IDLE | libc::SCHED_RESET_ON_FORK;
+    // SAFETY: pid 0 is the calling thread; the parameter is plain data.
+    unsafe { libc::sched_setscheduler(0, policy, &param) == 0 }
+}

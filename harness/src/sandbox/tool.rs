@@ -235,7 +235,10 @@ impl OffPath {
             let (tx, rx) = std::sync::mpsc::channel::<Job>();
             let _ = std::thread::Builder::new()
                 .name(self.name.into())
-                .spawn(move || rx.into_iter().for_each(|job| job()));
+                .spawn(move || {
+                    super::sys::lowest_priority();
+                    rx.into_iter().for_each(|job| job())
+                });
             std::sync::Mutex::new(tx)
         });
         let sender = sender.lock().unwrap_or_else(|e| e.into_inner());

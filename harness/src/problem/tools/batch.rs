@@ -4,7 +4,7 @@
 //! its score. The pictures it leaves in its folder (`pictures`) are kept for the report.
 //!
 //! The judge is made ready beside the player, not after it: its sandbox is launched just
-//! before the player's ([`Game::before_player`]) and set up in full while the player's is,
+//! after the player's ([`Game::player_starting`]) and set up in full while the player's is,
 //! held before the exec of the judge until the answer is there ([`tool::Held`]); its folder
 //! is made ahead of the test ([`judge::JudgeFolders`]: the tools shown, the input's and the
 //! answer's files made) and the input written into it meanwhile; the answer is written once
@@ -35,7 +35,7 @@ pub struct BatchGame {
     made: Arc<Made>,
     folders: Arc<JudgeFolders>,
     input: String,
-    /// The judge, launched by [`Game::before_player`] (or by [`Game::play`] when nobody
+    /// The judge, launched by [`Game::player_starting`] (or by [`Game::play`] when nobody
     /// called it).
     judge: Option<Result<Ready, String>>,
     pictures: Vec<Picture>,
@@ -195,9 +195,11 @@ impl Game for BatchGame {
         self.input.clone()
     }
 
-    /// The judge's sandbox is launched first: it is needed after the player's, and a player
-    /// that answers at once would otherwise wait for the rest of its setup.
-    fn before_player(&mut self) {
+    /// The judge's sandbox is launched right after the player's: the player's setup is on
+    /// the test's path and the judge's is not (it is needed only once the player has
+    /// answered), so the player's comes first, and the test's thread does not wait for the
+    /// judge's supervisor to start before it launches the player's.
+    fn player_starting(&mut self) {
         if self.judge.is_none() {
             self.judge = Some(self.launch_judge());
         }
