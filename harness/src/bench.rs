@@ -260,7 +260,10 @@ fn player_spec(
 ) -> Result<(crate::sandbox::Spec, Option<tempfile::TempDir>), Error> {
     let work = match containment.isolation.mode {
         crate::sandbox::Mode::Namespaces => None,
-        crate::sandbox::Mode::Process => Some(runner::process_workdir().fault()?),
+        // Made ahead, as a run makes them.
+        crate::sandbox::Mode::Process => {
+            Some(runner::process_workdir_ahead(&containment.isolation).fault()?)
+        }
     };
     let mut argv = vec![program.display().to_string()];
     argv.extend(args.iter().map(|a| a.to_string()));
@@ -297,7 +300,9 @@ fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, Error> {
         let start = Instant::now();
         let (session, work) = spawn(containment, program, &[], limits)?;
         let ending = session.finish();
-        drop(work);
+        if let Some(dir) = work {
+            crate::sandbox::tool::remove_later(dir);
+        }
         times.push(start.elapsed());
         if ending
             .report

@@ -312,7 +312,9 @@ fn attempt(
     if crate::debug::watching() {
         crate::debug::stderr_end();
     }
-    drop(workdir);
+    if let Some(dir) = workdir {
+        crate::sandbox::tool::remove_later(dir);
+    }
     if outcome.fault == Some(Fault::Interrupted) || os::interrupted() {
         return None;
     }
@@ -408,7 +410,7 @@ fn start(
 /// on a thread of the harness's ([`crate::sandbox::tool::AHEAD`]): its four new inodes in
 /// /tmp take 0.1 to 1 ms each on some machines, before the player's launch. Each folder is
 /// used by one test only; those left at the end of the run go with its isolation.
-fn process_workdir_ahead(
+pub(crate) fn process_workdir_ahead(
     isolation: &std::sync::Arc<Isolation>,
 ) -> std::io::Result<tempfile::TempDir> {
     /// Folders ready or being made at once: one per worker is enough to keep ahead.

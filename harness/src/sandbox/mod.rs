@@ -445,8 +445,10 @@ impl Drop for Isolation {
     /// empty before the run's can be removed (the fields drop after this).
     fn drop(&mut self) {
         reap_all(std::time::Duration::from_secs(5));
-        // Nothing of the run is made in its scratch space once that is being removed.
+        // Nothing of the run is made in its scratch space once that is being removed, and
+        // what its tests left to remove is removed before the harness exits.
         tool::AHEAD.settle(std::time::Duration::from_secs(5));
+        tool::JANITOR.settle(std::time::Duration::from_secs(5));
     }
 }
 
