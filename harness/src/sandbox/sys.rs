@@ -510,6 +510,20 @@ pub(crate) fn pipe_capacity(fd: RawFd) -> Option<usize> {
     usize::try_from(size).ok()
 }
 
+/// Lets the calling thread run on every CPU the process may use: a thread started by a
+/// pinned worker would otherwise stay on that worker's CPU (the kernel keeps what the
+/// process's cpuset allows of a full mask).
+pub(crate) fn unpin() -> bool {
+    // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it; pid 0 is this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in 0..libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
 /// Puts the calling thread at the lowest CPU priority there is (`SCHED_IDLE`): it runs only
 /// on a CPU that nothing else wants, and a CPU running only such threads counts as idle
 /// when the kernel places a woken process. For the harness's own work off a test's path.

@@ -163,8 +163,9 @@ pub fn remove_later(dir: tempfile::TempDir) {
 }
 
 /// A thread of the harness's own that runs jobs one after another, off every test's path;
-/// started by its first job. It runs at the lowest CPU priority (`SCHED_IDLE`): a test's
-/// processes always go first, and a CPU with only this thread on it counts as free for them.
+/// started by its first job. It runs on any CPU (never pinned with the worker that started
+/// it) at the lowest CPU priority (`SCHED_IDLE`): a test's processes always go first, and a
+/// CPU with only this thread on it counts as free for them.
 pub struct OffPath {
     name: &'static str,
     sender: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>,
@@ -263,6 +264,9 @@ impl OffPath {
             let _ = std::thread::Builder::new()
                 .name(self.name.into())
                 .spawn(move || {
+                    // Started by a test's thread: not on its worker's CPU, nor in front of
+                    // any test's processes.
+                    super::sys::unpin();
                     super::sys::lowest_priority();
                     for job in rx {
                         job();
