@@ -239,14 +239,14 @@ fn per_move(t: Duration, n: u64) -> f64 {
     t.as_secs_f64() * 1e6 / n as f64
 }
 
-/// Starts `program args` as a player of `containment` (in a fresh host folder in process
-/// mode, kept alive by the returned guard).
+/// Starts `program args` as a player of `containment` (in process mode, in a host folder of
+/// its own, as a run gives it: [`runner::done_with_workdir`] at its end).
 fn spawn(
     containment: &Containment,
     program: &Path,
     args: &[&str],
     limits: Limits,
-) -> Result<(Session, Option<tempfile::TempDir>), Error> {
+) -> Result<(Session, Option<Workdir>), Error> {
     let (spec, work) = player_spec(containment, program, args)?;
     Ok((Session::spawn(&spec, limits).fault()?, work))
 }
@@ -257,7 +257,7 @@ fn player_spec(
     containment: &Containment,
     program: &Path,
     args: &[&str],
-) -> Result<(crate::sandbox::Spec, Option<tempfile::TempDir>), Error> {
+) -> Result<(crate::sandbox::Spec, Option<Workdir>), Error> {
     let work = match containment.isolation.mode {
         crate::sandbox::Mode::Namespaces => None,
         // Made ahead, as a run makes them.
@@ -281,8 +281,16 @@ fn player_spec(
             core_dumps: false,
         },
     );
+    // As a run does: its stamp once the spec has made it the player's.
+    let work = work.map(|w| {
+        let began = runner::WorkdirStamp::of(w.path());
+        (w, began)
+    });
     Ok((spec, work))
 }
+
+/// A process-mode test's host folder and how it was when its test began.
+type Workdir = (tempfile::TempDir, runner::WorkdirStamp);
 
 /// Median time of starting and ending `true` as a player, over `n` tests.
 fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, Error> {
@@ -300,8 +308,8 @@ fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, Error> {
         let start = Instant::now();
         let (session, work) = spawn(containment, program, &[], limits)?;
         let ending = session.finish();
-        if let Some(dir) = work {
-            crate::sandbox::tool::remove_later(dir);
+        if let Some(work) = work {
+            runner::done_with_workdir(&containment.isolation, work, ending.report.as_ref());
         }
         times.push(start.elapsed());
         if ending

@@ -6,6 +6,7 @@
 //! in a [`TestResult`]; nothing here prints or writes files, and nothing aborts the run but
 //! an interrupt (after which unfinished tests are simply not reported).
 
+use std::path::Path;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
@@ -312,8 +313,8 @@ fn attempt(
     if crate::debug::watching() {
         crate::debug::stderr_end();
     }
-    if let Some(dir) = workdir {
-        crate::sandbox::tool::remove_later(dir);
+    if let Some(workdir) = workdir {
+        done_with_workdir(&containment.isolation, workdir, ending.report.as_ref());
     }
     if outcome.fault == Some(Fault::Interrupted) || os::interrupted() {
         return None;
@@ -349,7 +350,7 @@ fn start(
     containment: &Containment,
     player: &Player,
     limits: Limits,
-) -> Result<(Session, Option<tempfile::TempDir>), (Verdict, String)> {
+) -> Result<(Session, Option<(tempfile::TempDir, WorkdirStamp)>), (Verdict, String)> {
     let isolation = &containment.isolation;
     let c = &suite.env.config;
     let test_limits = TestLimits {
@@ -382,6 +383,11 @@ fn start(
             workdir.as_ref().map(|w| w.path()),
             &test_limits,
         );
+        // As the test is given it (after `spec` made it its player's).
+        let workdir = workdir.map(|w| {
+            let began = WorkdirStamp::of(w.path());
+            (w, began)
+        });
         if suite.problem.direct_player() {
             // The game starts it, on the judge's own pipes, once the judge asks for it.
             return Session::pending(spec, limits)
@@ -406,10 +412,92 @@ fn start(
     }
 }
 
+/// What a process-mode test's host folder looked like when its test began: the folder and
+/// its `work`, `home` and `tmp` (inode, mode, owner, modification and change times).
+pub(crate) struct WorkdirStamp(Vec<FolderStamp>);
+
+/// A folder's inode, mode, owner and group, modification and change times (s, ns).
+type FolderStamp = (u64, u32, u32, u32, i64, i64, i64, i64);
+
+impl WorkdirStamp {
+    const SUBS: [&'static str; 3] = ["home", "tmp", "work"];
+
+    pub(crate) fn of(dir: &Path) -> WorkdirStamp {
+        use std::os::unix::fs::MetadataExt;
+        let paths = std::iter::once(dir.to_path_buf()).chain(Self::SUBS.map(|s| dir.join(s)));
+        WorkdirStamp(
+            paths
+                .map(|p| match std::fs::symlink_metadata(&p) {
+                    Ok(m) => (
+                        m.ino(),
+                        m.mode(),
+                        m.uid(),
+                        m.gid(),
+                        m.mtime(),
+                        m.mtime_nsec(),
+                        m.ctime(),
+                        m.ctime_nsec(),
+                    ),
+                    // Never equal to a folder's: a missing one is not as it was.
+                    Err(_) => (0, 0, 0, 0, -1, -1, -1, -1),
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `dir` is as it was given: the same three folders and nothing else in it,
+    /// nothing in them, and not one of the four changed (a file made and removed again
+    /// changes its folder's times; a mode, an owner, an extended attribute, its change time).
+    pub(crate) fn unchanged(&self, dir: &Path) -> bool {
+        let names = |d: &Path| -> Option<Vec<std::ffi::OsString>> {
+            let mut names = std::fs::read_dir(d)
+                .ok()?
+                .map(|e| e.map(|e| e.file_name()))
+                .collect::<std::io::Result<Vec<_>>>()
+                .ok()?;
+            names.sort();
+            Some(names)
+        };
+        let subs: Vec<std::ffi::OsString> = Self::SUBS.iter().map(|s| s.into()).collect();
+        names(dir).is_some_and(|n| n == subs)
+            && Self::SUBS
+                .iter()
+                .all(|s| names(&dir.join(s)).is_some_and(|n| n.is_empty()))
+            && WorkdirStamp::of(dir).0 == self.0
+    }
+}
+
+/// Most process-mode folders a run keeps for later tests ([`done_with_workdir`]).
+const KEPT_WORKDIRS: usize = 16;
+
+/// The end of a process-mode test's folder, once its test's report is in. A folder its test
+/// left as it was given ([`WorkdirStamp::unchanged`]), with nothing of the test alive
+/// (`report.all_gone`), goes to a later test of the run instead of being removed and made
+/// again: on a disk with many files made and removed (ext4 then scans for an inode not
+/// recently freed), the four new folders of each test came to take milliseconds, and two
+/// workers making them at once were no faster than one. A later test cannot tell it from a
+/// new folder, but by its inode numbers and times. Any other folder is removed, off the
+/// test's path.
+pub(crate) fn done_with_workdir(
+    isolation: &std::sync::Arc<Isolation>,
+    (dir, began): (tempfile::TempDir, WorkdirStamp),
+    report: Option<&crate::sandbox::Report>,
+) {
+    if report.is_some_and(|r| r.all_gone) && began.unchanged(dir.path()) {
+        let mut stock = isolation.workdirs.lock().unwrap_or_else(|e| e.into_inner());
+        if stock.ready.len() < KEPT_WORKDIRS {
+            stock.ready.push(dir);
+            return;
+        }
+    }
+    crate::sandbox::tool::remove_later(dir);
+}
+
 /// A process-mode test's host folder ([`process_workdir`]), made a little ahead of the test
 /// on a thread of the harness's ([`crate::sandbox::tool::AHEAD`]): its four new inodes in
 /// /tmp take 0.1 to 1 ms each on some machines, before the player's launch. Each folder is
-/// used by one test only; those left at the end of the run go with its isolation.
+/// used by one test at a time, and by a later one only as it was made ([`done_with_workdir`]);
+/// those left at the end of the run go with its isolation.
 pub(crate) fn process_workdir_ahead(
     isolation: &std::sync::Arc<Isolation>,
 ) -> std::io::Result<tempfile::TempDir> {
