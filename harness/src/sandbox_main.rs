@@ -6,10 +6,12 @@
 //! a program (the main thread's stack guard, found by reading `/proc/self/maps`, and a signal
 //! stack for stack overflows; `SIGPIPE` ignored; descriptors 0-2 checked), none of which a
 //! supervisor needs: it ignores `SIGPIPE` itself, and its descriptors 0-2 are the test's pipes.
-#![no_main]
+// (A test build of this program keeps the test runner's `main`.)
+#![cfg_attr(not(test), no_main)]
 
 /// The program's entry, called by the C runtime (the standard library still sees the
 /// arguments: glibc hands them to it before `main`).
+#[cfg(not(test))]
 #[no_mangle]
 pub extern "C" fn main(
     _argc: std::ffi::c_int,
