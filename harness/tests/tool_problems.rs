@@ -700,3 +700,59 @@ fn a_cargo_target_folder_in_the_environment_does_not_move_the_tools_build() {
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
 }
+
+/// The harness's own threads off the tests' path (the one that makes judges' folders ahead,
+/// the one that removes them) are never in a worker's cpu group, whose one CPU's time is its
+/// players': one started while its worker played a game (the first judge's folder is taken
+/// then) was born in that group and stayed there. Seen from outside while a run goes, in
+/// each thread's `/proc/<pid>/task/<tid>/cgroup` once it has started; the run's groups are
+/// named `harness-<pid>-<n>`.
+#[test]
+fn the_threads_off_the_tests_path_are_in_no_workers_group() {
+    let ws = Workspace::batch();
+    let out_dir = ws.root().join("results/threads");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .args([
+            "--players",
+            "players/best",
+            "--seeds",
+            "1..300",
+            "--threads",
+            "2",
+        ])
+        .arg("--results")
+        .arg(&out_dir)
+        .spawn()
+        .unwrap();
+    let tasks = PathBuf::from(format!("/proc/{}/task", child.id()));
+    // Each off-path thread's name (as `comm` cuts it) and the cgroup lines it was seen with.
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    while child.try_wait().unwrap().is_none() && seen.len() < 2 {
+        for task in std::fs::read_dir(&tasks).into_iter().flatten().flatten() {
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            let comm = comm.trim();
+            if ["harness-ahead", "harness-tool-ja"].contains(&comm) {
+                if let Ok(groups) = std::fs::read_to_string(task.path().join("cgroup")) {
+                    seen.insert(comm.to_string(), groups);
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.wait();
+    assert_eq!(
+        seen.len(),
+        2,
+        "both off-path threads should have been seen during the run: {seen:?}"
+    );
+    for (thread, groups) in &seen {
+        assert!(
+            !groups.contains("/harness-"),
+            "{thread} is in one of the run's cgroups:\n{groups}"
+        );
+    }
+}

@@ -489,6 +489,23 @@ pub(crate) fn leave_worker_cpu() {
     });
 }
 
+/// Runs `f` with this thread out of its worker cpu folder, and puts it back after if it was
+/// in: a thread that `f` starts (one of the harness's own, for work off the tests' path)
+/// starts in the harness's group, not in a worker's one CPU beside its players.
+pub(crate) fn outside_worker_cpu<T>(f: impl FnOnce() -> T) -> T {
+    let joined = WORKER
+        .try_with(|w| w.borrow().as_ref().is_some_and(|j| j.joined))
+        .unwrap_or(false);
+    if joined {
+        leave_worker_cpu();
+    }
+    let out = f();
+    if joined {
+        join_worker_cpu();
+    }
+    out
+}
+
 /// Takes this thread out of its worker cpu folder and removes it, if it has one.
 fn leave_worker() {
     let _ = WORKER.try_with(|w| w.borrow_mut().take());

@@ -163,9 +163,10 @@ pub fn remove_later(dir: tempfile::TempDir) {
 }
 
 /// A thread of the harness's own that runs jobs one after another, off every test's path;
-/// started by its first job. It runs on any CPU (never pinned with the worker that started
-/// it) at the lowest CPU priority (`SCHED_IDLE`): a test's processes always go first, and a
-/// CPU with only this thread on it counts as free for them.
+/// started by its first job. It runs in the harness's own cpu group, on any CPU (never in the
+/// group or on the CPU of the worker that started it) at the lowest CPU priority
+/// (`SCHED_IDLE`): a test's processes always go first, and a CPU with only this thread on it
+/// counts as free for them.
 pub struct OffPath {
     name: &'static str,
     sender: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>,
@@ -261,18 +262,21 @@ impl OffPath {
         let sender = self.sender.get_or_init(|| {
             let (tx, rx) = std::sync::mpsc::channel::<Job>();
             let queued = &self.queued;
-            let _ = std::thread::Builder::new()
-                .name(self.name.into())
-                .spawn(move || {
-                    // Started by a test's thread: not on its worker's CPU, nor in front of
-                    // any test's processes.
-                    super::sys::unpin();
-                    super::sys::lowest_priority();
-                    for job in rx {
-                        job();
-                        queued.fetch_sub(1, Ordering::Relaxed);
-                    }
-                });
+            // Started by a test's thread, maybe during a game: not in its worker's cpu group
+            // (born there, it would stay there), not on its CPU, nor in front of any test's
+            // processes.
+            let _ = super::cgroup::outside_worker_cpu(|| {
+                std::thread::Builder::new()
+                    .name(self.name.into())
+                    .spawn(move || {
+                        super::sys::unpin();
+                        super::sys::lowest_priority();
+                        for job in rx {
+                            job();
+                            queued.fetch_sub(1, Ordering::Relaxed);
+                        }
+                    })
+            });
             std::sync::Mutex::new(tx)
         });
         let sender = sender.lock().unwrap_or_else(|e| e.into_inner());
