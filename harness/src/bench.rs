@@ -770,28 +770,22 @@ fn tool_batch_cost(
     // One test of each first: a run makes its input (gen) once, and the first test of a run
     // makes what the later ones reuse.
     type Once<'a> = &'a dyn Fn() -> Result<Duration, Error>;
-    let mut kinds: [(Vec<Duration>, Once); 3] = [
-        (Vec::new(), &|| by_hand.once()),
-        (Vec::new(), &|| {
-            tool_test_once(&suites[0], open, &case, &player)
-        }),
-        (Vec::new(), &|| {
-            tool_test_once(&suites[1], sandboxed, &case, &player)
-        }),
+    let kinds: [Once; 3] = [
+        &|| by_hand.once(),
+        &|| tool_test_once(&suites[0], open, &case, &player),
+        &|| tool_test_once(&suites[1], sandboxed, &case, &player),
     ];
-    for (_, once) in &kinds {
+    for once in &kinds {
         once()?;
     }
     let mut best = [Duration::MAX; 3];
     for round in 0..TOOL_ROUNDS {
         for k in 0..kinds.len() {
             let kind = (round + k) % kinds.len();
-            let (times, once) = &mut kinds[kind];
             crate::sandbox::settle(Duration::from_secs(2));
-            times.clear();
-            for _ in 0..TOOL_TESTS {
-                times.push(once()?);
-            }
+            let mut times = (0..TOOL_TESTS)
+                .map(|_| kinds[kind]())
+                .collect::<Result<Vec<_>, _>>()?;
             times.sort();
             best[kind] = best[kind].min(times[TOOL_TESTS / 2]);
         }

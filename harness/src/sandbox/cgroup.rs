@@ -454,9 +454,14 @@ pub(crate) fn for_this_worker(run: &Cgroups) -> Cgroups {
 /// supervisor (forked by this thread) stays outside the group, and out of its player's reach
 /// for CPU. Nothing where the thread has no folder (cgroup v2, no cpu hierarchy).
 pub(crate) fn join_worker_cpu() {
+    enter_worker_cpu(true);
+}
+
+/// [`WorkerCpu::enter`] for this thread's folder, if it has one.
+fn enter_worker_cpu(in_group: bool) {
     let _ = WORKER.try_with(|w| {
         if let Some(j) = w.borrow_mut().as_mut() {
-            j.enter(true);
+            j.enter(in_group);
         }
     });
 }
@@ -482,11 +487,7 @@ pub(crate) fn in_worker_cpu(spec: &super::Spec) -> bool {
 /// Moves this worker thread back to the harness's cpu group (the end of a test): threads and
 /// processes it starts from then on start outside the players' group.
 pub(crate) fn leave_worker_cpu() {
-    let _ = WORKER.try_with(|w| {
-        if let Some(j) = w.borrow_mut().as_mut() {
-            j.enter(false);
-        }
-    });
+    enter_worker_cpu(false);
 }
 
 /// Runs `f` with this thread out of its worker cpu folder, and puts it back after if it was

@@ -514,14 +514,8 @@ pub(crate) fn pipe_capacity(fd: RawFd) -> Option<usize> {
 /// pinned worker would otherwise stay on that worker's CPU (the kernel keeps what the
 /// process's cpuset allows of a full mask).
 pub(crate) fn unpin() -> bool {
-    // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it; pid 0 is this thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for cpu in 0..libc::CPU_SETSIZE as usize {
-            libc::CPU_SET(cpu, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-    }
+    let every: Vec<usize> = (0..libc::CPU_SETSIZE as usize).collect();
+    crate::os::set_affinity(&every)
 }
 
 /// Puts the calling thread at the lowest CPU priority there is (`SCHED_IDLE`): it runs only

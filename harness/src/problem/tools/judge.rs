@@ -77,14 +77,8 @@ pub fn program(tools: &Path, first: &str) -> PathBuf {
 /// and writes only into its own folder.
 pub fn workspace(scratch: &Path, tools: &Path, outputs: &[&str]) -> std::io::Result<ToolDir> {
     let dir = ToolDir::new(scratch)?;
-    show_tools(&dir, tools, outputs)?;
+    link_tools(&dir.work(), tools, outputs)?;
     Ok(dir)
-}
-
-/// Fills a fresh [`ToolDir`]'s working folder as [`workspace`] does (a tool's sandbox shows
-/// the folder as it is on the host, so this may follow the start of a held tool).
-pub fn show_tools(dir: &ToolDir, tools: &Path, outputs: &[&str]) -> std::io::Result<()> {
-    link_tools(&dir.work(), tools, outputs).map(drop)
 }
 
 /// Makes in `folder` a symbolic link to each entry of `tools` but those named in `outputs`;
@@ -106,7 +100,7 @@ fn link_tools(
     Ok(names)
 }
 
-/// Fresh working folders for the judges of a run's tests, filled as [`show_tools`] fills
+/// Fresh working folders for the judges of a run's tests, filled as [`workspace`] fills
 /// one, with the empty files a judge is handed (its input and answer, written by the test),
 /// made a little ahead of the tests that take them, on a thread of the harness's
 /// ([`tool::AHEAD`]), so
