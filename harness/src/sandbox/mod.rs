@@ -1,9 +1,11 @@
 //! Containment of player programs: everything that touches the OS to start, limit, watch and
 //! end a player lives here (with the pipe and wait primitives of `crate::os`).
 //!
-//! Every test runs under a supervisor process, started with posix_spawn (so the
-//! multi-threaded harness never forks): the small `harness-sandbox` program built with the
-//! harness, found beside it, or the harness's own binary as `harness __sandbox`. The
+//! Every test runs under a supervisor process of the small `harness-sandbox` program built
+//! with the harness, found beside it, or of the harness's own binary as `harness __sandbox`:
+//! forked, as the harness's child, by the calling thread's fork server ([`forker`], itself
+//! started with posix_spawn, so the multi-threaded harness never forks), or started with
+//! posix_spawn where no server can be had. The
 //! supervisor ([`supervisor`]) makes the test's cgroup ([`cgroup`]), then either starts the
 //! test's init in fresh user, PID, mount, IPC, UTS and cgroup namespaces, in a network
 //! namespace of its own for the test's time ([`net`]: borrowed from the run's pool), with a
@@ -24,6 +26,7 @@
 pub mod attribution;
 mod build;
 pub mod cgroup;
+mod forker;
 pub mod ids;
 mod init;
 mod landlock;
@@ -619,7 +622,10 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
     let mut fds: Vec<RawFd> = child_ends.iter().map(|fd| fd.as_raw_fd()).collect();
     // Descriptors 5 and 6: the pool's user and network namespaces.
     fds.extend(net.iter().flat_map(|ns| ns.fds()));
-    let pid = spawn_self(&fds, &[c"harness", c"__sandbox"])?;
+    let pid = match forker::start(&fds) {
+        Some(started) => started?,
+        None => spawn_self(&fds, &[c"harness", c"__sandbox"])?,
+    };
     drop(child_ends);
     if let Some(cgroups) = &spec.cgroups {
         let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());

@@ -37,6 +37,7 @@ const TEARDOWN: Duration = Duration::from_secs(1);
 pub fn main() -> ! {
     match std::env::args_os().nth(2) {
         Some(a) if a == "net" => super::net::helper_main(),
+        Some(a) if a == "forker" => super::forker::serve(),
         Some(a) if a == "build" => {
             // Which build this is, for the harness that looks for a supervisor beside it.
             println!("{}", super::BUILD_ID);
@@ -44,6 +45,12 @@ pub fn main() -> ! {
         }
         _ => {}
     }
+    test_main()
+}
+
+/// A test's supervisor, from its descriptors on: executed for the test (`main`), or forked
+/// by the fork server (`forker`). Never returns.
+pub(crate) fn test_main() -> ! {
     sys::close_from(NET_NS + 3, None);
     // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
     let mut report_pipe = unsafe {

@@ -1,0 +1,381 @@
+//! The supervisors' fork server: a small process (`harness-sandbox __sandbox forker`) that
+//! each harness thread starting tests starts once, and that forks every later test's
+//! supervisor for it, instead of the harness executing the supervisor's program anew for each
+//! test. A supervisor so made skips the program's execution and loading (about half a
+//! millisecond of CPU and of a test's start on the machines we measured: the loader, glibc's
+//! CPU probes, which trap in a virtual machine, and the kernel's exec), and is otherwise the
+//! process [`super::spawn_self`] would have started:
+//!
+//! - it is the **harness's child** (`CLONE_PARENT`), reaped, killed and waited for by pid as
+//!   before, its exit signalled to the harness;
+//! - its descriptors are exactly the ones handed over (0, 1, 2... as the supervisor's contract
+//!   says), nothing of the server's;
+//! - it runs on the CPUs of the thread that asked (the worker's pinning, which the test's
+//!   cpuset is made from), with default signals and an empty mask, the server's empty
+//!   environment (plus the bench's attribution switch, when asked), and is dumpable as a
+//!   freshly executed program is (the supervisor itself decides when it stops being so);
+//! - it is in the harness's own groups: the server is started outside any worker's cpu group.
+//!
+//! The server holds nothing else: it is not dumpable (a process-mode player of the same user
+//! cannot trace it), dies with the thread that started it (parent-death signal) or when that
+//! thread's end of its socket closes, and never runs a test's code itself. A server that
+//! cannot be started, or is found gone, is started again once; failing that, the test's
+//! supervisor is executed as before. A server that takes a request and answers nothing (it
+//! was stopped) fails that one test's start (ERR) rather than risk two supervisors on one
+//! test's pipes.
+//!
+//! May touch: its socket, the descriptors it is handed, and the child's affinity.
+
+use std::cell::RefCell;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use super::sys;
+
+/// Descriptors a request may hand over (the supervisor's contract: 0-4, and 5-7 with a
+/// pooled network namespace).
+const MOST_FDS: usize = 8;
+
+/// Bytes of a request before the attribution switch: the caller's CPU set.
+const MASK_BYTES: usize = std::mem::size_of::<libc::cpu_set_t>();
+
+/// Where the server keeps its socket: above any descriptor a request brings.
+const SERVER_SOCKET: RawFd = 64;
+
+/// How long the harness waits for the server's answer before it gives up on that server.
+const ANSWER_WITHIN_MS: i32 = 10_000;
+
+/// A thread's server: its pid (the harness's child) and the harness's end of its socket.
+struct Server {
+    pid: i32,
+    socket: OwnedFd,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // The socket closes after this: the server reads its end and exits.
+        // SAFETY: shutting down our own socket; no memory is passed.
+        unsafe { libc::shutdown(self.socket.as_raw_fd(), libc::SHUT_RDWR) };
+        super::reap_later(self.pid);
+    }
+}
+
+thread_local! {
+    static SERVER: RefCell<Option<Server>> = const { RefCell::new(None) };
+}
+
+/// Why a request was not served.
+enum Failed {
+    /// Nothing reached the server: the caller may start the supervisor another way.
+    NotSent,
+    /// The server took the request and did not answer: a supervisor may exist.
+    Unanswered(io::Error),
+}
+
+/// Starts a test's supervisor with `fds` as its descriptors 0, 1, 2..., through this thread's
+/// server (started on first use, and once again if found gone); `None` when no server can
+/// be had, so that the caller executes the supervisor itself.
+pub(crate) fn start(fds: &[RawFd]) -> Option<io::Result<i32>> {
+    if fds.len() > MOST_FDS {
+        return None;
+    }
+    SERVER
+        .try_with(|cell| {
+            let mut slot = cell.borrow_mut();
+            for _ in 0..2 {
+                if slot.is_none() {
+                    *slot = Some(launch().ok()?);
+                }
+                let server = slot.as_ref().expect("just set");
+                match ask(server, fds) {
+                    Ok(pid) => return Some(Ok(pid)),
+                    Err(Failed::NotSent) => {
+                        // Gone (killed, or ended): another one, once.
+                        let dead = slot.take();
+                        if let Some(s) = &dead {
+                            sys::kill(s.pid, libc::SIGKILL);
+                        }
+                    }
+                    Err(Failed::Unanswered(e)) => {
+                        let dead = slot.take();
+                        if let Some(s) = &dead {
+                            sys::kill(s.pid, libc::SIGKILL);
+                        }
+                        return Some(Err(e));
+                    }
+                }
+            }
+            None
+        })
+        .ok()
+        .flatten()
+}
+
+/// Starts this thread's server, outside the worker's cpu group.
+fn launch() -> io::Result<Server> {
+    let (ours, theirs) = socket_pair()?;
+    let pid = super::cgroup::outside_worker_cpu(|| {
+        super::spawn_self(
+            &[theirs.as_raw_fd()],
+            &[c"harness", c"__sandbox", c"forker"],
+        )
+    })?;
+    drop(theirs);
+    Ok(Server { pid, socket: ours })
+}
+
+fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: socketpair fills the array with two new descriptors we own.
+    let ret = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if ret != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptors.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Sends one request (the caller's CPU set, the attribution switch, `fds`) and reads the
+/// new supervisor's pid.
+fn ask(server: &Server, fds: &[RawFd]) -> Result<i32, Failed> {
+    let mut payload = vec![0u8; MASK_BYTES];
+    // SAFETY: cpu_set_t is plain data of MASK_BYTES bytes; the call fills it.
+    let got = unsafe {
+        libc::sched_getaffinity(
+            0,
+            MASK_BYTES,
+            payload.as_mut_ptr().cast::<libc::cpu_set_t>(),
+        )
+    };
+    if got != 0 {
+        return Err(Failed::NotSent);
+    }
+    if let Some(env) = super::attribution::env() {
+        payload.extend_from_slice(env.as_bytes());
+    }
+    send_with_fds(server.socket.as_raw_fd(), &payload, fds).map_err(|_| Failed::NotSent)?;
+    let ready = sys::poll_read(&[server.socket.as_raw_fd()], ANSWER_WITHIN_MS);
+    if ready & 1 == 0 {
+        return Err(Failed::Unanswered(io::Error::other(
+            "the supervisors' fork server did not answer",
+        )));
+    }
+    let mut answer = [0u8; 4];
+    // SAFETY: a read into a local buffer from our socket.
+    let n = unsafe {
+        libc::recv(
+            server.socket.as_raw_fd(),
+            answer.as_mut_ptr().cast(),
+            answer.len(),
+            0,
+        )
+    };
+    if n != 4 {
+        return Err(Failed::Unanswered(io::Error::other(
+            "the supervisors' fork server ended without an answer",
+        )));
+    }
+    match i32::from_ne_bytes(answer) {
+        pid if pid > 0 => Ok(pid),
+        errno => Err(Failed::Unanswered(io::Error::from_raw_os_error(-errno))),
+    }
+}
+
+/// One message with `fds` attached (`SCM_RIGHTS`).
+fn send_with_fds(socket: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let mut iov = libc::iovec {
+        iov_base: payload.as_ptr() as *mut libc::c_void,
+        iov_len: payload.len(),
+    };
+    let fd_bytes = std::mem::size_of_val(fds) as u32;
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space = unsafe { libc::CMSG_SPACE(fd_bytes) } as usize;
+    // u64 words: a control buffer aligned for cmsghdr.
+    let mut control = vec![0u64; space.div_ceil(8)];
+    // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and
+    // the control buffer holds CMSG_SPACE(fd_bytes) bytes, so CMSG_FIRSTHDR and CMSG_DATA
+    // stay inside it.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        if !fds.is_empty() {
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = space as _;
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
+            std::ptr::copy_nonoverlapping(
+                fds.as_ptr(),
+                libc::CMSG_DATA(cmsg).cast::<RawFd>(),
+                fds.len(),
+            );
+        }
+        loop {
+            let sent = libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL);
+            if sent == payload.len() as isize {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if sent < 0 && e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(if sent < 0 {
+                e
+            } else {
+                io::Error::other("short send")
+            });
+        }
+    }
+}
+
+/// One request as the server receives it: the payload and the descriptors (in order).
+fn receive(socket: RawFd) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
+    let mut payload = vec![0u8; MASK_BYTES + 256];
+    let mut iov = libc::iovec {
+        iov_base: payload.as_mut_ptr().cast(),
+        iov_len: payload.len(),
+    };
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space =
+        unsafe { libc::CMSG_SPACE((MOST_FDS * std::mem::size_of::<RawFd>()) as u32) } as usize;
+    let mut control = vec![0u64; space.div_ceil(8)];
+    // SAFETY: msghdr is plain data whose pointers outlive recvmsg; the kernel writes at most
+    // msg_controllen bytes of control data, and the walk below stays inside what it wrote.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let n = loop {
+            let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break n;
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut fds = Vec::new();
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
+                let len = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                for i in 0..len / std::mem::size_of::<RawFd>() {
+                    fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
+                }
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+        if n == 0 && fds.is_empty() {
+            // The harness's end is closed.
+            return Ok(None);
+        }
+        payload.truncate(n as usize);
+        Ok(Some((payload, fds)))
+    }
+}
+
+/// The server (`harness __sandbox forker`, descriptor 0 its socket). Never returns.
+pub(crate) fn serve() -> ! {
+    let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
+    // Out of the terminal's foreground group (a Ctrl-C is the harness's to handle), in the
+    // harness's session (its scheduler autogroup), as every supervisor.
+    sys::leave_terminal();
+    // SAFETY: descriptor 0 is our socket by the contract above; it moves out of the way of
+    // the descriptors requests bring, which arrive at the lowest free numbers.
+    let socket = unsafe {
+        let high = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, SERVER_SOCKET);
+        libc::close(0);
+        if high < 0 {
+            libc::_exit(1);
+        }
+        high
+    };
+    sys::close_from(0, Some(socket));
+    loop {
+        let (payload, fds) = match receive(socket) {
+            Ok(Some(request)) => request,
+            Ok(None) | Err(_) => std::process::exit(0),
+        };
+        let answer = if payload.len() < MASK_BYTES || fds.is_empty() {
+            -libc::EINVAL
+        } else {
+            match sys::fork_with(libc::CLONE_PARENT) {
+                Ok(0) => supervisor_child(socket, &payload, fds),
+                Ok(pid) => pid,
+                Err(e) => -e.raw_os_error().unwrap_or(libc::EIO),
+            }
+        };
+        // The request's descriptors (if not the child's) close here.
+        // SAFETY: a write of a local buffer to our socket.
+        let sent = unsafe {
+            libc::send(
+                socket,
+                answer.to_ne_bytes().as_ptr().cast(),
+                4,
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if sent != 4 {
+            std::process::exit(0);
+        }
+    }
+}
+
+/// In the forked child: the request's descriptors become 0, 1, 2..., nothing else stays
+/// open, the caller's CPU set and attribution switch apply; then it is the test's supervisor.
+fn supervisor_child(socket: RawFd, payload: &[u8], fds: Vec<OwnedFd>) -> ! {
+    let count = fds.len() as RawFd;
+    // SAFETY: plain descriptor calls on descriptors this process owns; the payload holds
+    // MASK_BYTES of cpu_set_t first (checked by the caller).
+    unsafe {
+        libc::close(socket);
+        // Every source above the targets first, so that no dup2 clobbers a later source.
+        let high: Vec<RawFd> = fds
+            .into_iter()
+            .map(|fd| {
+                let raw = fd.as_raw_fd();
+                let new = libc::fcntl(raw, libc::F_DUPFD, count);
+                drop(fd);
+                new
+            })
+            .collect();
+        if high.iter().any(|&fd| fd < 0) {
+            libc::_exit(1);
+        }
+        for (target, &fd) in high.iter().enumerate() {
+            if libc::dup2(fd, target as RawFd) < 0 {
+                libc::_exit(1);
+            }
+        }
+        sys::close_from(count, None);
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        std::ptr::copy_nonoverlapping(
+            payload.as_ptr(),
+            (&mut set as *mut libc::cpu_set_t).cast::<u8>(),
+            MASK_BYTES,
+        );
+        libc::sched_setaffinity(0, MASK_BYTES, &set);
+    }
+    if let Some((name, value)) = std::str::from_utf8(&payload[MASK_BYTES..])
+        .ok()
+        .and_then(|s| s.split_once('='))
+    {
+        std::env::set_var(name, value);
+    }
+    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 1);
+    super::supervisor::test_main()
+}

@@ -1,0 +1,171 @@
+//! A test's supervisor is forked by its thread's fork server (`sandbox::forker`), not
+//! executed anew: it is still the harness's own child (killed, reaped and waited for by pid),
+//! the server is reused from test to test, and a server that is gone (killed by anyone) is
+//! replaced without a test noticing. In both modes: the namespaces and process mode.
+//!
+//! One test in this binary: the fork server is per thread, and the checks below count this
+//! thread's server among the process's children.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use harness::config::ProblemConfig;
+use harness::players::Player;
+use harness::problem::{self, CaseKey, Env};
+use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
+use harness::sandbox::{Isolation, Want};
+use harness::verdict::Verdict;
+
+fn containment(sandbox: Want) -> Containment {
+    harness::sandbox::set_supervisor(std::path::Path::new(env!("CARGO_BIN_EXE_harness")));
+    Containment {
+        isolation: Isolation::prepare(sandbox, Want::Auto, &[])
+            .expect("isolation")
+            .into(),
+        base_env: base_env(&[]),
+        core_dumps: false,
+    }
+}
+
+/// Judges a script player on ChessPuzzle seed 1.
+fn judge(sandbox: Want, body: &str) -> TestResult {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("player.sh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    // Under a root harness a process-mode player runs as an unprivileged user.
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .expect("chmod");
+    let player = Player {
+        name: "quitter".to_string(),
+        problem: "chesspuzzle".to_string(),
+        program: path.clone(),
+        args: Vec::new(),
+        cwd: dir.path().to_path_buf(),
+        source: path,
+        hash: String::new(),
+        env: Vec::new(),
+        pass_env: Vec::new(),
+        on_path: false,
+        snapshot: None,
+    };
+    let suite = Suite {
+        problem: problem::by_id("chesspuzzle").expect("chesspuzzle"),
+        env: Env {
+            testcases: PathBuf::from("../testcases"),
+            config: ProblemConfig {
+                time_limit: 10.0,
+                memory_limit: 256,
+                ..ProblemConfig::default()
+            },
+            secret: None,
+        },
+        cases: vec![CaseKey::Seed(1)],
+        players: Vec::new(),
+        done: Default::default(),
+    };
+    run_one(&suite, &containment(sandbox), &CaseKey::Seed(1), &player).expect("not interrupted")
+}
+
+/// The test ran its player: it read the board and quit, which is WA with this reason.
+fn assert_player_ran(r: &TestResult) {
+    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
+    assert!(
+        r.outcome
+            .reason
+            .contains("closed its output before the game ended"),
+        "{}",
+        r.outcome.reason
+    );
+}
+
+/// This process's live children whose command line is the fork server's (`__sandbox
+/// forker`): the servers, and the supervisors they forked (which keep that command line).
+fn forker_children() -> Vec<i32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").expect("tasks") {
+        let children = task.expect("task").path().join("children");
+        let text = std::fs::read_to_string(children).unwrap_or_default();
+        for pid in text
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if cmdline.ends_with(b"__sandbox\0forker\0") {
+                found.push(pid);
+            }
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+#[test]
+fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children() {
+    for sandbox in [Want::Auto, Want::Off] {
+        assert_player_ran(&judge(sandbox, "read header\nexit 0"));
+        let servers = forker_children();
+        assert_eq!(
+            servers.len(),
+            1,
+            "{sandbox:?}: one server for this thread: {servers:?}"
+        );
+        let server = servers[0];
+
+        // While a test runs, its supervisor is this process's child, beside the server.
+        let done = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut seen = Vec::new();
+                while !done.load(Ordering::Relaxed) {
+                    seen.extend(forker_children().into_iter().filter(|&p| p != server));
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                seen
+            })
+        };
+        assert_player_ran(&judge(sandbox, "read header\nsleep 2\nexit 0"));
+        done.store(true, Ordering::Relaxed);
+        let supervisors = watcher.join().expect("watcher");
+        assert!(
+            !supervisors.is_empty(),
+            "{sandbox:?}: no supervisor seen among this process's children"
+        );
+        assert_eq!(
+            forker_children().first(),
+            Some(&server),
+            "{sandbox:?}: the server was not reused"
+        );
+
+        // A server killed from outside is replaced; the next test runs as before.
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(server, libc::SIGKILL) };
+        let until = Instant::now() + Duration::from_secs(30);
+        while std::fs::read(format!("/proc/{server}/cmdline")).is_ok_and(|c| !c.is_empty()) {
+            assert!(Instant::now() < until, "the killed server did not die");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_player_ran(&judge(sandbox, "read header\nexit 0"));
+        let now = forker_children();
+        assert!(
+            now.len() == 1 && now[0] != server,
+            "{sandbox:?}: a new server, once: {now:?} (killed: {server})"
+        );
+        // The killed one was reaped (by the harness, its parent): no zombie is left of it.
+        let until = Instant::now() + Duration::from_secs(30);
+        while std::path::Path::new(&format!("/proc/{server}")).exists() {
+            assert!(
+                Instant::now() < until,
+                "{sandbox:?}: the killed server was never reaped"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
