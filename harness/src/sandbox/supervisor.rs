@@ -1,6 +1,7 @@
 //! The supervisor: the process the harness starts for every test (`harness-sandbox
 //! __sandbox`, a small program built with the harness, or `harness __sandbox`; see
-//! `sandbox::supervisor_program`). It reads the test's [`Spec`], makes the test's cgroup, starts the
+//! `sandbox::supervisor_program`), forked by the calling thread's fork server (`forker`,
+//! the same program as `__sandbox forker`) or, without one, executed. It reads the test's [`Spec`], makes the test's cgroup, starts the
 //! test's init in fresh namespaces (or, in process mode, becomes the init itself), and when
 //! the harness closes the control pipe, or the player is gone, ends every process of the
 //! test, removes the cgroup and writes its [`Report`]. It is single-threaded, so it may fork
