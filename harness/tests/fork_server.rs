@@ -1,7 +1,9 @@
 //! A test's supervisor is forked by its thread's fork server (`sandbox::forker`), not
 //! executed anew: it is still the harness's own child (killed, reaped and waited for by pid),
-//! the server is reused from test to test, and a server that is gone (killed by anyone) is
-//! replaced without a test noticing. In both modes: the namespaces and process mode.
+//! the server is reused from test to test, a server that is gone (killed by anyone) is
+//! replaced without a test noticing, and a stopped one costs one test an ERR (after the
+//! harness's 10 s wait for its answer) and is replaced. In both modes: the namespaces and
+//! process mode.
 //!
 //! One test in this binary: the fork server is per thread, and the checks below count this
 //! thread's server among the process's children.
@@ -29,8 +31,13 @@ fn containment(sandbox: Want) -> Containment {
     }
 }
 
-/// Judges a script player on ChessPuzzle seed 1.
+/// Judges a script player on ChessPuzzle seed 1, in a containment prepared for it.
 fn judge(sandbox: Want, body: &str) -> TestResult {
+    judge_in(&containment(sandbox), body)
+}
+
+/// Judges a script player on ChessPuzzle seed 1 in `containment`.
+fn judge_in(containment: &Containment, body: &str) -> TestResult {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("player.sh");
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
@@ -70,7 +77,7 @@ fn judge(sandbox: Want, body: &str) -> TestResult {
         players: Vec::new(),
         done: Default::default(),
     };
-    run_one(&suite, &containment(sandbox), &CaseKey::Seed(1), &player).expect("not interrupted")
+    run_one(&suite, containment, &CaseKey::Seed(1), &player).expect("not interrupted")
 }
 
 /// The test ran its player: it read the board and quit, which is WA with this reason.
@@ -159,13 +166,44 @@ fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children()
             "{sandbox:?}: a new server, once: {now:?} (killed: {server})"
         );
         // The killed one was reaped (by the harness, its parent): no zombie is left of it.
-        let until = Instant::now() + Duration::from_secs(30);
-        while std::path::Path::new(&format!("/proc/{server}")).exists() {
-            assert!(
-                Instant::now() < until,
-                "{sandbox:?}: the killed server was never reaped"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        gone(server, sandbox);
+
+        // A stopped server (it takes the request and never answers) fails that one test's
+        // start, ERR, not the player's fault; it is killed, and the next test gets a new one.
+        // (The containment is prepared first: preparing it starts a probe test.)
+        let prepared = containment(sandbox);
+        let stopped = forker_children()[0];
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(stopped, libc::SIGSTOP) };
+        let r = judge_in(&prepared, "read header\nexit 0");
+        assert_eq!(
+            r.outcome.verdict,
+            Verdict::HarnessError,
+            "{sandbox:?}: {r:?}"
+        );
+        assert!(
+            r.outcome.reason.contains("fork server did not answer"),
+            "{sandbox:?}: {}",
+            r.outcome.reason
+        );
+        gone(stopped, sandbox);
+        assert_player_ran(&judge(sandbox, "read header\nexit 0"));
+        let next = forker_children();
+        assert!(
+            next.len() == 1 && next[0] != stopped,
+            "{sandbox:?}: a new server after the stopped one: {next:?}"
+        );
+    }
+}
+
+/// Waits until `pid` (a server of ours that was killed) is dead and reaped.
+fn gone(pid: i32, sandbox: Want) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            Instant::now() < until,
+            "{sandbox:?}: server {pid} was never killed and reaped"
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }

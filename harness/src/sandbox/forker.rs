@@ -51,12 +51,24 @@ struct Server {
     socket: OwnedFd,
 }
 
+impl Server {
+    /// Ends a server that failed a request (gone, or not answering): killed and reaped here.
+    fn end(mut self) {
+        sys::kill(self.pid, libc::SIGKILL);
+        let _ = sys::wait(self.pid, true);
+        // Reaped: nothing for `drop` to hand on (the pid may be another child's by now).
+        self.pid = 0;
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         // The socket closes after this: the server reads its end and exits.
         // SAFETY: shutting down our own socket; no memory is passed.
         unsafe { libc::shutdown(self.socket.as_raw_fd(), libc::SHUT_RDWR) };
-        super::reap_later(self.pid);
+        if self.pid > 0 {
+            super::reap_later(self.pid);
+        }
     }
 }
 
@@ -91,15 +103,13 @@ pub(crate) fn start(fds: &[RawFd]) -> Option<io::Result<i32>> {
                     Ok(pid) => return Some(Ok(pid)),
                     Err(Failed::NotSent) => {
                         // Gone (killed, or ended): another one, once.
-                        let dead = slot.take();
-                        if let Some(s) = &dead {
-                            sys::kill(s.pid, libc::SIGKILL);
+                        if let Some(dead) = slot.take() {
+                            dead.end();
                         }
                     }
                     Err(Failed::Unanswered(e)) => {
-                        let dead = slot.take();
-                        if let Some(s) = &dead {
-                            sys::kill(s.pid, libc::SIGKILL);
+                        if let Some(dead) = slot.take() {
+                            dead.end();
                         }
                         return Some(Err(e));
                     }
