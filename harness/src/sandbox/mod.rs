@@ -598,6 +598,13 @@ pub(crate) struct OnPipes {
 /// talks to that program with nothing of the harness's in between. The harness keeps no
 /// copy of them: the other program sees the player's end of output as soon as it comes.
 pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::Result<OnPipes> {
+    if tool::off_path_thread() {
+        // What it starts would run only on CPU time nothing else wants, and could never
+        // leave that.
+        return Err(std::io::Error::other(
+            "a test started from one of the harness's threads off the tests' path (a harness bug)",
+        ));
+    }
     let (err_r, err_w) = sys::pipe()?;
     let (ctl_r, ctl_w) = sys::pipe()?;
     let (rep_r, rep_w) = sys::pipe()?;

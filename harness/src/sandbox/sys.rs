@@ -521,10 +521,13 @@ pub(crate) fn unpin() -> bool {
 /// Puts the calling thread at the lowest CPU priority there is (`SCHED_IDLE`): it runs only
 /// on a CPU that nothing else wants, and a CPU running only such threads counts as idle
 /// when the kernel places a woken process. For the harness's own work off a test's path.
+///
+/// A process such a thread started would be `SCHED_IDLE` too (`SCHED_RESET_ON_FORK` resets
+/// only real-time policies and negative nice values), and an unprivileged process cannot
+/// leave it: such a thread must never start a test (`tool::OffPath`'s threads are checked at
+/// every launch).
 pub(crate) fn lowest_priority() -> bool {
     let param = libc::sched_param { sched_priority: 0 };
-    // What the thread starts (none of its jobs does) would not inherit it.
-    let policy = libc::SCHED_IDLE | libc::SCHED_RESET_ON_FORK;
     // SAFETY: pid 0 is the calling thread; the parameter is plain data.
-    unsafe { libc::sched_setscheduler(0, policy, &param) == 0 }
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
 }

@@ -188,6 +188,17 @@ pub static JANITOR: OffPath = OffPath::new("harness-tool-janitor");
 /// test need not wait for new inodes before its launch: [`MadeAhead`].
 pub static AHEAD: OffPath = OffPath::new("harness-ahead");
 
+thread_local! {
+    /// This thread is one of [`OffPath`]'s.
+    static OFF_PATH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread is one of [`OffPath`]'s: at the lowest CPU priority, which
+/// whatever it started would inherit and could never leave, so it must start no test.
+pub(crate) fn off_path_thread() -> bool {
+    OFF_PATH.try_with(|o| o.get()).unwrap_or(false)
+}
+
 /// Things made on [`AHEAD`] for the tests to come: those ready, and how many are being made.
 /// Each is used by one test only.
 #[derive(Debug)]
@@ -269,6 +280,7 @@ impl OffPath {
                 std::thread::Builder::new()
                     .name(self.name.into())
                     .spawn(move || {
+                        OFF_PATH.with(|o| o.set(true));
                         super::sys::unpin();
                         super::sys::lowest_priority();
                         for job in rx {
@@ -785,4 +797,25 @@ pub fn left_behind(work: &Path) -> Vec<PathBuf> {
     }
     found.sort();
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{off_path_thread, OffPath};
+
+    #[test]
+    fn an_off_path_thread_is_at_the_lowest_priority_and_known_as_one() {
+        static THREAD: OffPath = OffPath::new("harness-test-off-path");
+        let (tx, rx) = std::sync::mpsc::channel();
+        THREAD.run(Box::new(move || {
+            // SAFETY: pid 0 is the calling thread.
+            let policy = unsafe { libc::sched_getscheduler(0) };
+            let _ = tx.send((off_path_thread(), policy));
+        }));
+        let (flagged, policy) = rx.recv().expect("the job ran");
+        assert!(flagged, "the job's thread does not know it is off the path");
+        assert_eq!(policy, libc::SCHED_IDLE);
+        // A launch from there is refused (`launch_on`); this thread is not one of them.
+        assert!(!off_path_thread());
+    }
 }
