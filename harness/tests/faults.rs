@@ -4,51 +4,18 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod support;
+
 use harness::config::ProblemConfig;
-use harness::players::Player;
 use harness::problem::{self, CaseKey, Env};
-use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
-use harness::sandbox::{Isolation, Want};
+use harness::runner::{run_one, Suite, TestResult};
+use harness::sandbox::Want;
 use harness::verdict::Verdict;
+use support::in_process::{containment, script_player};
 
 /// No test may hang on a wall-clock limit under 5 s (a loaded machine would flake it).
 const TIME_LIMIT: f64 = 5.0;
 const GRACE: f64 = 0.5;
-
-/// Writes a shell-script player into a fresh folder and returns it.
-fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join(format!("{name}.sh"));
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod");
-    let player = Player {
-        name: name.to_string(),
-        problem: "chesspuzzle".to_string(),
-        program: path.clone(),
-        args: Vec::new(),
-        cwd: dir.path().to_path_buf(),
-        source: path,
-        hash: String::new(),
-        env: Vec::new(),
-        pass_env: Vec::new(),
-        on_path: false,
-        snapshot: None,
-    };
-    (dir, player)
-}
-
-/// The default containment of a run (the sandbox where the machine offers it).
-fn containment(sandbox: Want) -> Containment {
-    harness::sandbox::set_supervisor(std::path::Path::new(env!("CARGO_BIN_EXE_harness")));
-    Containment {
-        isolation: Isolation::prepare(sandbox, Want::Auto, &[])
-            .expect("isolation")
-            .into(),
-        base_env: base_env(&[]),
-        core_dumps: false,
-    }
-}
 
 fn chess_suite(config: ProblemConfig) -> Suite {
     Suite {

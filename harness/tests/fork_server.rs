@@ -13,23 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use harness::config::ProblemConfig;
-use harness::players::Player;
-use harness::problem::{self, CaseKey, Env};
-use harness::runner::{base_env, run_one, Containment, Suite, TestResult};
-use harness::sandbox::{Isolation, Want};
-use harness::verdict::Verdict;
+mod support;
 
-fn containment(sandbox: Want) -> Containment {
-    harness::sandbox::set_supervisor(std::path::Path::new(env!("CARGO_BIN_EXE_harness")));
-    Containment {
-        isolation: Isolation::prepare(sandbox, Want::Auto, &[])
-            .expect("isolation")
-            .into(),
-        base_env: base_env(&[]),
-        core_dumps: false,
-    }
-}
+use harness::config::ProblemConfig;
+use harness::problem::{self, CaseKey, Env};
+use harness::runner::{run_one, Containment, Suite, TestResult};
+use harness::sandbox::Want;
+use harness::verdict::Verdict;
+use support::in_process::{containment, script_player};
 
 /// Judges a script player on ChessPuzzle seed 1, in a containment prepared for it.
 fn judge(sandbox: Want, body: &str) -> TestResult {
@@ -38,30 +29,13 @@ fn judge(sandbox: Want, body: &str) -> TestResult {
 
 /// Judges a script player on ChessPuzzle seed 1 in `containment`.
 fn judge_in(containment: &Containment, body: &str) -> TestResult {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("player.sh");
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod");
+    let (dir, player) = script_player("quitter", body);
     // Under a root harness a process-mode player runs as an unprivileged user.
     std::fs::set_permissions(
         dir.path(),
         std::os::unix::fs::PermissionsExt::from_mode(0o777),
     )
     .expect("chmod");
-    let player = Player {
-        name: "quitter".to_string(),
-        problem: "chesspuzzle".to_string(),
-        program: path.clone(),
-        args: Vec::new(),
-        cwd: dir.path().to_path_buf(),
-        source: path,
-        hash: String::new(),
-        env: Vec::new(),
-        pass_env: Vec::new(),
-        on_path: false,
-        snapshot: None,
-    };
     let suite = Suite {
         problem: problem::by_id("chesspuzzle").expect("chesspuzzle"),
         env: Env {

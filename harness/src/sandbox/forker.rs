@@ -28,7 +28,7 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 
 use super::sys;
 
@@ -170,7 +170,8 @@ fn ask(server: &Server, fds: &[RawFd]) -> Result<i32, Failed> {
     if let Some(env) = super::attribution::env() {
         payload.extend_from_slice(env.as_bytes());
     }
-    send_with_fds(server.socket.as_raw_fd(), &payload, fds).map_err(|_| Failed::NotSent)?;
+    sys::send_with_fds(server.socket.as_raw_fd(), &payload, fds, libc::MSG_NOSIGNAL)
+        .map_err(|_| Failed::NotSent)?;
     let ready = sys::poll_read(&[server.socket.as_raw_fd()], ANSWER_WITHIN_MS);
     if ready & 1 == 0 {
         return Err(Failed::Unanswered(io::Error::other(
@@ -198,103 +199,16 @@ fn ask(server: &Server, fds: &[RawFd]) -> Result<i32, Failed> {
     }
 }
 
-/// One message with `fds` attached (`SCM_RIGHTS`).
-fn send_with_fds(socket: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
-    let mut iov = libc::iovec {
-        iov_base: payload.as_ptr() as *mut libc::c_void,
-        iov_len: payload.len(),
-    };
-    let fd_bytes = std::mem::size_of_val(fds) as u32;
-    // SAFETY: CMSG_SPACE only computes a size.
-    let space = unsafe { libc::CMSG_SPACE(fd_bytes) } as usize;
-    // u64 words: a control buffer aligned for cmsghdr.
-    let mut control = vec![0u64; space.div_ceil(8)];
-    // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and
-    // the control buffer holds CMSG_SPACE(fd_bytes) bytes, so CMSG_FIRSTHDR and CMSG_DATA
-    // stay inside it.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        if !fds.is_empty() {
-            msg.msg_control = control.as_mut_ptr().cast();
-            msg.msg_controllen = space as _;
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            (*cmsg).cmsg_level = libc::SOL_SOCKET;
-            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
-            std::ptr::copy_nonoverlapping(
-                fds.as_ptr(),
-                libc::CMSG_DATA(cmsg).cast::<RawFd>(),
-                fds.len(),
-            );
-        }
-        loop {
-            let sent = libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL);
-            if sent == payload.len() as isize {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if sent < 0 && e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(if sent < 0 {
-                e
-            } else {
-                io::Error::other("short send")
-            });
-        }
-    }
-}
-
-/// One request as the server receives it: the payload and the descriptors (in order).
+/// One request as the server receives it: the payload and the descriptors (in order);
+/// `None` once the harness's end is closed.
 fn receive(socket: RawFd) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
     let mut payload = vec![0u8; MASK_BYTES + 256];
-    let mut iov = libc::iovec {
-        iov_base: payload.as_mut_ptr().cast(),
-        iov_len: payload.len(),
-    };
-    // SAFETY: CMSG_SPACE only computes a size.
-    let space =
-        unsafe { libc::CMSG_SPACE((MOST_FDS * std::mem::size_of::<RawFd>()) as u32) } as usize;
-    let mut control = vec![0u64; space.div_ceil(8)];
-    // SAFETY: msghdr is plain data whose pointers outlive recvmsg; the kernel writes at most
-    // msg_controllen bytes of control data, and the walk below stays inside what it wrote.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        let n = loop {
-            let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
-            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            break n;
-        };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut fds = Vec::new();
-        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
-                let len = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
-                for i in 0..len / std::mem::size_of::<RawFd>() {
-                    fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
-                }
-            }
-            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-        }
-        if n == 0 && fds.is_empty() {
-            // The harness's end is closed.
-            return Ok(None);
-        }
-        payload.truncate(n as usize);
-        Ok(Some((payload, fds)))
+    let (n, fds) = sys::recv_with_fds(socket, &mut payload, MOST_FDS)?;
+    if n == 0 && fds.is_empty() {
+        return Ok(None);
     }
+    payload.truncate(n);
+    Ok(Some((payload, fds)))
 }
 
 /// The server (`harness __sandbox forker`, descriptor 0 its socket). Never returns.
@@ -353,19 +267,14 @@ fn supervisor_child(socket: RawFd, payload: &[u8], fds: Vec<OwnedFd>) -> ! {
     // MASK_BYTES of cpu_set_t first (checked by the caller).
     unsafe {
         libc::close(socket);
-        // Every source above the targets first, so that no dup2 clobbers a later source.
-        let high: Vec<RawFd> = fds
-            .into_iter()
-            .map(|fd| {
-                let raw = fd.as_raw_fd();
-                let new = libc::fcntl(raw, libc::F_DUPFD, count);
-                drop(fd);
-                new
-            })
-            .collect();
-        if high.iter().any(|&fd| fd < 0) {
-            libc::_exit(1);
-        }
+        // Every source above the targets first, so that no dup2 clobbers a later source (the
+        // copies close with everything above the targets, below).
+        let high = fds
+            .iter()
+            .map(|fd| super::high(fd.as_raw_fd(), count).map(IntoRawFd::into_raw_fd))
+            .collect::<io::Result<Vec<RawFd>>>();
+        drop(fds);
+        let Ok(high) = high else { libc::_exit(1) };
         for (target, &fd) in high.iter().enumerate() {
             if libc::dup2(fd, target as RawFd) < 0 {
                 libc::_exit(1);

@@ -30,11 +30,12 @@
 //! themselves (`sandbox::launch_on`), and no byte of the game passes the harness.
 
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::sys;
 use crate::os::{self, Interest, PollFd, Waiter};
 
 /// The argument that makes the harness binary a relay.
@@ -89,7 +90,8 @@ fn relay() -> io::Result<()> {
             ))
         }
     };
-    send_fds(&stream, &[0, 1])?;
+    // One byte of data with the descriptors (its own standard input and output).
+    sys::send_with_fds(stream.as_raw_fd(), b"R", &[0, 1], 0)?;
     // The harness holds the tester's pipes now: ours must go, or the tester would never see
     // the end of its player's output.
     // SAFETY: closing our own standard descriptors; nothing here uses them afterwards.
@@ -112,71 +114,10 @@ pub fn started_again(dir: &Path) -> bool {
     dir.join(AGAIN).exists()
 }
 
-/// Sends descriptors over a Unix socket (`SCM_RIGHTS`), with one byte of data.
-fn send_fds(stream: &UnixStream, fds: &[RawFd; 2]) -> io::Result<()> {
-    let mut byte = [b'R'];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    // SAFETY: CMSG_SPACE is a pure size computation.
-    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) } as usize;
-    let mut control = vec![0u8; space];
-    // SAFETY: msghdr is plain data; every pointer in it points into live locals of the right
-    // sizes; CMSG_FIRSTHDR of a buffer of CMSG_SPACE bytes is in it and aligned.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(fds) as u32) as _;
-        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
-        if libc::sendmsg(stream.as_raw_fd(), &msg, 0) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// Receives the two descriptors [`send_fds`] sent (close-on-exec).
+/// Receives the two descriptors the relay sent (close-on-exec).
 fn recv_fds(stream: &UnixStream) -> io::Result<[OwnedFd; 2]> {
     let mut byte = [0u8];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    // SAFETY: as in send_fds.
-    let space = unsafe { libc::CMSG_SPACE(2 * std::mem::size_of::<RawFd>() as u32) } as usize;
-    let mut control = vec![0u8; space];
-    let mut got: Vec<OwnedFd> = Vec::new();
-    // SAFETY: as in send_fds; each descriptor taken from the message is fresh and owned here.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        let n = libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let data = libc::CMSG_DATA(cmsg) as *const RawFd;
-                let header = libc::CMSG_LEN(0) as usize;
-                let count = ((*cmsg).cmsg_len as usize - header) / std::mem::size_of::<RawFd>();
-                for i in 0..count {
-                    got.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
-                }
-            }
-            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-        }
-    }
+    let (_, got) = sys::recv_with_fds(stream.as_raw_fd(), &mut byte, 2)?;
     let mut got = got.into_iter();
     match (got.next(), got.next()) {
         (Some(from), Some(to)) => Ok([from, to]),

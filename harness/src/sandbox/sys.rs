@@ -531,3 +531,109 @@ pub(crate) fn lowest_priority() -> bool {
     // SAFETY: pid 0 is the calling thread; the parameter is plain data.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
 }
+
+/// Sends `payload` with `fds` attached (`SCM_RIGHTS`) as one message on a Unix socket;
+/// `flags` as for `sendmsg` (`MSG_NOSIGNAL`, ...). Retried when interrupted.
+pub(crate) fn send_with_fds(
+    socket: RawFd,
+    payload: &[u8],
+    fds: &[RawFd],
+    flags: libc::c_int,
+) -> io::Result<()> {
+    let mut iov = libc::iovec {
+        iov_base: payload.as_ptr() as *mut libc::c_void,
+        iov_len: payload.len(),
+    };
+    let fd_bytes = std::mem::size_of_val(fds) as u32;
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space = unsafe { libc::CMSG_SPACE(fd_bytes) } as usize;
+    // u64 words: a control buffer aligned for cmsghdr.
+    let mut control = vec![0u64; space.div_ceil(8)];
+    // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and
+    // the control buffer holds CMSG_SPACE(fd_bytes) bytes, so CMSG_FIRSTHDR and CMSG_DATA
+    // stay inside it.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        if !fds.is_empty() {
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = space as _;
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
+            std::ptr::copy_nonoverlapping(
+                fds.as_ptr(),
+                libc::CMSG_DATA(cmsg).cast::<RawFd>(),
+                fds.len(),
+            );
+        }
+        loop {
+            let sent = libc::sendmsg(socket, &msg, flags);
+            if sent == payload.len() as isize {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if sent < 0 && e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(if sent < 0 {
+                e
+            } else {
+                io::Error::other("short send")
+            });
+        }
+    }
+}
+
+/// Receives one message of a Unix socket into `buf`, with at most `most_fds` descriptors
+/// attached (`SCM_RIGHTS`, close-on-exec, in the order sent). Returns the payload's length
+/// and the descriptors; retried when interrupted.
+pub(crate) fn recv_with_fds(
+    socket: RawFd,
+    buf: &mut [u8],
+    most_fds: usize,
+) -> io::Result<(usize, Vec<OwnedFd>)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space =
+        unsafe { libc::CMSG_SPACE((most_fds * std::mem::size_of::<RawFd>()) as u32) } as usize;
+    let mut control = vec![0u64; space.div_ceil(8)];
+    // SAFETY: msghdr is plain data whose pointers outlive recvmsg; the kernel writes at most
+    // msg_controllen bytes of control data, and the walk below stays inside what it wrote;
+    // each descriptor taken from the message is fresh and owned here.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let n = loop {
+            let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break n;
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut fds = Vec::new();
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
+                let len = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                for i in 0..len / std::mem::size_of::<RawFd>() {
+                    fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
+                }
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+        Ok((n as usize, fds))
+    }
+}

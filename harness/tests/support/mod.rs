@@ -6,6 +6,7 @@
 //! only part of it.
 #![allow(dead_code)]
 
+pub mod in_process;
 pub mod skip;
 #[allow(unused_imports)]
 pub use skip::{needs, needs_root};
