@@ -86,6 +86,9 @@ pub fn run(
     }
     let (cpu_us, max_rss_kb) = sys::children_usage();
     report.cpu_us = cpu_us;
+    if !report.all_gone {
+        report.cpu_us += unreaped_cpu_us(spec.mode, player);
+    }
     report.max_memory_kb = max_rss_kb.max(peak_kb);
     report
 }
@@ -439,16 +442,7 @@ fn peek_ended(child: Option<libc::pid_t>, block: bool) -> std::io::Result<libc::
 fn tree_memory_kb(mode: Mode, player: libc::pid_t) -> u64 {
     // SAFETY: sysconf has no preconditions.
     let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
-    let pids: Vec<libc::pid_t> = match mode {
-        Mode::Namespaces => std::fs::read_dir("/proc")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse().ok())
-            .filter(|&pid| pid != 1)
-            .collect(),
-        Mode::Process => descendants(player),
-    };
+    let pids = test_pids(mode, player);
     pids.iter()
         .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/statm")).ok())
         .map(|statm| {
@@ -458,6 +452,60 @@ fn tree_memory_kb(mode: Mode, player: libc::pid_t) -> u64 {
                 .map(|v| v.parse::<u64>().unwrap_or(0));
             let (resident, shared) = (f.next().unwrap_or(0), f.next().unwrap_or(0));
             resident.saturating_sub(shared) * page_kb
+        })
+        .sum()
+}
+
+/// The test's processes but the caller: the PID namespace's other processes (namespaces), or
+/// the caller's descendants and `player` (process mode).
+fn test_pids(mode: Mode, player: libc::pid_t) -> Vec<libc::pid_t> {
+    match mode {
+        Mode::Namespaces => std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .filter(|&pid| pid != 1)
+            .collect(),
+        Mode::Process => descendants(player),
+    }
+}
+
+/// The CPU time (µs) of the test's processes that are still there, ended or not, unreaped by
+/// the caller: each one's own time and that of the children it reaped (`/proc/<pid>/stat`).
+/// None of it is in the caller's `RUSAGE_CHILDREN`, which counts only the children it
+/// reaped (and what they reaped), so a player killed but not reaped in time
+/// ([`end_all`]'s deadline, on a loaded machine) still has its CPU time counted.
+fn unreaped_cpu_us(mode: Mode, player: libc::pid_t) -> u64 {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let pids: Vec<libc::pid_t> = test_pids(mode, player)
+        .into_iter()
+        // A player already reaped is counted; its number may be another's now.
+        .filter(|&pid| pid != player || parent_of(pid) == Some(me))
+        .collect();
+    cpu_us_of(&pids)
+}
+
+/// The CPU time (µs) of these processes, each one's own and that of the children it reaped,
+/// from `/proc/<pid>/stat`; a process gone counts nothing.
+fn cpu_us_of(pids: &[libc::pid_t]) -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    pids.iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .map(|stat| {
+            // After "pid (comm)": state is field 3; utime, stime, cutime, cstime are 14-17.
+            let fields: Vec<u64> = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or("")
+                .split_whitespace()
+                .skip(11)
+                .take(4)
+                .map(|v| v.parse().unwrap_or(0))
+                .collect();
+            fields.iter().sum::<u64>() * 1_000_000 / ticks
         })
         .sum()
 }
@@ -562,6 +610,39 @@ mod tests {
         );
         end(left);
         end(player);
+    }
+
+    /// What `/proc` tells of an ended, unreaped process's CPU time is what the kernel hands
+    /// its parent when it reaps it (to the clock tick), and nothing once it is reaped.
+    #[test]
+    fn an_unreaped_process_has_its_cpu_time_read_as_its_reaping_would_give_it() {
+        use std::process::{Command, Stdio};
+        // About 0.2 s of CPU time in the shell itself, then its end.
+        let busy = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        let child = Command::new("sh")
+            .args(["-c", busy])
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("spawn sh");
+        let pid = pid(&child);
+        until_ended(pid);
+        let read = cpu_us_of(&[pid]);
+        let mut status = 0;
+        // SAFETY: rusage is plain data filled by the call.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pointers to locals; `pid` is our ended child.
+        assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+        let reaped = (usage.ru_utime.tv_sec as u64 + usage.ru_stime.tv_sec as u64) * 1_000_000
+            + usage.ru_utime.tv_usec as u64
+            + usage.ru_stime.tv_usec as u64;
+        assert!(reaped >= 50_000, "the shell spent {reaped} µs only");
+        // SAFETY: sysconf has no preconditions.
+        let tick = 1_000_000 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+        assert!(
+            read.abs_diff(reaped) <= 2 * tick,
+            "read {read} µs before the reaping, the reaping gave {reaped} µs"
+        );
+        assert_eq!(cpu_us_of(&[pid]), 0, "a reaped process counts nothing");
     }
 
     #[test]
