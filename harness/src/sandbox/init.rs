@@ -619,6 +619,8 @@ mod tests {
         use std::process::{Command, Stdio};
         // About 0.2 s of CPU time in the shell itself, then its end.
         let busy = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        // Reaped below by wait4 itself, for its rusage.
+        #[allow(clippy::zombie_processes)]
         let child = Command::new("sh")
             .args(["-c", busy])
             .stdin(Stdio::null())
