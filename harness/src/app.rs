@@ -155,6 +155,14 @@ fn doctor(args: &crate::cli::DoctorArgs) -> Result<u8> {
             println!("        to enable: run as root with cgroup v1 memory and pids mounted, or from a cgroup v2 subtree delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes harness ...`)");
         }
     }
+    let scratch = crate::sandbox::scratch::chosen();
+    println!(
+        "  {:<3}  {:<30} {} ({}; set TMPDIR to choose)",
+        "",
+        "scratch space",
+        scratch.path.display(),
+        scratch.why
+    );
     let want = (scoring.harness.sandbox, scoring.harness.cgroup);
     match crate::sandbox::Isolation::prepare(want.0, want.1, &scoring.harness.sandbox_bind) {
         Ok(isolation) => {

@@ -859,7 +859,9 @@ impl<'a> ByHand<'a> {
     /// One test's time: the player, its answer written, the judge.
     fn once(&self) -> Result<Duration, Error> {
         use crate::problem::tools::judge;
-        let dir = tempfile::tempdir().fault()?;
+        // On the file system of the run's own folders: what is compared is the harness's
+        // work, not two file systems.
+        let dir = tempfile::tempdir_in(crate::sandbox::scratch::base()).fault()?;
         let (in_path, out_path) = (dir.path().join("input.txt"), dir.path().join("output.txt"));
         std::fs::write(&in_path, &self.input).fault()?;
         let start = Instant::now();

@@ -527,7 +527,9 @@ pub(crate) fn process_workdir_ahead(
 
 /// A process-mode test's host folder: `work` (its working directory), `home` and `tmp`.
 pub(crate) fn process_workdir() -> std::io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("harness-test-").tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix("harness-test-")
+        .tempdir_in(crate::sandbox::scratch::base())?;
     for sub in ["work", "home", "tmp"] {
         std::fs::create_dir(dir.path().join(sub))?;
     }

@@ -450,7 +450,8 @@ fn a_hostile_player_started_through_the_relay_stays_in_its_sandbox() {
     std::fs::create_dir_all(&player).unwrap();
     std::fs::copy(&exe, player.join("relay-escape")).unwrap();
     let tools = ws.path().join("testcases/double/tools");
-    let scratch = std::env::temp_dir();
+    // Where the harness run below puts its scratch space (the same environment).
+    let scratch = harness::sandbox::scratch::base();
     std::fs::write(
         player.join("player.toml"),
         format!(
@@ -742,7 +743,8 @@ fn a_hostile_direct_player_stays_in_its_sandbox() {
     std::fs::create_dir_all(&player).unwrap();
     std::fs::copy(&exe, player.join("relay-escape")).unwrap();
     let tools = ws.path().join("testcases/double/tools");
-    let scratch = std::env::temp_dir();
+    // Where the harness run below puts its scratch space (the same environment).
+    let scratch = harness::sandbox::scratch::base();
     std::fs::write(
         player.join("player.toml"),
         format!(

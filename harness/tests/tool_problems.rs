@@ -356,13 +356,16 @@ fn a_gen_that_fails_is_err_and_resume_runs_the_test_again() {
     assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
 }
 
-/// A player that tries to read the tools folder and the inputs of the run, and says so on
-/// stderr; the marker proves the attack ran and that the same check can see a file it may
-/// read (its own).
+/// A player that tries to read the tools folder and the inputs of the run (in every place a
+/// run's scratch space may be), and says so on stderr; the marker proves the attack ran and
+/// that the same check can see a file it may read (its own).
 fn hostile(ws: &Workspace) -> String {
     format!(
-        "read n t\nfor f in {} /tmp/harness-inputs-*/* /tmp/harness-run-*/tool-*/work/* /tmp/harness-run-*/tool-*/work/in/*; do\n  if cat \"$f\" > /dev/null 2>&1; then echo \"READ $f\" >&2; fi\ndone\ncat \"$HARNESS_PLAYER_DIR/main.sh\" > /dev/null && echo ATTACK-RAN >&2\nread a rest\necho $a\n",
-        ws.tools("pick").join("secret.txt").display()
+        "read n t\nfor b in /tmp /dev/shm /run/user/* {base}; do\n  for f in {secret} $b/harness-inputs-*/* $b/harness-run-*/tool-*/work/* $b/harness-run-*/tool-*/work/in/*; do\n    if cat \"$f\" > /dev/null 2>&1; then echo \"READ $f\" >&2; fi\n  done\ndone\ncat \"$HARNESS_PLAYER_DIR/main.sh\" > /dev/null && echo ATTACK-RAN >&2\nread a rest\necho $a\n",
+        secret = ws.tools("pick").join("secret.txt").display(),
+        // Wherever the run's scratch space is (harness::sandbox::scratch), and the usual
+        // places it may be.
+        base = harness::sandbox::scratch::base().display()
     )
 }
 

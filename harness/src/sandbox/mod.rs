@@ -33,6 +33,7 @@ mod landlock;
 pub(crate) mod net;
 pub mod probe;
 pub mod relay;
+pub mod scratch;
 mod seccomp;
 pub mod spec;
 pub mod supervisor;
@@ -193,8 +194,13 @@ impl Isolation {
             // Passable, not readable: a process-mode player or build of a root harness (the
             // player id) reaches its own folder in it.
             .permissions(std::fs::Permissions::from_mode(0o711))
-            .tempdir()
-            .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;
+            .tempdir_in(scratch::base())
+            .map_err(|e| {
+                Unavailable(format!(
+                    "cannot make the run's scratch folder in {}: {e}",
+                    scratch::base().display()
+                ))
+            })?;
         std::fs::create_dir(scratch.path().join("root"))
             .and_then(|()| view::prepare_etc(&scratch.path().join("etc")))
             .map_err(|e| Unavailable(format!("cannot make the run's scratch folder: {e}")))?;

@@ -143,6 +143,24 @@ pub(crate) fn add_mount_attrs(path: &Path, attrs: u64) -> io::Result<bool> {
     Ok(true)
 }
 
+/// The file system `path` is on: its type (`f_type`, e.g. `TMPFS_MAGIC`) and the bytes an
+/// unprivileged user may still write there.
+pub(crate) fn file_system(path: &Path) -> io::Result<(u64, u64)> {
+    let c = cstr(path)?;
+    // SAFETY: statfs is plain data filled by the call.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: valid C string and pointer to a local.
+    check(unsafe { libc::statfs(c.as_ptr(), &mut st) } as _, "statfs")?;
+    let free = (st.f_bavail as u64).saturating_mul(st.f_bsize as u64);
+    Ok((st.f_type as u64, free))
+}
+
+/// Whether this process may make entries in the folder `path` (`access(W_OK | X_OK)`).
+pub(crate) fn may_write(path: &Path) -> bool {
+    // SAFETY: valid C string.
+    cstr(path).is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0)
+}
+
 /// The flags of the mount a path is on (`ST_*` of statvfs), to keep locked ones on remount.
 pub(crate) fn mount_flags(path: &Path) -> io::Result<libc::c_ulong> {
     let c = cstr(path)?;

@@ -75,7 +75,7 @@ impl Store {
             .get_or_init(|| {
                 tempfile::Builder::new()
                     .prefix("harness-inputs-")
-                    .tempdir()
+                    .tempdir_in(crate::sandbox::scratch::base())
                     .map_err(|e| format!("cannot make the inputs folder: {e}"))
             })
             .as_ref()
