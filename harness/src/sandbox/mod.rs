@@ -163,7 +163,7 @@ pub struct Isolation {
     pub mode: Mode,
     pub cgroups: Option<cgroup::RunGroups>,
     /// The empty folder new roots are built on (namespaces), and the run's scratch space.
-    scratch: tempfile::TempDir,
+    scratch: scratch::Locked,
     /// One line per thing the user should know (what is not contained, and why).
     pub notes: Vec<String>,
     outer: (u32, u32),
@@ -188,14 +188,11 @@ impl Isolation {
         cgroup: Want,
         extra_binds: &[PathBuf],
     ) -> Result<Isolation, Unavailable> {
-        use std::os::unix::fs::PermissionsExt;
-        let scratch = tempfile::Builder::new()
-            .prefix("harness-run-")
-            // Passable, not readable: a process-mode player or build of a root harness (the
-            // player id) reaches its own folder in it.
-            .permissions(std::fs::Permissions::from_mode(0o711))
-            .tempdir_in(scratch::base())
-            .map_err(|e| {
+        scratch::remove_stale(scratch::base());
+        // Passable, not readable: a process-mode player or build of a root harness (the
+        // player id) reaches its own folder in it.
+        let scratch =
+            scratch::locked_folder(scratch::base(), scratch::RUN_PREFIX, 0o711).map_err(|e| {
                 Unavailable(format!(
                     "cannot make the run's scratch folder in {}: {e}",
                     scratch::base().display()

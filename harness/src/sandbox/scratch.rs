@@ -12,15 +12,113 @@
 //! 64 MB `/dev/shm` is not enough), else `/tmp` as before. A world-writable folder must be
 //! sticky, as these are, so that nobody else can rename what the harness makes there.
 //!
-//! This module only reads the environment and asks the kernel about file systems; it makes
-//! nothing.
+//! A run's folders there are locked ([`Locked`]: a `.lock` file in each, held with `flock` for
+//! the run's life), so that the next run can tell the folders of a run that was killed
+//! (`SIGKILL`, out of memory) from those of a run still going, and removes them
+//! ([`remove_stale`]): on a tmpfs they would hold memory until the machine restarts.
+//!
+//! This module reads the environment, asks the kernel about file systems, and makes and removes
+//! only the harness's own folders in the chosen one.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// Free bytes a tmpfs needs to hold a run's scratch space.
 pub const MIN_FREE: u64 = 1 << 30;
+
+/// The lock file in each of a run's folders ([`Locked`]).
+const LOCK: &str = ".lock";
+
+/// A lock file younger than this is never taken for a dead run's: between the making of a
+/// folder's lock file and its `flock` there is a moment when nobody holds it.
+const STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// The prefixes of a run's locked folders ([`locked_folder`]).
+pub const RUN_PREFIX: &str = "harness-run-";
+pub const INPUTS_PREFIX: &str = "harness-inputs-";
+
+/// A folder of the run's in the scratch base, removed when dropped; its `.lock` is held with
+/// `flock` until then, by this process only (the descriptor is close-on-exec).
+#[derive(Debug)]
+pub struct Locked {
+    // Declared first, so dropped first: the folder is gone before its lock is let go.
+    dir: tempfile::TempDir,
+    _lock: std::fs::File,
+}
+
+impl Locked {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Makes a locked folder named `prefix` and a random tail in `parent`, with `mode`.
+pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<Locked> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempdir_in(parent)?;
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.path().join(LOCK))?;
+    super::sys::flock(&lock, false)?;
+    Ok(Locked { dir, _lock: lock })
+}
+
+/// Removes the folders that runs killed before their end left in `base`: this user's folders
+/// named like a run's ([`RUN_PREFIX`], [`INPUTS_PREFIX`]) whose lock file is older than
+/// [`STALE_AFTER`] and held by nobody. Returns how many were removed. Never follows a symbolic
+/// link; a folder without a lock file (another program's, or a run's players' copies) is left.
+pub fn remove_stale(base: &Path) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(RUN_PREFIX) && !name.starts_with(INPUTS_PREFIX) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != me {
+            continue;
+        }
+        let lock_path = path.join(LOCK);
+        let Ok(lock_meta) = std::fs::symlink_metadata(&lock_path) else {
+            continue;
+        };
+        let old = lock_meta
+            .modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if !old || !lock_meta.is_file() {
+            continue;
+        }
+        let Ok(lock) = std::fs::File::open(&lock_path) else {
+            continue;
+        };
+        // Held (a run still going): EWOULDBLOCK.
+        if super::sys::flock(&lock, true).is_err() {
+            continue;
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
 
 /// What the kernel says of a candidate folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +311,62 @@ mod tests {
         }
         // Nothing but /tmp, not a tmpfs: /tmp, as it always was.
         assert_eq!(pick(None, None, &[("/tmp", EXT4)]).path, Path::new("/tmp"));
+    }
+
+    /// Sets a file's modification time `ago` in the past.
+    fn age(path: &Path, ago: Duration) {
+        let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - ago)
+            .unwrap();
+    }
+
+    #[test]
+    fn only_the_folders_of_dead_runs_are_removed() {
+        let base = tempfile::tempdir().unwrap();
+        let old = Duration::from_secs(3600);
+        // A dead run's folders: its lock file old and held by nobody.
+        let dead = base.path().join(format!("{RUN_PREFIX}dead"));
+        std::fs::create_dir_all(dead.join("tool-1/work")).unwrap();
+        std::fs::write(dead.join("tool-1/work/input.txt"), "1 2 3").unwrap();
+        std::fs::write(dead.join(LOCK), "").unwrap();
+        age(&dead.join(LOCK), old);
+        let dead_inputs = base.path().join(format!("{INPUTS_PREFIX}dead"));
+        std::fs::create_dir(&dead_inputs).unwrap();
+        std::fs::write(dead_inputs.join(LOCK), "").unwrap();
+        age(&dead_inputs.join(LOCK), old);
+        // A live run's folder, however old its lock file.
+        let live = locked_folder(base.path(), RUN_PREFIX, 0o711).unwrap();
+        age(&live.path().join(LOCK), old);
+        // A lock file just made and not yet held.
+        let young = base.path().join(format!("{RUN_PREFIX}young"));
+        std::fs::create_dir(&young).unwrap();
+        std::fs::write(young.join(LOCK), "").unwrap();
+        // A run's players' copies (no lock file), another program's folder, and a link to a
+        // dead run's folder.
+        let unlocked = base.path().join(format!("{RUN_PREFIX}players"));
+        std::fs::create_dir(&unlocked).unwrap();
+        let other = base.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join(LOCK), "").unwrap();
+        age(&other.join(LOCK), old);
+        let target = tempfile::tempdir().unwrap();
+        let behind = target.path().join("behind");
+        std::fs::create_dir(&behind).unwrap();
+        std::fs::write(behind.join(LOCK), "").unwrap();
+        age(&behind.join(LOCK), old);
+        let link = base.path().join(format!("{RUN_PREFIX}link"));
+        std::os::unix::fs::symlink(&behind, &link).unwrap();
+
+        assert_eq!(remove_stale(base.path()), 2);
+        assert!(!dead.exists() && !dead_inputs.exists());
+        for kept in [live.path(), &young, &unlocked, &other, &link, &behind] {
+            assert!(kept.exists(), "{} was removed", kept.display());
+        }
+        // Once its run has ended (the folder dropped), nothing of it is left to remove.
+        let path = live.path().to_path_buf();
+        drop(live);
+        assert!(!path.exists());
+        assert_eq!(remove_stale(base.path()), 0);
     }
 
     /// The real machine's answer is one of the candidates, and a folder that exists.

@@ -155,6 +155,27 @@ pub(crate) fn file_system(path: &Path) -> io::Result<(u64, u64)> {
     Ok((st.f_type as u64, free))
 }
 
+/// `flock(LOCK_EX)` on `file`; with `try_only`, fails at once (`EWOULDBLOCK`) when another
+/// open file holds it.
+pub(crate) fn flock(file: &std::fs::File, try_only: bool) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let op = if try_only {
+        libc::LOCK_EX | libc::LOCK_NB
+    } else {
+        libc::LOCK_EX
+    };
+    loop {
+        // SAFETY: a descriptor the caller owns.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 /// Whether this process may make entries in the folder `path` (`access(W_OK | X_OK)`).
 pub(crate) fn may_write(path: &Path) -> bool {
     // SAFETY: valid C string.

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::config::{Def, Inputs};
 use super::judge::{self, Placeholders};
+use crate::sandbox::scratch;
 use crate::sandbox::tool::{self, Stdin, ToolCommand};
 use crate::sandbox::{Isolation, TestLimits};
 use crate::secret::Secret;
@@ -45,7 +46,7 @@ type Slot = Arc<OnceLock<Result<Arc<Made>, String>>>;
 #[derive(Debug, Default)]
 pub struct Store {
     made: Mutex<HashMap<(u64, Option<String>), Slot>>,
-    dir: OnceLock<Result<tempfile::TempDir, String>>,
+    dir: OnceLock<Result<scratch::Locked, String>>,
 }
 
 impl Store {
@@ -73,9 +74,7 @@ impl Store {
     fn folder(&self) -> Result<&Path, String> {
         self.dir
             .get_or_init(|| {
-                tempfile::Builder::new()
-                    .prefix("harness-inputs-")
-                    .tempdir_in(crate::sandbox::scratch::base())
+                scratch::locked_folder(scratch::base(), scratch::INPUTS_PREFIX, 0o700)
                     .map_err(|e| format!("cannot make the inputs folder: {e}"))
             })
             .as_ref()
