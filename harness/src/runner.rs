@@ -510,9 +510,9 @@ pub(crate) fn process_workdir_ahead(
         .take(AHEAD);
     if order {
         // The folders, not the isolation: its end is never left to this thread.
-        let (workdirs, scratch) = (isolation.workdirs.clone(), isolation.scratch().to_owned());
+        let workdirs = isolation.workdirs.clone();
         crate::sandbox::tool::AHEAD.run(Box::new(move || {
-            let made = process_workdir(&scratch).ok();
+            let made = process_workdir().ok();
             workdirs
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -521,16 +521,16 @@ pub(crate) fn process_workdir_ahead(
     }
     match ready {
         Some(dir) => Ok(dir),
-        None => process_workdir(isolation.scratch()),
+        None => process_workdir(),
     }
 }
 
-/// A process-mode test's host folder in the run's scratch folder `scratch`: `work` (its
-/// working directory), `home` and `tmp`.
-pub(crate) fn process_workdir(scratch: &std::path::Path) -> std::io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new()
-        .prefix("harness-test-")
-        .tempdir_in(scratch)?;
+/// A process-mode test's host folder: `work` (its working directory), `home` and `tmp`. In the
+/// system's temporary folder, never in the run's scratch space, which may be a tmpfs
+/// ([`crate::sandbox::scratch`]): there a process-mode player without a cgroup could hold
+/// the machine's memory with files, which `max-disk` caps only one by one.
+pub(crate) fn process_workdir() -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("harness-test-").tempdir()?;
     for sub in ["work", "home", "tmp"] {
         std::fs::create_dir(dir.path().join(sub))?;
     }
