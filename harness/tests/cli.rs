@@ -101,6 +101,21 @@ fn unknown_problem_and_missing_player_are_usage_errors() {
 }
 
 #[test]
+fn a_temporary_folder_that_cannot_be_written_is_a_usage_error_naming_it() {
+    let missing = tempfile::tempdir().unwrap().path().join("gone");
+    let (code, _, err) = run(harness().env("TMPDIR", &missing).args([
+        "--players",
+        "players/linez-random",
+        "--seeds",
+        "1",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&*missing.to_string_lossy()), "{err}");
+    assert!(err.contains("set TMPDIR"), "{err}");
+    assert!(!err.contains("player /"), "not a player's problem: {err}");
+}
+
+#[test]
 fn non_executable_player_and_bad_player_toml_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("plain.txt");

@@ -1149,9 +1149,13 @@ fn new_stage() -> Result<tempfile::TempDir, PlayerError> {
         .permissions(std::fs::Permissions::from_mode(0o711))
         .tempdir()
         .map_err(|e| {
+            // Not one player's problem: an empty path.
             err(
-                &std::env::temp_dir(),
-                format!("cannot create the run's private folder here: {e}"),
+                Path::new(""),
+                format!(
+                    "cannot create the run's private folder in {} (the system's temporary folder: set TMPDIR to a folder you may write): {e}",
+                    std::env::temp_dir().display()
+                ),
             )
         })
 }
