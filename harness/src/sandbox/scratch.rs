@@ -7,8 +7,8 @@
 //! one-line batch tests took half the time with its scratch space on a tmpfs.
 //!
 //! So, unless the user named a folder (`TMPDIR`), the first of `/tmp`, `$XDG_RUNTIME_DIR` and
-//! `/dev/shm` that is a tmpfs this user may write and run programs from (a player's copy, a
-//! process-mode player's own files), with at least [`MIN_FREE`] bytes free (a container's
+//! `/dev/shm` that is a tmpfs this user may write and run programs from (a tool's own
+//! files), that a root harness's other ids may pass, with at least [`MIN_FREE`] bytes free (a container's
 //! 64 MB `/dev/shm` is not enough), else `/tmp` as before. A world-writable folder must be
 //! sticky, as these are, so that nobody else can rename what the harness makes there.
 //!
@@ -132,6 +132,8 @@ pub(crate) struct Place {
     pub writable: bool,
     /// Others may write it too, and it is not sticky.
     pub open_to_others: bool,
+    /// Others may pass it (`o+x`): a root harness's players and tools run as another id.
+    pub passable: bool,
 }
 
 /// The chosen folder and why.
@@ -153,15 +155,20 @@ pub fn chosen() -> &'static Base {
         choose(
             std::env::var_os("TMPDIR"),
             std::env::var_os("XDG_RUNTIME_DIR"),
+            // SAFETY: geteuid has no preconditions.
+            unsafe { libc::geteuid() } == 0,
             &probe,
         )
     })
 }
 
-/// The choice described in the module's docs, with `probe` asking about each candidate.
+/// The choice described in the module's docs, with `probe` asking about each candidate; for a
+/// root harness (`root`), whose players and tools run as other ids, only a folder others may
+/// pass (not `/run/user/0`, mode 0700).
 pub(crate) fn choose(
     tmpdir: Option<OsString>,
     runtime_dir: Option<OsString>,
+    root: bool,
     probe: &dyn Fn(&Path) -> Option<Place>,
 ) -> Base {
     if let Some(dir) = tmpdir.filter(|d| !d.is_empty()) {
@@ -181,6 +188,9 @@ pub(crate) fn choose(
     let mut passed_over = Vec::new();
     for dir in candidates {
         match probe(&dir) {
+            Some(p) if root && !p.passable => {
+                passed_over.push(format!("{}: closed to other ids", dir.display()))
+            }
             Some(p) if p.tmpfs && p.writable && p.exec && !p.open_to_others => {
                 if p.free >= MIN_FREE {
                     return Base {
@@ -223,6 +233,7 @@ fn probe(dir: &Path) -> Option<Place> {
         exec: flags & libc::MS_NOEXEC == 0,
         writable: super::sys::may_write(dir),
         open_to_others: mode & 0o002 != 0 && mode & 0o1000 == 0,
+        passable: mode & 0o001 != 0,
     })
 }
 
@@ -236,6 +247,7 @@ mod tests {
         exec: true,
         writable: true,
         open_to_others: false,
+        passable: true,
     };
     const EXT4: Place = Place {
         tmpfs: false,
@@ -243,13 +255,27 @@ mod tests {
     };
 
     fn pick(tmpdir: Option<&str>, runtime: Option<&str>, places: &[(&str, Place)]) -> Base {
+        pick_as(false, tmpdir, runtime, places)
+    }
+
+    fn pick_as(
+        root: bool,
+        tmpdir: Option<&str>,
+        runtime: Option<&str>,
+        places: &[(&str, Place)],
+    ) -> Base {
         let probe = |dir: &Path| {
             places
                 .iter()
                 .find(|(p, _)| Path::new(p) == dir)
                 .map(|(_, place)| *place)
         };
-        choose(tmpdir.map(Into::into), runtime.map(Into::into), &probe)
+        choose(
+            tmpdir.map(Into::into),
+            runtime.map(Into::into),
+            root,
+            &probe,
+        )
     }
 
     #[test]
@@ -278,6 +304,26 @@ mod tests {
             Path::new("/run/user/1000")
         );
         assert_eq!(pick(None, None, &ext4_tmp).path, Path::new("/dev/shm"));
+        // A root harness's players run as another id: not in root's own runtime folder.
+        let closed = [
+            ("/tmp", EXT4),
+            (
+                "/run/user/0",
+                Place {
+                    passable: false,
+                    ..TMPFS
+                },
+            ),
+            ("/dev/shm", TMPFS),
+        ];
+        assert_eq!(
+            pick_as(true, None, Some("/run/user/0"), &closed).path,
+            Path::new("/dev/shm")
+        );
+        assert_eq!(
+            pick_as(false, None, Some("/run/user/0"), &closed).path,
+            Path::new("/run/user/0")
+        );
         // A relative runtime folder is no place.
         assert_eq!(
             pick(None, Some("run"), &ext4_tmp).path,
