@@ -1,16 +1,18 @@
 //! Where a run's scratch space goes: its scratch folder (the tools' working folders, the
-//! judges' folders, the view's `/etc`), the inputs its `gen` makes, and process mode's test
-//! folders. A fast suite makes and removes these folders by the hundred per second, and a
-//! new inode on a disk file system under such churn is slow: on ext4, the allocator looks for
-//! an inode not freed in the last seconds (`find_inode_bit`, `recently_deleted`), 0.2 to 1 ms
-//! a file on this project's machine, against microseconds on a tmpfs. A whole run of 1,000
-//! one-line batch tests took half the time with its scratch space on a tmpfs.
+//! judges' folders, the view's `/etc`) and the inputs its `gen` makes; never a player's test
+//! folder (process mode's stay in the system's temporary folder: on a tmpfs, a player without
+//! a cgroup could hold memory with files). A fast suite makes and removes these folders by the
+//! hundred per second, and a new inode on a disk file system under such churn is slow: on
+//! ext4, the allocator looks for an inode not freed in the last seconds (`find_inode_bit`,
+//! `recently_deleted`), 0.2 to 1 ms a file on this project's machine, against microseconds on
+//! a tmpfs. A whole run of 1,000 one-line batch tests took up to half the time with its
+//! scratch space on a tmpfs.
 //!
 //! So, unless the user named a folder (`TMPDIR`), the first of `/tmp`, `$XDG_RUNTIME_DIR` and
-//! `/dev/shm` that is a tmpfs this user may write and run programs from (a tool's own
-//! files), that a root harness's other ids may pass, with at least [`MIN_FREE`] bytes free (a container's
-//! 64 MB `/dev/shm` is not enough), else `/tmp` as before. A world-writable folder must be
-//! sticky, as these are, so that nobody else can rename what the harness makes there.
+//! `/dev/shm` that is a tmpfs this user may write and run programs from (a tool's own files),
+//! that a root harness's other ids may pass, with at least [`MIN_FREE`] bytes free (a
+//! container's 64 MB `/dev/shm` is not enough), else `/tmp` as before. A world-writable folder
+//! must be sticky, as these are, so that nobody else can rename what the harness makes there.
 //!
 //! A run's folders there are locked ([`Locked`]: a `.lock` file in each, held with `flock` for
 //! the run's life), so that the next run can tell the folders of a run that was killed
