@@ -63,11 +63,12 @@ pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<
         .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(mode))
         .tempdir_in(parent)?;
-    let lock = std::fs::OpenOptions::new()
+    let mut lock = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(dir.path().join(LOCK))?;
     super::sys::flock(&lock, false)?;
+    std::io::Write::write_all(&mut lock, lock_text().as_bytes())?;
     Ok(Locked { dir, _lock: lock })
 }
 
@@ -108,6 +109,11 @@ pub fn remove_stale(base: &Path) -> usize {
         if !old || !lock_meta.is_file() {
             continue;
         }
+        // Only this machine's runs: on a shared file system whose locks are not shared
+        // (NFS mounted `nolock`), another machine's live run holds no lock seen here.
+        if std::fs::read_to_string(&lock_path).ok().as_deref() != Some(&*lock_text()) {
+            continue;
+        }
         let Ok(lock) = std::fs::File::open(&lock_path) else {
             continue;
         };
@@ -120,6 +126,21 @@ pub fn remove_stale(base: &Path) -> usize {
         }
     }
     removed
+}
+
+/// What a lock file says: the machine it was made on (its host name), so that only this
+/// machine's runs are ever taken for dead ones.
+fn lock_text() -> String {
+    let mut name = [0u8; 256];
+    // SAFETY: a local buffer of the given length; gethostname NUL-terminates what fits.
+    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    let host = if ok {
+        String::from_utf8_lossy(&name[..len]).to_string()
+    } else {
+        String::new()
+    };
+    format!("harness run on host {host}\n")
 }
 
 /// What the kernel says of a candidate folder.
@@ -376,11 +397,11 @@ mod tests {
         let dead = base.path().join(format!("{RUN_PREFIX}dead"));
         std::fs::create_dir_all(dead.join("tool-1/work")).unwrap();
         std::fs::write(dead.join("tool-1/work/input.txt"), "1 2 3").unwrap();
-        std::fs::write(dead.join(LOCK), "").unwrap();
+        std::fs::write(dead.join(LOCK), lock_text()).unwrap();
         age(&dead.join(LOCK), old);
         let dead_inputs = base.path().join(format!("{INPUTS_PREFIX}dead"));
         std::fs::create_dir(&dead_inputs).unwrap();
-        std::fs::write(dead_inputs.join(LOCK), "").unwrap();
+        std::fs::write(dead_inputs.join(LOCK), lock_text()).unwrap();
         age(&dead_inputs.join(LOCK), old);
         // A live run's folder, however old its lock file.
         let live = locked_folder(base.path(), RUN_PREFIX, 0o711).unwrap();
@@ -388,26 +409,39 @@ mod tests {
         // A lock file just made and not yet held.
         let young = base.path().join(format!("{RUN_PREFIX}young"));
         std::fs::create_dir(&young).unwrap();
-        std::fs::write(young.join(LOCK), "").unwrap();
+        std::fs::write(young.join(LOCK), lock_text()).unwrap();
+        // Another machine's run, on a shared file system whose locks are not shared.
+        let elsewhere = base.path().join(format!("{RUN_PREFIX}elsewhere"));
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join(LOCK), "harness run on host another-node\n").unwrap();
+        age(&elsewhere.join(LOCK), old);
         // A run's players' copies (no lock file), another program's folder, and a link to a
         // dead run's folder.
         let unlocked = base.path().join(format!("{RUN_PREFIX}players"));
         std::fs::create_dir(&unlocked).unwrap();
         let other = base.path().join("other");
         std::fs::create_dir(&other).unwrap();
-        std::fs::write(other.join(LOCK), "").unwrap();
+        std::fs::write(other.join(LOCK), lock_text()).unwrap();
         age(&other.join(LOCK), old);
         let target = tempfile::tempdir().unwrap();
         let behind = target.path().join("behind");
         std::fs::create_dir(&behind).unwrap();
-        std::fs::write(behind.join(LOCK), "").unwrap();
+        std::fs::write(behind.join(LOCK), lock_text()).unwrap();
         age(&behind.join(LOCK), old);
         let link = base.path().join(format!("{RUN_PREFIX}link"));
         std::os::unix::fs::symlink(&behind, &link).unwrap();
 
         assert_eq!(remove_stale(base.path()), 2);
         assert!(!dead.exists() && !dead_inputs.exists());
-        for kept in [live.path(), &young, &unlocked, &other, &link, &behind] {
+        for kept in [
+            live.path(),
+            &young,
+            &elsewhere,
+            &unlocked,
+            &other,
+            &link,
+            &behind,
+        ] {
             assert!(kept.exists(), "{} was removed", kept.display());
         }
         // Once its run has ended (the folder dropped), nothing of it is left to remove.
