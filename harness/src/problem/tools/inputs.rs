@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::config::{Def, Inputs};
-use super::judge::{self, Placeholders};
+use super::judge::{self, JudgeFolders, Placeholders};
 use crate::sandbox::scratch;
 use crate::sandbox::tool::{self, Stdin, ToolCommand};
 use crate::sandbox::{Isolation, TestLimits};
@@ -31,6 +31,9 @@ pub fn tool_seed(secret: Option<&Secret>, problem: &str, seed: u64) -> u64 {
     }
 }
 
+/// The seeds file gen is given, in its working folder.
+const SEEDS: &str = "harness-seeds.txt";
+
 /// One made input.
 #[derive(Debug)]
 pub struct Made {
@@ -47,6 +50,9 @@ type Slot = Arc<OnceLock<Result<Arc<Made>, String>>>;
 pub struct Store {
     made: Mutex<HashMap<(u64, Option<String>), Slot>>,
     dir: OnceLock<Result<scratch::Locked, String>>,
+    /// gen's working folders, made a little ahead of the tests that need them, as the judges'
+    /// are ([`JudgeFolders`]): a fresh folder per seed, off the test's path.
+    gen_folders: OnceLock<Arc<JudgeFolders>>,
 }
 
 impl Store {
@@ -116,10 +122,21 @@ impl Store {
                 })
             }
             Inputs::Gen { command, dir } => {
-                let ws = judge::workspace(isolation.scratch(), &def.tools, &[dir.as_str()])
+                let folders = self.gen_folders.get_or_init(|| {
+                    Arc::new(JudgeFolders::new(
+                        &def.tools,
+                        vec![dir.clone(), SEEDS.to_string()],
+                        vec![SEEDS.to_string()],
+                    ))
+                });
+                let ws = folders
+                    .take(isolation)
                     .map_err(|e| format!("cannot make gen's folder: {e}"))?;
-                let seeds = ws.work().join("harness-seeds.txt");
-                std::fs::write(&seeds, format!("{given}\n"))
+                let seeds = ws.work().join(SEEDS);
+                judge::open_made(&seeds)
+                    .and_then(|mut f| {
+                        std::io::Write::write_all(&mut f, format!("{given}\n").as_bytes())
+                    })
                     .map_err(|e| format!("cannot write the seeds file: {e}"))?;
                 let values = Placeholders {
                     seed: Some(given),
