@@ -146,12 +146,13 @@ fn doctor(args: &crate::cli::DoctorArgs) -> Result<u8> {
         std::process::id()
     )) {
         Ok(groups) => println!(
-            "  yes  cgroup per test               {} ({})",
+            "  yes  {:<30} {} ({})",
+            "cgroup per test",
             groups.describe(),
             groups.location()
         ),
         Err(why) => {
-            println!("  NO   cgroup per test               {why}");
+            println!("  NO   {:<30} {why}", "cgroup per test");
             println!("        to enable: run as root with cgroup v1 memory and pids mounted, or from a cgroup v2 subtree delegated to you (e.g. `systemd-run --user --scope -p Delegate=yes harness ...`)");
         }
     }

@@ -116,6 +116,44 @@ fn a_temporary_folder_that_cannot_be_written_is_a_usage_error_naming_it() {
 }
 
 #[test]
+fn doctor_says_what_holds_and_where_a_run_keeps_its_folders() {
+    let (code, out, err) = run(harness().arg("doctor"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("isolation checks:"), "{out}");
+    // Every check on one line, its value in one column.
+    let column = |line: &str| line.get(37..38) == Some(" ") && line.get(38..39) != Some(" ");
+    for what in [
+        "user namespaces",
+        "landlock",
+        "cgroup per test",
+        "scratch space",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no {what} line:\n{out}"));
+        assert!(column(line), "{what} is out of its column:\n{out}");
+    }
+    // The scratch space the run below would use, as the harness chooses it here.
+    let base = harness::sandbox::scratch::base().display().to_string();
+    assert!(
+        out.lines()
+            .any(|l| l.contains("scratch space") && l.contains(&base)),
+        "{out}"
+    );
+    assert!(out.contains("a run here "), "{out}");
+    // A folder the user names is the one used.
+    let named = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(harness().arg("doctor").env("TMPDIR", named.path()));
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.contains("scratch space")).unwrap();
+    assert!(
+        line.contains(&*named.path().to_string_lossy()) && line.contains("(TMPDIR"),
+        "{line}"
+    );
+}
+
+#[test]
 fn non_executable_player_and_bad_player_toml_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("plain.txt");
