@@ -363,7 +363,7 @@ fn fix_for_the_run(
     found: Vec<(Player, Kind)>,
     variant_of: &[Option<usize>],
     variants: &[variant::Variant],
-    stage: &mut Option<Arc<tempfile::TempDir>>,
+    stage: &mut Option<Arc<Stage>>,
 ) -> Result<Vec<Player>, PlayerError> {
     let mut players = Vec::new();
     for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
@@ -386,9 +386,7 @@ fn fix_for_the_run(
 }
 
 /// The run's private folder, made at its first use.
-fn the_stage(
-    stage: &mut Option<Arc<tempfile::TempDir>>,
-) -> Result<&Arc<tempfile::TempDir>, PlayerError> {
+fn the_stage(stage: &mut Option<Arc<Stage>>) -> Result<&Arc<Stage>, PlayerError> {
     match stage {
         Some(stage) => Ok(stage),
         None => Ok(stage.insert(Arc::new(new_stage()?))),
@@ -653,7 +651,7 @@ fn resolve_command(
 fn build_folder_players(
     found: &mut [(Player, Kind)],
     builds: &mut Builds,
-    stage: &mut Option<Arc<tempfile::TempDir>>,
+    stage: &mut Option<Arc<Stage>>,
 ) -> Result<(), PlayerError> {
     for (index, (player, kind)) in found.iter_mut().enumerate() {
         let Kind::Folder {
@@ -1061,15 +1059,11 @@ pub struct Snapshot {
     changed: AtomicBool,
     /// The run-private folder of the copy the player runs from, removed when the last
     /// player of the run is dropped.
-    _stage: Option<Arc<tempfile::TempDir>>,
+    _stage: Option<Arc<Stage>>,
 }
 
 impl Snapshot {
-    fn new(
-        folder: Option<PathBuf>,
-        files: Vec<PathBuf>,
-        stage: Option<Arc<tempfile::TempDir>>,
-    ) -> Snapshot {
+    fn new(folder: Option<PathBuf>, files: Vec<PathBuf>, stage: Option<Arc<Stage>>) -> Snapshot {
         let mut snapshot = Snapshot {
             folder,
             files,
@@ -1083,7 +1077,7 @@ impl Snapshot {
 
     /// A `player.toml` player: its folder, its program and the files its arguments name;
     /// `stage` holds the folder when it is the run's private copy.
-    fn of_folder(player: &Player, stage: Option<&Arc<tempfile::TempDir>>) -> Snapshot {
+    fn of_folder(player: &Player, stage: Option<&Arc<Stage>>) -> Snapshot {
         let mut files = vec![player.program.clone()];
         files.extend(
             player
@@ -1101,7 +1095,7 @@ impl Snapshot {
     /// `<stage>/players/<name>/<file>`, and points the player at the copy: a rebuild or a
     /// replaced file during the run changes nothing of the run. A copy, not a hard link: a
     /// link would share the file with an in-place rewrite.
-    fn copy(player: &mut Player, stage: &Arc<tempfile::TempDir>) -> Result<Snapshot, PlayerError> {
+    fn copy(player: &mut Player, stage: &Arc<Stage>) -> Result<Snapshot, PlayerError> {
         let dir = stage.path().join("players").join(&player.name);
         let file = player
             .program
@@ -1139,15 +1133,20 @@ impl Snapshot {
     }
 }
 
-/// The run's private folder (under the system's temporary folder, outside the workspace).
-fn new_stage() -> Result<tempfile::TempDir, PlayerError> {
-    use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
-        .prefix("harness-run-")
-        // Passable, not readable: a process-mode player of a root harness runs as another
-        // user, and must reach its program's copy.
-        .permissions(std::fs::Permissions::from_mode(0o711))
-        .tempdir()
+/// The run's private folder: copies of players' programs and the folders of built players.
+pub(crate) type Stage = crate::sandbox::scratch::Locked;
+
+/// The run's private folder (under the system's temporary folder, outside the workspace),
+/// locked for the run's life so that a later run can remove it if this one is killed
+/// ([`crate::sandbox::scratch::remove_stale`]).
+fn new_stage() -> Result<Stage, PlayerError> {
+    // Passable, not readable: a process-mode player of a root harness runs as another user,
+    // and must reach its program's copy.
+    crate::sandbox::scratch::locked_folder(
+        &std::env::temp_dir(),
+        crate::sandbox::scratch::RUN_PREFIX,
+        0o711,
+    )
         .map_err(|e| {
             // Not one player's problem: an empty path.
             err(

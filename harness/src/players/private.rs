@@ -160,7 +160,7 @@ pub(super) fn build_in_copy(
     build: &[String],
     command: &[String],
     index: usize,
-    stage: &Arc<tempfile::TempDir>,
+    stage: &Arc<super::Stage>,
     builds: &mut Builds,
 ) -> Result<PathBuf, PlayerError> {
     let player_toml = player.cwd.join("player.toml");

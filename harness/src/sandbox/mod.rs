@@ -188,7 +188,12 @@ impl Isolation {
         cgroup: Want,
         extra_binds: &[PathBuf],
     ) -> Result<Isolation, Unavailable> {
+        // What runs killed before their end left: their scratch and inputs folders, and
+        // their private folders (players' copies) in the system's temporary folder.
         scratch::remove_stale(scratch::base());
+        if std::env::temp_dir() != scratch::base() {
+            scratch::remove_stale(&std::env::temp_dir());
+        }
         // Passable, not readable: a process-mode player or build of a root harness (the
         // player id) reaches its own folder in it.
         let scratch =

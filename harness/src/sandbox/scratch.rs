@@ -14,8 +14,9 @@
 //! container's 64 MB `/dev/shm` is not enough), else `/tmp` as before. A world-writable folder
 //! must be sticky, as these are, so that nobody else can rename what the harness makes there.
 //!
-//! A run's folders there are locked ([`Locked`]: a `.lock` file in each, held with `flock` for
-//! the run's life), so that the next run can tell the folders of a run that was killed
+//! A run's folders there (and its private folder of players' copies, in the system's temporary
+//! folder) are locked ([`Locked`]: a `.lock` file in each, held with `flock` for the run's
+//! life), so that the next run can tell the folders of a run that was killed
 //! (`SIGKILL`, out of memory) from those of a run still going, and removes them
 //! ([`remove_stale`]): on a tmpfs they would hold memory until the machine restarts.
 //!
