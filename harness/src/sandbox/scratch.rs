@@ -76,7 +76,7 @@ pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<
 /// Removes the folders that runs killed before their end left in `base`: this user's folders
 /// named like a run's ([`RUN_PREFIX`], [`INPUTS_PREFIX`]) whose lock file is older than
 /// [`STALE_AFTER`] and held by nobody. Returns how many were removed. Never follows a symbolic
-/// link; a folder without a lock file (another program's, or a run's players' copies) is left.
+/// link; a folder without a lock file (another program's, or an older harness's) is left.
 pub fn remove_stale(base: &Path) -> usize {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid has no preconditions.
@@ -416,9 +416,9 @@ mod tests {
         std::fs::create_dir(&elsewhere).unwrap();
         std::fs::write(elsewhere.join(LOCK), "harness run on host another-node\n").unwrap();
         age(&elsewhere.join(LOCK), old);
-        // A run's players' copies (no lock file), another program's folder, and a link to a
-        // dead run's folder.
-        let unlocked = base.path().join(format!("{RUN_PREFIX}players"));
+        // A folder without a lock file (an older harness's), another program's folder, and a
+        // link to a dead run's folder.
+        let unlocked = base.path().join(format!("{RUN_PREFIX}older"));
         std::fs::create_dir(&unlocked).unwrap();
         let other = base.path().join("other");
         std::fs::create_dir(&other).unwrap();
