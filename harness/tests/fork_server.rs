@@ -20,7 +20,7 @@ use harness::problem::{self, CaseKey, Env};
 use harness::runner::{run_one, Containment, Suite, TestResult};
 use harness::sandbox::Want;
 use harness::verdict::Verdict;
-use support::in_process::{containment, script_player};
+use support::in_process::{assert_quit_early, containment, script_player};
 
 /// Judges a script player on ChessPuzzle seed 1, in a containment prepared for it.
 fn judge(sandbox: Want, body: &str) -> TestResult {
@@ -54,18 +54,6 @@ fn judge_in(containment: &Containment, body: &str) -> TestResult {
     run_one(&suite, containment, &CaseKey::Seed(1), &player).expect("not interrupted")
 }
 
-/// The test ran its player: it read the board and quit, which is WA with this reason.
-fn assert_player_ran(r: &TestResult) {
-    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
-    assert!(
-        r.outcome
-            .reason
-            .contains("closed its output before the game ended"),
-        "{}",
-        r.outcome.reason
-    );
-}
-
 /// This process's live children whose command line is the fork server's (`__sandbox
 /// forker`): the servers, and the supervisors they forked (which keep that command line).
 fn forker_children() -> Vec<i32> {
@@ -90,7 +78,7 @@ fn forker_children() -> Vec<i32> {
 #[test]
 fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children() {
     for sandbox in [Want::Auto, Want::Off] {
-        assert_player_ran(&judge(sandbox, "read header\nexit 0"));
+        assert_quit_early(&judge(sandbox, "read header\nexit 0"));
         let servers = forker_children();
         assert_eq!(
             servers.len(),
@@ -112,7 +100,7 @@ fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children()
                 seen
             })
         };
-        assert_player_ran(&judge(sandbox, "read header\nsleep 2\nexit 0"));
+        assert_quit_early(&judge(sandbox, "read header\nsleep 2\nexit 0"));
         done.store(true, Ordering::Relaxed);
         let supervisors = watcher.join().expect("watcher");
         assert!(
@@ -133,7 +121,7 @@ fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children()
             assert!(Instant::now() < until, "the killed server did not die");
             std::thread::sleep(Duration::from_millis(5));
         }
-        assert_player_ran(&judge(sandbox, "read header\nexit 0"));
+        assert_quit_early(&judge(sandbox, "read header\nexit 0"));
         let now = forker_children();
         assert!(
             now.len() == 1 && now[0] != server,
@@ -161,7 +149,7 @@ fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children()
             r.outcome.reason
         );
         gone(stopped, sandbox);
-        assert_player_ran(&judge(sandbox, "read header\nexit 0"));
+        assert_quit_early(&judge(sandbox, "read header\nexit 0"));
         let next = forker_children();
         assert!(
             next.len() == 1 && next[0] != stopped,

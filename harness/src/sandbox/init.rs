@@ -491,21 +491,18 @@ fn unreaped_cpu_us(mode: Mode, player: libc::pid_t) -> u64 {
 /// from `/proc/<pid>/stat`; a process gone counts nothing.
 fn cpu_us_of(pids: &[libc::pid_t]) -> u64 {
     // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
     pids.iter()
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-        .map(|stat| {
-            // After "pid (comm)": state is field 3; utime, stime, cutime, cstime are 14-17.
-            let fields: Vec<u64> = stat
-                .rsplit_once(')')
-                .map(|(_, rest)| rest)
-                .unwrap_or("")
-                .split_whitespace()
-                .skip(11)
-                .take(4)
-                .map(|v| v.parse().unwrap_or(0))
-                .collect();
-            fields.iter().sum::<u64>() * 1_000_000 / ticks
+        .filter_map(|&pid| {
+            // utime, stime, cutime, cstime: fields 14-17, the 12th to 15th from the state on.
+            stat_fields(pid, |fields| {
+                let ticks: u64 = fields
+                    .skip(11)
+                    .take(4)
+                    .map(|v| v.parse().unwrap_or(0))
+                    .sum();
+                Some(ticks * 1_000_000 / ticks_per_s)
+            })
         })
         .sum()
 }
@@ -536,16 +533,19 @@ fn descendants(first: libc::pid_t) -> Vec<libc::pid_t> {
     found
 }
 
-/// A process's parent, from `/proc/<pid>/stat` ("pid (comm) state ppid ...": comm may hold
-/// spaces and parentheses).
+/// A process's parent, from `/proc/<pid>/stat`.
 fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+    stat_fields(pid, |mut fields| fields.nth(1)?.parse().ok())
+}
+
+/// `read` of the fields of `/proc/<pid>/stat` after "pid (comm)", the state first (comm may
+/// hold spaces and parentheses); `None` when the process is gone.
+fn stat_fields<T>(
+    pid: libc::pid_t,
+    read: impl FnOnce(std::str::SplitWhitespace<'_>) -> Option<T>,
+) -> Option<T> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    read(stat.rsplit_once(')')?.1.split_whitespace())
 }
 
 /// The children of a process (escaped grandchildren are reparented to a subreaper).

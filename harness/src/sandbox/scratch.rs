@@ -42,8 +42,9 @@ const STALE_AFTER: Duration = Duration::from_secs(60);
 pub const RUN_PREFIX: &str = "harness-run-";
 pub const INPUTS_PREFIX: &str = "harness-inputs-";
 
-/// A folder of the run's in the scratch base, removed when dropped; its `.lock` is held with
-/// `flock` until then, by this process only (the descriptor is close-on-exec).
+/// A folder of the run's (in the scratch base; the players' copies in the system's temporary
+/// folder), removed when dropped; its `.lock` is held with `flock` until then, by this
+/// process only (the descriptor is close-on-exec).
 #[derive(Debug)]
 pub struct Locked {
     // Declared first, so dropped first: the folder is gone before its lock is let go.
@@ -78,12 +79,13 @@ pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<
 /// [`STALE_AFTER`] and held by nobody. Returns how many were removed. Never follows a symbolic
 /// link; a folder without a lock file (another program's, or an older harness's) is left.
 pub fn remove_stale(base: &Path) -> usize {
-    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
     let Ok(entries) = std::fs::read_dir(base) else {
         return 0;
     };
+    let ours = lock_text();
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -98,26 +100,30 @@ pub fn remove_stale(base: &Path) -> usize {
         if !meta.is_dir() || meta.uid() != me {
             continue;
         }
-        let lock_path = path.join(LOCK);
-        let Ok(lock_meta) = std::fs::symlink_metadata(&lock_path) else {
+        // One open of the lock file (never through a link) for its age, its text and its lock.
+        let Ok(mut lock) = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path.join(LOCK))
+        else {
             continue;
         };
-        let old = lock_meta
-            .modified()
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= STALE_AFTER);
-        if !old || !lock_meta.is_file() {
+        let old = lock.metadata().is_ok_and(|m| {
+            m.is_file()
+                && m.modified()
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age >= STALE_AFTER)
+        });
+        if !old {
             continue;
         }
         // Only this machine's runs: on a shared file system whose locks are not shared
         // (NFS mounted `nolock`), another machine's live run holds no lock seen here.
-        if std::fs::read_to_string(&lock_path).ok().as_deref() != Some(&*lock_text()) {
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut lock, &mut text).is_err() || text != ours {
             continue;
         }
-        let Ok(lock) = std::fs::File::open(&lock_path) else {
-            continue;
-        };
         // Held (a run still going): EWOULDBLOCK.
         if super::sys::flock(&lock, true).is_err() {
             continue;

@@ -2,8 +2,9 @@
 //! the harness binary): a shell-script ChessPuzzle player, and a run's default containment.
 
 use harness::players::Player;
-use harness::runner::{base_env, Containment};
+use harness::runner::{base_env, Containment, TestResult};
 use harness::sandbox::{Isolation, Want};
+use harness::verdict::Verdict;
 
 /// Writes a shell-script ChessPuzzle player named `name` into a fresh folder and returns it.
 pub fn script_player(name: &str, body: &str) -> (tempfile::TempDir, Player) {
@@ -39,4 +40,17 @@ pub fn containment(sandbox: Want) -> Containment {
         base_env: base_env(&[]),
         core_dumps: false,
     }
+}
+
+/// The test's player read the board and quit (`read header; exit 0`): WA, for closing its
+/// output before the game ended.
+pub fn assert_quit_early(r: &TestResult) {
+    assert_eq!(r.outcome.verdict, Verdict::WrongAnswer, "{r:?}");
+    assert!(
+        r.outcome
+            .reason
+            .contains("closed its output before the game ended"),
+        "{}",
+        r.outcome.reason
+    );
 }
