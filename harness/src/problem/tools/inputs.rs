@@ -226,7 +226,10 @@ impl Store {
                 Ok(())
             }
             Some(Err(refused)) if !refused.missing() => {
-                Err(format!("gen for seed {seed} left {refused}"))
+                let said = run.last_lines(judge::REASON_LINES).replace('\n', " | ");
+                Err(format!(
+                    "gen for seed {seed} left {refused} (gen said: {said})"
+                ))
             }
             _ => Err(gen_failed(def, &run, seed, dir)),
         }

@@ -196,7 +196,8 @@ fn desktop_internals(dir: &Path) -> Vec<String> {
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            // A link to a folder is not walked (it may be `/`).
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 if stack.len() < 64 {
                     stack.push(path);
                 }
