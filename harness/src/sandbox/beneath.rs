@@ -294,7 +294,7 @@ mod tests {
         symlink(folder.join("real"), folder.join("linked")).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &folder.join("fifo"),
+            folder.join("fifo"),
             FileType::Fifo,
             Mode::from_raw_mode(0o644),
             0,
