@@ -4,7 +4,8 @@
 //!
 //! - a score is the judge's own line: a player answering the token `Score=999999999` to a
 //!   vis shaped like AtCoder's template (which quotes the bad token in its parse error) is
-//!   WA, and nothing of it reaches `best.csv`;
+//!   WA, and nothing of it reaches `best.csv`; a `min` problem's perfect 0 is OK, and the
+//!   same vis's `Score = 0` with its parse error is not;
 //! - the harness is nobody's deputy: a picture, an input of gen's or a ready input that is a
 //!   symbolic link is the tool's failure (ERR naming the file), never followed, and what it
 //!   names is nowhere in the results;
@@ -161,6 +162,41 @@ fn a_forged_score_token_in_an_answer_is_wa_and_never_reaches_best_csv() {
     assert!(best.contains("honest"), "{best}");
     assert!(
         !best.contains("forger") && !best.contains("999999999"),
+        "{best}"
+    );
+}
+
+/// A `min` problem (an error to minimise): a perfect 0 is OK; AtCoder's `Score = 0` with its
+/// parse error is WA, after or before the message.
+#[test]
+fn a_perfect_zero_of_a_min_problem_is_ok_and_an_invalid_answers_zero_is_not() {
+    let players = [
+        ("perfect", "read n t\necho 0\n"),
+        ("invalid", "read n t\necho nonsense\n"),
+    ];
+    let min = problem(BY_GEN).replace("objective = \"max\"", "objective = \"min\"");
+    let ws = Workspace::new(&min, GEN, ATCODER_VIS, &players);
+    let (out, results) = ws.run(&["perfect", "invalid"], "1..2", &[], "auto");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in &rows {
+        let want = match r["player"].as_str() {
+            "perfect" => "OK",
+            _ => {
+                assert!(r["reason"].contains("Parse error: nonsense"), "{r:?}");
+                "WA"
+            }
+        };
+        assert_eq!(
+            (r["verdict"].as_str(), r["score"].as_str()),
+            (want, "0"),
+            "{r:?}"
+        );
+    }
+    let best = std::fs::read_to_string(results.join("best.csv")).unwrap();
+    assert!(
+        best.contains("perfect") && !best.contains("invalid"),
         "{best}"
     );
 }
