@@ -290,4 +290,31 @@ mod tests {
         assert_eq!(back.get("chesspuzzle", &CaseKey::Seed(2)), Some(3.0));
         assert!(!dir.path().join("best.tmp").exists());
     }
+
+    #[test]
+    fn best_table_never_takes_a_score_from_a_test_that_was_not_ok() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut table = BestTable::load(&dir.path().join("best.csv")).unwrap();
+        let max = |_: &str| (Objective::Maximize, false);
+        // A forged score on a test that was not OK (WA, ERR, TLE): never the best.
+        let forged = entry(
+            "forger",
+            "r1",
+            &[
+                (1, 999999999.0, Verdict::WrongAnswer),
+                (2, 999999999.0, Verdict::HarnessError),
+                (3, 999999999.0, Verdict::TimeLimit),
+            ],
+        );
+        assert_eq!(table.update(&[forged], max), 0);
+        assert_eq!(table.get("chesspuzzle", &CaseKey::Seed(1)), None);
+        let honest = entry("honest", "r2", &[(1, 5.0, Verdict::Ok)]);
+        assert_eq!(table.update(&[honest], max), 1);
+        assert_eq!(table.get("chesspuzzle", &CaseKey::Seed(1)), Some(5.0));
+        // A perfect 0 of a minimised problem is a best score like any other.
+        let min = |_: &str| (Objective::Minimize, false);
+        let perfect = entry("perfect", "r3", &[(1, 0.0, Verdict::Ok)]);
+        assert_eq!(table.update(&[perfect], min), 1);
+        assert_eq!(table.get("chesspuzzle", &CaseKey::Seed(1)), Some(0.0));
+    }
 }

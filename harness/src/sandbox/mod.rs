@@ -24,6 +24,7 @@
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
 
 pub mod attribution;
+pub mod beneath;
 mod build;
 pub mod cgroup;
 mod forker;

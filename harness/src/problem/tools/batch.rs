@@ -1,7 +1,8 @@
 //! The batch shape (AtCoder): the player reads its input on stdin and writes its answer on
 //! stdout, as an exact-answer problem's player does (the same limits and verdicts); then the
-//! judge runs contained over the input and the answer, and [`judge::judge_outcome`] reads
-//! its score. The pictures it leaves in its folder (`pictures`) are kept for the report.
+//! judge runs contained over the input and the answer, and [`judge::judge_answer`] reads
+//! its score. The pictures it leaves in its folder (`pictures`) are kept for the report, read
+//! safely ([`judge::left_pictures`]).
 //!
 //! The judge is made ready beside the player, not after it: its sandbox is launched just
 //! after the player's ([`Game::player_starting`]) and set up in full while the player's is,
@@ -48,7 +49,7 @@ impl BatchGame {
         made: Arc<Made>,
         folders: Arc<JudgeFolders>,
     ) -> Result<BatchGame, CaseError> {
-        let input = CaseError::read(&made.path)?;
+        let input = made.text()?;
         Ok(BatchGame {
             def,
             isolation,
@@ -141,17 +142,11 @@ impl BatchGame {
             );
         }
         let run = ready.held.take().expect("held until now").go();
-        let work = ready.folder().work();
-        for name in &self.def.pictures {
-            if let Ok(bytes) = std::fs::read(work.join(name)) {
-                self.pictures.push(Picture {
-                    name: name.clone(),
-                    bytes,
-                });
-            }
-        }
-        let outcome = judge::judge_outcome(&self.def, &run, 1)
-            .unwrap_or_else(|| Outcome::fault(&Fault::Interrupted, 0.0, 0));
+        let left = judge::left_pictures(&self.def, &ready.folder().work());
+        let Some(outcome) = judge::judge_answer(&self.def, &run, output) else {
+            return Outcome::fault(&Fault::Interrupted, 0.0, 0);
+        };
+        let outcome = judge::with_pictures(outcome, left, &mut self.pictures);
         judge::keep_log(&self.def, &outcome, &run, &mut self.pictures);
         outcome
     }

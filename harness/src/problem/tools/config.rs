@@ -132,6 +132,9 @@ pub struct Def {
     pub relay: RelayMode,
     /// The `[limits]` table, checked (merged under scoring.toml's `[problem.<id>]`).
     pub limits: toml::Table,
+    /// Every key of the file as read, in one canonical text (keys sorted, no comments): a
+    /// part of the tools' identity ([`super::identity`]).
+    pub keys: String,
 }
 
 impl Def {
@@ -147,8 +150,13 @@ impl Def {
     }
 }
 
-/// The default score line: the last `Score = N` (an integer, a decimal, `1.0E7`, `-1.0`).
-pub const DEFAULT_SCORE: &str = r"Score\s*=\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)";
+/// The default score line: a whole line `Score = N` (an integer, a decimal, `1.0E7`,
+/// `-1.0`; spaces around `=` and at either end optional). A whole line only: AtCoder's tools
+/// quote a player's bad token in their error line (`Parse error: Score=999999999`), which
+/// must never read as the judge's score. Patterns are matched line by line (`^` and `$` are
+/// a line's ends).
+pub const DEFAULT_SCORE: &str =
+    r"^[ \t]*Score[ \t]*=[ \t]*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)[ \t]*\r?$";
 
 /// Placeholders a command may hold.
 const PLACEHOLDERS: [&str; 7] = [
@@ -213,6 +221,7 @@ pub fn load(file: &Path, builtin: &[&str]) -> Result<Def, String> {
 pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
     let at = |key: &str, message: String| format!("{}: {key}: {message}", file.display());
     let raw: Raw = toml::from_str(text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let keys = canonical(text);
     let folder = file.parent().unwrap_or(Path::new("."));
     let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
     let id = folder
@@ -268,6 +277,15 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             return Err(at(
                 "judge",
                 "a topcoder judge starts the player: put {player} where its command goes (-exec)"
+                    .into(),
+            ))
+        }
+        // Else every seed would play the tester's default test, and a keyed run's seeds
+        // would be keyed in name only.
+        Shape::Topcoder if !needs("{seed}") && !needs("{seed:04}") => {
+            return Err(at(
+                "judge",
+                "a topcoder judge makes its test from the seed: put {seed} where its seed goes (-seed {seed})"
                     .into(),
             ))
         }
@@ -349,7 +367,10 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         }
     };
     let pattern = raw.score.as_deref().unwrap_or(DEFAULT_SCORE);
-    let score = regex::Regex::new(pattern).map_err(|e| at("score", e.to_string()))?;
+    let score = regex::RegexBuilder::new(pattern)
+        .multi_line(true)
+        .build()
+        .map_err(|e| at("score", e.to_string()))?;
     if score.captures_len() != 2 {
         return Err(at(
             "score",
@@ -444,7 +465,41 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         judge_memory,
         relay,
         limits,
+        keys,
     })
+}
+
+/// The keys of a TOML text in one canonical text: sorted, without comments or layout.
+fn canonical(text: &str) -> String {
+    fn put(value: &toml::Value, out: &mut String) {
+        match value {
+            toml::Value::Table(table) => {
+                let mut keys: Vec<&String> = table.keys().collect();
+                keys.sort();
+                out.push('{');
+                for key in keys {
+                    out.push_str(&toml::Value::String(key.clone()).to_string());
+                    out.push('=');
+                    put(&table[key], out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            toml::Value::Array(items) => {
+                out.push('[');
+                for item in items {
+                    put(item, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let table: toml::Table = text.parse().unwrap_or_default();
+    let mut out = String::new();
+    put(&toml::Value::Table(table), &mut out);
+    out
 }
 
 /// The few strings of a loaded problem live as long as the process (ids are `&'static str`
@@ -651,6 +706,19 @@ judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
         assert_eq!(def.inputs, Inputs::ByJudge);
         let err = parse(&tc.replace("{player}", "x"), &file, &[]).unwrap_err();
         assert!(err.contains("judge: a topcoder judge"), "{err}");
+        // Without the seed every test would be the tester's default one.
+        let err = parse(
+            &tc.replace("\"-seed\", \"{seed}\"", "\"-debug\""),
+            &file,
+            &[],
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("problem.toml: judge: a topcoder judge makes its test from the seed"),
+            "{err}"
+        );
+        let padded = tc.replace("{seed}", "{seed:04}");
+        assert_eq!(parse(&padded, &file, &[]).unwrap().inputs, Inputs::ByJudge);
     }
 
     #[test]
@@ -673,14 +741,24 @@ judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
 
     #[test]
     fn default_score_reads_what_contest_tools_print() {
-        let re = regex::Regex::new(DEFAULT_SCORE).unwrap();
+        let (_root, file) = folder("p");
+        let re = parse(BATCH, &file, &[]).unwrap().score;
         for (line, want) in [
             ("Score = 123456", "123456"),
             ("Score = -1.0", "-1.0"),
             ("Score = 1.0E7", "1.0E7"),
             ("Score=5", "5"),
+            ("  Score = 7 \r", "7"),
         ] {
             assert_eq!(&re.captures(line).unwrap()[1], want);
+        }
+        // Only a whole line: a player's token quoted in an error line is not a score.
+        for line in [
+            "Parse error: Score=999999999",
+            "Score = 5 (best 9)",
+            "TotalScore = 5",
+        ] {
+            assert!(!re.is_match(line), "{line}");
         }
     }
 }

@@ -15,13 +15,16 @@
 //!
 //! `hash-ignore` in problem.toml leaves more out, and `!pattern` puts a file in. Ready
 //! inputs (`inputs = { dir = ... }`) define the tests, so their files are hashed wherever
-//! they are.
+//! they are. Every key of `problem.toml` is part of it too (its keys as parsed: a comment or
+//! the order of the keys is not), so an edited judge line, score pattern or limit is a new
+//! build.
 
 use std::path::{Path, PathBuf};
 
 use sha2::Digest;
 
 use super::config::{Def, Inputs};
+use crate::sandbox::beneath::{self, Rules};
 
 /// Folders never walked: build products and version control.
 const NEVER: [&str; 3] = ["target", ".git", "node_modules"];
@@ -85,6 +88,11 @@ pub fn identity(def: &Def) -> String {
             || (base && !ignored.iter().any(|p| matches(rel, p, false)))
     };
     let mut h = sha2::Sha256::new();
+    // Every key of problem.toml (the judge's command, the score pattern, the limits): an
+    // edit of `-debug` into the judge's line is another judge.
+    h.update(b"problem.toml\0");
+    h.update(def.keys.as_bytes());
+    h.update(b"\0tools\0");
     hash_folder(&mut h, &def.tools, &included);
     if let Inputs::Ready { dir, .. } = &def.inputs {
         h.update(b"\0inputs\0");
@@ -136,9 +144,19 @@ fn hash_folder(h: &mut sha2::Sha256, root: &Path, included: &dyn Fn(&Path) -> bo
         h.update([0]);
         if let Ok(target) = std::fs::read_link(&path) {
             h.update(target.as_os_str().as_encoded_bytes());
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
+        } else {
+            // Never a wait on a fifo or a read of a device a folder holds: its kind instead.
+            let any = Rules {
+                cap: u64::MAX,
+                one_name: false,
+            };
+            match beneath::read(root, rel, any) {
+                Ok(bytes) => {
+                    h.update((bytes.len() as u64).to_le_bytes());
+                    h.update(&bytes);
+                }
+                Err(refused) => h.update(refused.why.to_string().as_bytes()),
+            }
         }
         h.update([0]);
     }
@@ -257,7 +275,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let r = root.path();
         write(r, "Tester.java", "class Tester {}\n");
-        let judge = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\"]\n";
+        let judge = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\"]\n";
         let d = def(r, ".", "topcoder", judge);
         let by_hand = [
             "build/Tester.class",
@@ -278,6 +296,28 @@ mod tests {
             &["tester.jar", "Tester.java", "lib/Helper.java"],
             true,
         );
+    }
+
+    #[test]
+    fn every_key_of_problem_toml_is_part_of_the_identity() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(r, "tester.jar", "jar\n");
+        let tc = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\"]\n";
+        let base = identity(&def(r, ".", "topcoder", tc));
+        // A comment is not a key: the same problem.
+        let commented = format!("# a note\n{tc}");
+        assert_eq!(identity(&def(r, ".", "topcoder", &commented)), base);
+        let edits = [
+            tc.replace("\"-seed\"", "\"-debug\", \"-seed\""),
+            format!("{tc}score = 'Points: (\\d+)'\n"),
+            format!("{tc}judge-timeout = 30\n"),
+            format!("{tc}title = \"another\"\n"),
+            format!("{tc}[limits]\ntime-limit = 3\n"),
+        ];
+        for edit in edits {
+            assert_ne!(identity(&def(r, ".", "topcoder", &edit)), base, "{edit}");
+        }
     }
 
     #[test]

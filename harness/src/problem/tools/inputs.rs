@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use super::config::{Def, Inputs};
 use super::judge::{self, JudgeFolders, Placeholders};
+use crate::problem::CaseError;
+use crate::sandbox::beneath::{self, Rules};
 use crate::sandbox::scratch;
 use crate::sandbox::tool::{self, Stdin, ToolCommand};
 use crate::sandbox::{Isolation, TestLimits};
@@ -34,13 +36,47 @@ pub fn tool_seed(secret: Option<&Secret>, problem: &str, seed: u64) -> u64 {
 /// The seeds file gen is given, in its working folder.
 const SEEDS: &str = "harness-seeds.txt";
 
+/// Most bytes an input may hold (gen's, or a ready file).
+pub const INPUT_CAP: u64 = 256 << 20;
+
+/// What the harness accepts of an input file gen left (a file of its own: one name).
+const GEN_INPUT: Rules = Rules {
+    cap: INPUT_CAP,
+    one_name: true,
+};
+
+/// What the harness accepts of a ready input (a contest folder's file may have other names:
+/// a copy made with `cp -l`).
+const READY_INPUT: Rules = Rules {
+    cap: INPUT_CAP,
+    one_name: false,
+};
+
 /// One made input.
 #[derive(Debug)]
 pub struct Made {
-    /// Its file, in the run's scratch space.
+    /// Its file, in the run's scratch space: a copy the harness made of what gen left (or of
+    /// the ready file), never a link.
     pub path: PathBuf,
     /// The seed the tools were given for it.
     pub tool_seed: u64,
+}
+
+impl Made {
+    /// The input's text, read from the harness's own copy (never through a link).
+    pub fn text(&self) -> Result<String, CaseError> {
+        let failed = |e: beneath::Refused| CaseError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other(e.to_string()),
+        };
+        let folder = self.path.parent().unwrap_or(Path::new("/"));
+        let name = Path::new(self.path.file_name().unwrap_or_default());
+        let bytes = beneath::read(folder, name, GEN_INPUT).map_err(failed)?;
+        String::from_utf8(bytes).map_err(|e| CaseError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })
+    }
 }
 
 type Slot = Arc<OnceLock<Result<Arc<Made>, String>>>;
@@ -98,9 +134,11 @@ impl Store {
     ) -> Result<Made, String> {
         let given = tool_seed(secret, def.id, seed);
         let store = self.folder()?;
-        let path = store.join(format!("{seed}.txt"));
+        // One file per (seed, key): a new file each, never one that exists.
+        let keyed = secret.map(|s| format!("-{}", s.fingerprint()));
+        let path = store.join(format!("{seed}{}.txt", keyed.unwrap_or_default()));
         match &def.inputs {
-            Inputs::ByJudge => Err(format!("{}: the judge makes its own tests", def.id)),
+            Inputs::ByJudge => return Err(format!("{}: the judge makes its own tests", def.id)),
             Inputs::Ready { dir, name } => {
                 if secret.is_some() {
                     return Err(format!(
@@ -110,84 +148,111 @@ impl Store {
                         dir.display()
                     ));
                 }
-                let file = dir.join(
-                    name.replace("{seed:04}", &format!("{seed:04}"))
-                        .replace("{seed}", &seed.to_string()),
-                );
-                std::fs::copy(&file, &path)
-                    .map_err(|e| format!("no input for seed {seed}: {}: {e}", file.display()))?;
-                Ok(Made {
-                    path,
-                    tool_seed: given,
-                })
+                let file = name
+                    .replace("{seed:04}", &format!("{seed:04}"))
+                    .replace("{seed}", &seed.to_string());
+                // Beneath the ready folder, never through a link: a link of the contest
+                // folder is not followed to whatever it names.
+                beneath::copy(dir, Path::new(&file), READY_INPUT, &path)
+                    .map_err(|e| format!("no input for seed {seed}: in {}: {e}", dir.display()))?;
             }
             Inputs::Gen { command, dir } => {
-                let folders = self.gen_folders.get_or_init(|| {
-                    Arc::new(JudgeFolders::new(
-                        &def.tools,
-                        vec![dir.clone(), SEEDS.to_string()],
-                        vec![SEEDS.to_string()],
-                    ))
-                });
-                let ws = folders
-                    .take(isolation)
-                    .map_err(|e| format!("cannot make gen's folder: {e}"))?;
-                let seeds = ws.work().join(SEEDS);
-                judge::open_made(&seeds)
-                    .and_then(|mut f| {
-                        std::io::Write::write_all(&mut f, format!("{given}\n").as_bytes())
-                    })
-                    .map_err(|e| format!("cannot write the seeds file: {e}"))?;
-                let values = Placeholders {
-                    seed: Some(given),
-                    seeds: Some(seeds),
-                    ..Placeholders::default()
-                };
-                let args = values.apply(command);
-                let cmd = ToolCommand {
-                    program: judge::program(&def.tools, &args[0]),
-                    args: args[1..].to_vec(),
-                    tools: def.tools.clone(),
-                    read_only: Vec::new(),
-                    env: env.to_vec(),
-                    stdin: Stdin::Null,
-                    stdout: None,
-                    timeout: Duration::from_secs_f64(def.judge_timeout),
-                    limits: tool_limits(def),
-                    max_output: 64 << 20,
-                };
-                let run = tool::run(isolation, &cmd, &ws);
-                let made = ws.work().join(dir).join("0000.txt");
-                if !run.succeeded() || !made.is_file() {
-                    let timeout = Duration::from_secs_f64(def.judge_timeout);
-                    let what = if run.succeeded() {
-                        format!("wrote no {dir}/0000.txt")
-                    } else {
-                        run.describe_end(timeout)
-                    };
-                    let said = run.last_lines(judge::REASON_LINES).replace('\n', " | ");
-                    // A gen edited to write elsewhere (AHC003 copies write `in1/`, `ans/`)
-                    // meets the tools folder, read-only to it: say where it may write.
-                    let hint = if said.contains("Read-only file system")
-                        || said.contains("Permission denied")
-                    {
-                        format!(" (gen may write only its {dir}/ folder: the rest of its working folder is the tools folder, read-only; name the folder it writes as inputs.dir in {})", def.file.display())
-                    } else {
-                        String::new()
-                    };
-                    return Err(format!("gen for seed {seed} {what}: {said}{hint}"));
-                }
-                std::fs::rename(&made, &path)
-                    .or_else(|_| std::fs::copy(&made, &path).map(drop))
-                    .map_err(|e| format!("cannot keep the input of seed {seed}: {e}"))?;
-                ws.dispose();
-                Ok(Made {
-                    path,
-                    tool_seed: given,
-                })
+                self.generate(def, isolation, env, (seed, given), (command, dir), &path)?
             }
         }
+        Ok(Made {
+            path,
+            tool_seed: given,
+        })
     }
+
+    /// Runs gen for `seed` (given to it as `given`) in a fresh folder and copies the
+    /// `<dir>/0000.txt` it leaves to `path`.
+    fn generate(
+        &self,
+        def: &Def,
+        isolation: &Isolation,
+        env: &[(String, String)],
+        (seed, given): (u64, u64),
+        (command, dir): (&[String], &str),
+        path: &Path,
+    ) -> Result<(), String> {
+        let folders = self.gen_folders.get_or_init(|| {
+            Arc::new(JudgeFolders::new(
+                &def.tools,
+                vec![dir.to_string(), SEEDS.to_string()],
+                vec![SEEDS.to_string()],
+            ))
+        });
+        let ws = folders
+            .take(isolation)
+            .map_err(|e| format!("cannot make gen's folder: {e}"))?;
+        let seeds = ws.work().join(SEEDS);
+        judge::open_made(&seeds)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{given}\n").as_bytes()))
+            .map_err(|e| format!("cannot write the seeds file: {e}"))?;
+        let values = Placeholders {
+            seed: Some(given),
+            seeds: Some(seeds),
+            ..Placeholders::default()
+        };
+        let args = values.apply(command);
+        let cmd = ToolCommand {
+            program: judge::program(&def.tools, &args[0]),
+            args: args[1..].to_vec(),
+            tools: def.tools.clone(),
+            read_only: Vec::new(),
+            env: env.to_vec(),
+            stdin: Stdin::Null,
+            stdout: None,
+            timeout: Duration::from_secs_f64(def.judge_timeout),
+            limits: tool_limits(def),
+            max_output: 64 << 20,
+        };
+        let run = tool::run(isolation, &cmd, &ws);
+        // What gen left, read beneath its folder and never through a link: a gen that leaves
+        // a link (to `/proc/self/environ`, to a file of the harness's user) is refused.
+        let kept = run.succeeded().then(|| {
+            beneath::copy(
+                &ws.work(),
+                &Path::new(dir).join("0000.txt"),
+                GEN_INPUT,
+                path,
+            )
+        });
+        match kept {
+            Some(Ok(())) => {
+                ws.dispose();
+                Ok(())
+            }
+            Some(Err(refused)) if !refused.missing() => {
+                let said = run.last_lines(judge::REASON_LINES).replace('\n', " | ");
+                Err(format!(
+                    "gen for seed {seed} left {refused} (gen said: {said})"
+                ))
+            }
+            _ => Err(gen_failed(def, &run, seed, dir)),
+        }
+    }
+}
+
+/// Why gen made no input: how it ended (or that it wrote none) and its last lines.
+fn gen_failed(def: &Def, run: &tool::ToolRun, seed: u64, dir: &str) -> String {
+    let timeout = Duration::from_secs_f64(def.judge_timeout);
+    let what = if run.succeeded() {
+        format!("wrote no {dir}/0000.txt")
+    } else {
+        run.describe_end(timeout)
+    };
+    let said = run.last_lines(judge::REASON_LINES).replace('\n', " | ");
+    // A gen edited to write elsewhere (AHC003 copies write `in1/`, `ans/`) meets the tools
+    // folder, read-only to it: say where it may write.
+    let hint = if said.contains("Read-only file system") || said.contains("Permission denied") {
+        format!(" (gen may write only its {dir}/ folder: the rest of its working folder is the tools folder, read-only; name the folder it writes as inputs.dir in {})", def.file.display())
+    } else {
+        String::new()
+    };
+    format!("gen for seed {seed} {what}: {said}{hint}")
 }
 
 /// The containment limits of a tool (gen or judge) of `def`.

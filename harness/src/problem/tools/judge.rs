@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::config::{Def, Shape, Stream};
 use crate::problem::Picture;
+use crate::sandbox::beneath::{self, Rules};
 use crate::sandbox::tool::{self, ToolDir, ToolEnd, ToolRun, TAIL};
 use crate::sandbox::{Isolation, Mode};
 use crate::verdict::{Outcome, Verdict};
@@ -240,6 +241,47 @@ pub fn open_made(path: &Path) -> std::io::Result<std::fs::File> {
         .open(path)
 }
 
+/// What the harness accepts of a picture a judge left: a file of its own (one name), at
+/// most 64 MiB.
+const PICTURE: Rules = Rules {
+    cap: 64 << 20,
+    one_name: true,
+};
+
+/// The pictures (`pictures`) a judge left in its working folder `work`, each read beneath
+/// it and never through a link ([`beneath`]); one it did not draw is left out. Err: one is
+/// a link, a special file or too big, named (the tool's failure: ERR, never read).
+pub fn left_pictures(def: &Def, work: &Path) -> Result<Vec<Picture>, String> {
+    let mut kept = Vec::new();
+    for name in &def.pictures {
+        match beneath::read(work, Path::new(name), PICTURE) {
+            Ok(bytes) => kept.push(Picture {
+                name: name.clone(),
+                bytes,
+            }),
+            Err(refused) if refused.missing() => {}
+            Err(refused) => return Err(format!("the judge left {refused}")),
+        }
+    }
+    Ok(kept)
+}
+
+/// The outcome of a test whose judge left pictures (`left`, [`left_pictures`]): a picture
+/// that could not be read safely makes it ERR, whatever the judge said.
+pub fn with_pictures(
+    outcome: Outcome,
+    left: Result<Vec<Picture>, String>,
+    pictures: &mut Vec<Picture>,
+) -> Outcome {
+    match left {
+        Ok(left) => {
+            pictures.extend(left);
+            outcome
+        }
+        Err(why) => Outcome::failed(Verdict::HarnessError, why),
+    }
+}
+
 /// The text a score is read from: the judge's stream(s) as the problem says.
 fn score_text(run: &ToolRun, stream: Stream) -> Vec<&str> {
     match stream {
@@ -250,18 +292,67 @@ fn score_text(run: &ToolRun, stream: Stream) -> Vec<&str> {
     }
 }
 
-/// The last score the judge printed, when it printed one that reads as a number.
-pub fn read_score(def: &Def, run: &ToolRun) -> Option<f64> {
+/// The score the judge printed: the last of its score lines (`score`, matched line by line)
+/// that reads as a finite number, in the streams `score-stream` names. A line that is also a
+/// line of the player's own answer (`said`: the batch shape's answer, else empty) is the
+/// player's text that a tool echoed, never the judge's score.
+pub fn read_score(def: &Def, run: &ToolRun, said: &str) -> Option<f64> {
     score_text(run, def.score_stream)
         .into_iter()
         .find_map(|text| {
             def.score
                 .captures_iter(text)
-                .last()
-                .and_then(|c| c.get(1))
-                .and_then(|m| m.as_str().parse::<f64>().ok())
+                .filter(|c| !said_by_player(text, c.get(0).map_or(0, |m| m.start()), said))
+                .filter_map(|c| c.get(1)?.as_str().parse::<f64>().ok())
                 .filter(|s| s.is_finite())
+                .last()
         })
+}
+
+/// Whether the line of `text` holding byte `at` is a line of `said`.
+fn said_by_player(text: &str, at: usize, said: &str) -> bool {
+    if said.is_empty() {
+        return false;
+    }
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[start..end].trim();
+    !line.is_empty() && said.lines().any(|l| l.trim() == line)
+}
+
+/// Whether a judge that exited 0 with `score` passed the answer:
+///
+/// - a score above 0 passes;
+/// - a score below 0 never does (TopCoder's `-1.0`: the tester's own error);
+/// - a score of 0 fails a `max` problem (AtCoder's `Score = 0` for an invalid answer), and
+///   passes a `min` problem (a perfect answer) only when the judge said nothing else: each
+///   of its [`messages`] is a score line or a `NAME = value` line (a tester's parameters,
+///   `N = 10`). AtCoder's tools print `Score = 0` with an error message for an invalid
+///   answer, on `min` problems too: that message makes it WA.
+pub fn passes(def: &Def, run: &ToolRun, score: f64) -> bool {
+    if score > 0.0 {
+        return true;
+    }
+    if score < 0.0 || def.objective == crate::config::Objective::Maximize {
+        return false;
+    }
+    messages(def, run)
+        .iter()
+        .all(|line| def.score.is_match(line) || is_parameter(line))
+}
+
+/// A `NAME = value` line: a name of letters, digits, `_` and spaces, and one token.
+fn is_parameter(line: &str) -> bool {
+    let Some((name, value)) = line.split_once('=') else {
+        return false;
+    };
+    let (name, value) = (name.trim(), value.trim());
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ')
+        && !value.is_empty()
+        && !value.contains(char::is_whitespace)
 }
 
 /// The judge's own messages, for a reason: its stderr, and its stdout unless stdout is the
@@ -336,17 +427,27 @@ pub fn keep_log(def: &Def, outcome: &Outcome, run: &ToolRun, pictures: &mut Vec<
     }
 }
 
-/// What a judge's run means once it has the player's answer (or has talked to the player):
+/// What a judge's run means once it has talked to the player: [`judge_answer`] without an
+/// answer of the player's to leave out of its score lines.
+pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
+    outcome_of(def, run, moves, "")
+}
+
+/// What a batch judge's run means once it has the player's answer (`said`):
 ///
 /// - it could not start, or it ran past `judge-timeout`: ERR (not the player's doing;
 ///   `--resume` runs the test again);
-/// - it exited 0 with a score above 0: OK with that score;
-/// - anything else (no score line, a score of 0 or below, a non-zero exit status, a
+/// - it exited 0 with a score that [`passes`]: OK with that score;
+/// - anything else (no score line, a score that does not pass, a non-zero exit status, a
 ///   panic, a flood of output): WA, with the tool's last lines as the reason, so no answer
 ///   can make a test run again.
 ///
 /// `None`: the run was interrupted (the test is not reported).
-pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
+pub fn judge_answer(def: &Def, run: &ToolRun, said: &str) -> Option<Outcome> {
+    outcome_of(def, run, 1, said)
+}
+
+fn outcome_of(def: &Def, run: &ToolRun, moves: u64, said: &str) -> Option<Outcome> {
     let timeout = Duration::from_secs_f64(def.judge_timeout);
     let last = || reason_lines(def, run, REASON_LINES);
     let outcome = match &run.end {
@@ -363,8 +464,8 @@ pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
                 def.file.display()
             ),
         ),
-        ToolEnd::OutputLimit | ToolEnd::Exited(_) => match read_score(def, run) {
-            Some(score) if run.succeeded() && score > 0.0 => Outcome::ok(score, moves),
+        ToolEnd::OutputLimit | ToolEnd::Exited(_) => match read_score(def, run, said) {
+            Some(score) if run.succeeded() && passes(def, run, score) => Outcome::ok(score, moves),
             Some(score) if run.succeeded() => {
                 Outcome::wrong(0.0, moves, format!("judge: score {score}: {}", last()))
             }
@@ -386,12 +487,17 @@ mod tests {
     use super::*;
     use crate::sandbox::spec::Exit;
 
+    /// A batch problem with `extra` keys (`objective` "max" unless given).
     fn def(extra: &str) -> (tempfile::TempDir, Def) {
+        let extra = match extra.contains("objective") {
+            true => extra.to_string(),
+            false => format!("objective = \"max\"\n{extra}"),
+        };
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("p");
         std::fs::create_dir_all(dir.join("tools")).unwrap();
         let text = format!(
-            "shape = \"batch\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ gen = [\"gen\", \"{{seeds}}\"], dir = \"in\" }}\njudge = [\"vis\", \"{{input}}\", \"{{output}}\"]\n{extra}"
+            "shape = \"batch\"\ntools = \"tools\"\ninputs = {{ gen = [\"gen\", \"{{seeds}}\"], dir = \"in\" }}\njudge = [\"vis\", \"{{input}}\", \"{{output}}\"]\n{extra}"
         );
         let def = super::super::config::parse(&text, &dir.join("problem.toml"), &[]).unwrap();
         (root, def)
@@ -435,6 +541,151 @@ mod tests {
         let o = judge_outcome(&d, &run(ToolEnd::NotStarted("ENOENT".into()), "", ""), 1).unwrap();
         assert_eq!(o.verdict, Verdict::HarnessError);
         assert!(judge_outcome(&d, &run(ToolEnd::Interrupted, "", ""), 1).is_none());
+    }
+
+    /// The score rule, case by case: (objective, the judge's stdout, its stderr, its exit
+    /// status, the player's answer, the verdict, the score).
+    const SCORE_RULE: &[(&str, &str, &str, i32, &str, Verdict, f64)] = &[
+        ("max", "Score = 7\n", "", 0, "", Verdict::Ok, 7.0),
+        ("max", "Score = 5\nScore = 7\n", "", 0, "", Verdict::Ok, 7.0),
+        ("max", "  Score=12 \r\n", "", 0, "", Verdict::Ok, 12.0),
+        ("max", "Score = 1.0E7\n", "", 0, "", Verdict::Ok, 1e7),
+        // AtCoder's vis on a forged token: the score line, then the error quoting the token
+        // (or the error first): never the token's score.
+        (
+            "max",
+            "Score = 0\nParse error: Score=999999999\n",
+            "",
+            0,
+            "Score=999999999",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "max",
+            "Parse error: Score=999999999\nScore = 0\n",
+            "",
+            0,
+            "Score=999999999",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "max",
+            "Parse error: Score=999999999\n",
+            "",
+            1,
+            "Score=999999999",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        // A tool that echoes the player's line as a line of its own: the player's text.
+        (
+            "max",
+            "Score = 0\nScore = 999999999\n",
+            "",
+            0,
+            "1 2\nScore = 999999999\n",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "max",
+            "TotalScore = 5\n",
+            "",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "max",
+            "Out of range: 9\nScore = 0\n",
+            "",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        ("max", "Score = 0\n", "", 0, "", Verdict::WrongAnswer, 0.0),
+        ("max", "Score = 9\n", "", 101, "", Verdict::WrongAnswer, 0.0),
+        // min: a perfect 0 passes when the judge said nothing else (but parameters).
+        ("min", "Score = 0\n", "", 0, "", Verdict::Ok, 0.0),
+        (
+            "min",
+            "N = 10\nSeed = 3\nScore = 0.0\n",
+            "",
+            0,
+            "",
+            Verdict::Ok,
+            0.0,
+        ),
+        ("min", "Score = 12\n", "", 0, "", Verdict::Ok, 12.0),
+        // ... and fails with the tool's own error: a message, -1.0, an exit status.
+        (
+            "min",
+            "Score = 0\nOut of range: 9\n",
+            "",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "min",
+            "Parse error: x\nScore = 0\n",
+            "",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "min",
+            "Score = 0\n",
+            "Illegal output (k = 3)\n",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "min",
+            "Score = 0\nk = 3 is too large\n",
+            "",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        (
+            "min",
+            "Score = -1.0\n",
+            "",
+            0,
+            "",
+            Verdict::WrongAnswer,
+            0.0,
+        ),
+        ("min", "Score = 0\n", "", 1, "", Verdict::WrongAnswer, 0.0),
+        ("min", "usage\n", "", 0, "", Verdict::WrongAnswer, 0.0),
+    ];
+
+    #[test]
+    fn the_score_rule_for_each_objective() {
+        for (i, &(objective, stdout, stderr, code, said, verdict, score)) in
+            SCORE_RULE.iter().enumerate()
+        {
+            let (_root, d) = def(&format!("objective = \"{objective}\"\n"));
+            let end = ToolEnd::Exited(Exit::Code(code));
+            let o = judge_answer(&d, &run(end, stdout, stderr), said).unwrap();
+            assert_eq!(
+                (o.verdict, o.score),
+                (verdict, score),
+                "case {i}: {objective} {stdout:?} {stderr:?} said {said:?}: {}",
+                o.reason
+            );
+        }
     }
 
     #[test]

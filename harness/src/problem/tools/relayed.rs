@@ -375,7 +375,7 @@ impl RelayedGame {
         think: f64,
     ) -> Result<RelayedGame, CaseError> {
         let input = match &made {
-            Some(m) => CaseError::read(&m.path)?,
+            Some(m) => m.text()?,
             None => String::new(),
         };
         Ok(RelayedGame {
@@ -474,20 +474,16 @@ impl Game for RelayedGame {
         if let Some(run) = &run {
             self.printed = run.stdout_tail.clone();
         }
-        for name in &self.def.pictures {
-            if let Ok(bytes) = std::fs::read(dir.work().join(name)) {
-                self.pictures.push(Picture {
-                    name: name.clone(),
-                    bytes,
-                });
-            }
-        }
+        let left = judge::left_pictures(&self.def, &dir.work());
         let again = crate::sandbox::relay::started_again(dir.path());
         // Off the test's path: the folder was a mount point of the tool's sandbox.
         dir.dispose();
         let mut outcome = outcome(&self.def, talk, run.as_ref());
         if again {
             outcome = started_twice(&outcome);
+        }
+        if !matches!(outcome.fault, Some(Fault::Interrupted)) {
+            outcome = judge::with_pictures(outcome, left, &mut self.pictures);
         }
         if let Some(run) = &run {
             judge::keep_log(&self.def, &outcome, run, &mut self.pictures);

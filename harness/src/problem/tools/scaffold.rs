@@ -31,6 +31,7 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::exit;
 use crate::problem;
+use crate::sandbox::beneath::{self, Rules};
 
 /// How a problem's inputs are made, as found.
 #[derive(Clone, Debug, PartialEq)]
@@ -195,7 +196,8 @@ fn desktop_internals(dir: &Path) -> Vec<String> {
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            // A link to a folder is not walked (it may be `/`).
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 if stack.len() < 64 {
                     stack.push(path);
                 }
@@ -204,7 +206,7 @@ fn desktop_internals(dir: &Path) -> Vec<String> {
             if path.extension().is_none_or(|e| e != "java") {
                 continue;
             }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let text = text_of(&d, Path::new(&entry.file_name()));
             for line in text.lines() {
                 let Some(rest) = line.trim().strip_prefix("import ") else {
                     continue;
@@ -225,10 +227,25 @@ fn desktop_internals(dir: &Path) -> Vec<String> {
     found
 }
 
+/// The text of `rel` in `folder`, read as the harness reads any file of a contest folder:
+/// beneath it, never through a link, a regular file of at most 16 MiB
+/// ([`crate::sandbox::beneath`]); empty when it is not that. What new-problem reads ends in
+/// the problem.toml it writes (an input's first line): a link to another file is never
+/// followed to it.
+fn text_of(folder: &Path, rel: &Path) -> String {
+    let rules = Rules {
+        cap: 16 << 20,
+        one_name: false,
+    };
+    beneath::read(folder, rel, rules)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
+}
+
 /// The text of a Rust source with its `//` comment lines left out.
 fn code_of(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
+    let (folder, name) = (path.parent().unwrap_or(Path::new(".")), path.file_name());
+    text_of(folder, Path::new(name.unwrap_or_default()))
         .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
@@ -288,8 +305,8 @@ fn atcoder(tools: PathBuf) -> Result<Found, String> {
         .filter(|p| judge_source.contains(&format!("\"{p}\"")))
         .map(String::from)
         .collect();
-    let first_line = std::fs::read_to_string(shipped.join("0000.txt"))
-        .ok()
+    let first_line = Some(text_of(&tools, Path::new("in/0000.txt")))
+        .filter(|t| !t.is_empty())
         .and_then(|t| t.lines().next().map(|l| l.trim().to_string()));
     Ok(Found {
         shape,
@@ -399,6 +416,11 @@ pub fn render(found: &Found, dir: &Path, objective: Option<Objective>) -> String
         FoundInputs::ByJudge => {}
     }
     let _ = writeln!(t, "judge = {}", array(&found.judge));
+    let _ = writeln!(
+        t,
+        "score = '{}'  # the judge's score line: a whole line of its own",
+        config::DEFAULT_SCORE
+    );
     if !found.pictures.is_empty() {
         let _ = writeln!(t, "pictures = {}", array(&found.pictures));
     }
@@ -589,6 +611,26 @@ mod tests {
     }
 
     #[test]
+    fn a_link_in_the_contest_folder_is_never_read_into_the_config() {
+        let root = tempfile::tempdir().unwrap();
+        let tools = root.path().join("tools");
+        std::fs::create_dir_all(tools.join("src/bin")).unwrap();
+        std::fs::create_dir_all(tools.join("in")).unwrap();
+        std::fs::write(tools.join("Cargo.toml"), "[package]\n").unwrap();
+        std::fs::write(tools.join("src/bin/vis.rs"), "fn main() {}\n").unwrap();
+        let secret = root.path().join("secret.txt");
+        std::fs::write(&secret, "SECRET-LINE\n").unwrap();
+        std::os::unix::fs::symlink(&secret, tools.join("in/0000.txt")).unwrap();
+        // The link is there (is_file follows it): the inputs are the ready ones...
+        let found = inspect(&tools).unwrap();
+        assert!(matches!(found.inputs, FoundInputs::Ready(_)));
+        // ... but what it names is never read into the config.
+        assert_eq!(found.first_line, None);
+        let text = render(&found, root.path(), None);
+        assert!(!text.contains("SECRET-LINE"), "{text}");
+    }
+
+    #[test]
     fn ids_come_from_folder_names() {
         assert_eq!(id_from("AHC 042"), "ahc-042");
         assert_eq!(id_from("MM_89"), "mm_89");
@@ -616,7 +658,9 @@ mod tests {
             (
                 Shape::Topcoder,
                 FoundInputs::ByJudge,
-                vec!["java", "-jar", "t.jar", "-exec", "{player}"],
+                vec![
+                    "java", "-jar", "t.jar", "-exec", "{player}", "-seed", "{seed}",
+                ],
             ),
         ];
         for (shape, inputs, judge) in cases {
@@ -635,6 +679,7 @@ mod tests {
                 let def = super::super::config::parse(&text, &dir.join("problem.toml"), &[])
                     .unwrap_or_else(|e| panic!("{e}\n{text}"));
                 assert_eq!(def.shape, shape);
+                assert_eq!(def.score.as_str(), config::DEFAULT_SCORE, "{text}");
                 assert_eq!(def.tools, std::fs::canonicalize(&tools).unwrap());
                 assert_eq!(def.objective == Objective::Minimize, objective.is_some());
                 assert_eq!(
