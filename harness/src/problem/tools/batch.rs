@@ -150,6 +150,8 @@ impl BatchGame {
                 });
             }
         }
+        let seeded = super::drawing::seeded(&self.def, &work, self.made.tool_seed);
+        self.pictures.extend(seeded);
         let outcome = judge::judge_outcome(&self.def, &run, 1)
             .unwrap_or_else(|| Outcome::fault(&Fault::Interrupted, 0.0, 0));
         judge::keep_log(&self.def, &outcome, &run, &mut self.pictures);

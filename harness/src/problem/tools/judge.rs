@@ -91,7 +91,11 @@ fn link_tools(
     let mut names = Vec::new();
     for entry in std::fs::read_dir(tools)?.flatten() {
         let name = entry.file_name();
-        if outputs.iter().any(|o| Path::new(o).starts_with(&name)) {
+        let output = |o: &&str| {
+            Path::new(o).starts_with(&name)
+                || super::drawing::may_name(o, &name.to_string_lossy())
+        };
+        if outputs.iter().any(output) {
             continue;
         }
         std::os::unix::fs::symlink(entry.path(), folder.join(&name))?;
