@@ -72,8 +72,14 @@ pub(super) fn check(
         let why = "vis draws the tester's output: give it {output} (`vis {input} {output}`)";
         return Err(at("vis", why.into()));
     }
-    if let Some(word) = ["{player}", "{player...}", "{seeds}"].into_iter().find(|p| has(p)) {
-        return Err(at("vis", format!("{word}: vis is given the test's files only ({{input}} {{output}} {{seed}})")));
+    if let Some(word) = ["{player}", "{player...}", "{seeds}"]
+        .into_iter()
+        .find(|p| has(p))
+    {
+        return Err(at(
+            "vis",
+            format!("{word}: vis is given the test's files only ({{input}} {{output}} {{seed}})"),
+        ));
     }
     Ok(Some(vis))
 }
@@ -150,9 +156,8 @@ pub fn draw(
 ) -> Vec<Picture> {
     let work = dir.work();
     let mut pictures = Vec::new();
-    let tester_ran = run.is_some_and(|r| {
-        !matches!(r.end, ToolEnd::NotStarted(_) | ToolEnd::Interrupted)
-    });
+    let tester_ran =
+        run.is_some_and(|r| !matches!(r.end, ToolEnd::NotStarted(_) | ToolEnd::Interrupted));
     if let (Some(vis), true) = (&def.vis, tester_ran && !crate::os::interrupted()) {
         let ran = run_vis(def, isolation, dir, vis, seed);
         let timeout = Duration::from_secs_f64(def.judge_timeout);
@@ -192,10 +197,14 @@ fn run_vis(def: &Def, isolation: &Isolation, dir: &ToolDir, vis: &[String], seed
 
 /// The output of a vis that failed (the kept tails of both streams), as a judge's is kept.
 fn vis_log(run: &ToolRun, how: &str) -> Picture {
-    let mut text =
-        format!("[harness: the vis ended: {how}; its pictures only, the verdict is the tester's]\n");
+    let mut text = format!(
+        "[harness: the vis ended: {how}; its pictures only, the verdict is the tester's]\n"
+    );
     for (name, tail) in [("stdout", &run.stdout_tail), ("stderr", &run.stderr_tail)] {
-        text.push_str(&format!("--- {name} (its last {} KiB at most)\n", tool::TAIL / 1024));
+        text.push_str(&format!(
+            "--- {name} (its last {} KiB at most)\n",
+            tool::TAIL / 1024
+        ));
         text.push_str(tail);
         if !tail.is_empty() && !tail.ends_with('\n') {
             text.push('\n');
@@ -232,9 +241,21 @@ mod tests {
         for (shape, v, want) in [
             (Shape::Batch, good.clone(), "vis: a batch judge"),
             (Shape::Topcoder, good.clone(), "vis: a topcoder tester"),
-            (Shape::Interactive, vis(&["vis", "{input}"]), "give it {output}"),
-            (Shape::Interactive, vis(&["vis", "{output}", "{player...}"]), "{player...}: vis"),
-            (Shape::Interactive, vis(&["vis", "{out}"]), "unknown placeholder {out}"),
+            (
+                Shape::Interactive,
+                vis(&["vis", "{input}"]),
+                "give it {output}",
+            ),
+            (
+                Shape::Interactive,
+                vis(&["vis", "{output}", "{player...}"]),
+                "{player...}: vis",
+            ),
+            (
+                Shape::Interactive,
+                vis(&["vis", "{out}"]),
+                "unknown placeholder {out}",
+            ),
         ] {
             let err = check(shape, v, &[], &at).unwrap_err();
             assert!(err.contains(want), "{want:?} not in {err}");

@@ -92,8 +92,7 @@ fn link_tools(
     for entry in std::fs::read_dir(tools)?.flatten() {
         let name = entry.file_name();
         let output = |o: &&str| {
-            Path::new(o).starts_with(&name)
-                || super::drawing::may_name(o, &name.to_string_lossy())
+            Path::new(o).starts_with(&name) || super::drawing::may_name(o, &name.to_string_lossy())
         };
         if outputs.iter().any(output) {
             continue;

@@ -471,7 +471,13 @@ impl Game for RelayedGame {
             player,
             self.def.relay == RelayMode::Direct,
         );
-        let drawn = super::drawing::draw(&self.def, &self.isolation, &dir, self.tool_seed, run.as_ref());
+        let drawn = super::drawing::draw(
+            &self.def,
+            &self.isolation,
+            &dir,
+            self.tool_seed,
+            run.as_ref(),
+        );
         self.pictures.extend(drawn);
         if let Some(run) = &run {
             self.printed = run.stdout_tail.clone();
