@@ -229,3 +229,47 @@ fn what_new_problem_cannot_use_or_guess_is_said() {
     );
     expect_exit(&out, 2);
 }
+
+#[test]
+fn an_interactive_testers_vis_beside_it_is_written_as_its_vis() {
+    // AtCoder's interactive tools: tester.rs (taking the player's command) and vis.rs, which
+    // draws the tester's output into out.svg. Only looked at, never built.
+    let root = tempfile::tempdir().unwrap();
+    let tools = root.path().join("ahc-int/tools");
+    std::fs::create_dir_all(tools.join("src/bin")).unwrap();
+    std::fs::create_dir_all(root.path().join("ws")).unwrap();
+    std::fs::write(root.path().join("ws/scoring.toml"), "").unwrap();
+    std::fs::write(
+        tools.join("Cargo.toml"),
+        "[package]\nname = \"tools\"\nversion = \"1.0.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    for (bin, code) in [
+        (
+            "tester",
+            "fn main() { eprintln!(\"Usage: tester <command> [<args>...]\"); }\n",
+        ),
+        (
+            "vis",
+            "fn main() { std::fs::write(\"out.svg\", \"<svg/>\").unwrap(); }\n",
+        ),
+        ("gen", "fn main() { let _ = std::env::args(); }\n"),
+    ] {
+        std::fs::write(tools.join(format!("src/bin/{bin}.rs")), code).unwrap();
+    }
+    let ws = root.path().join("ws");
+    let out = harness_in(
+        &ws,
+        &["new-problem", tools.to_str().unwrap(), "--objective", "min"],
+    );
+    expect_exit(&out, 0);
+    let text = std::fs::read_to_string(ws.join("testcases/ahc-int/problem.toml")).unwrap();
+    for line in [
+        "shape = \"interactive\"",
+        "judge = [\"target/release/tester\", \"{player...}\"]",
+        "vis = [\"target/release/vis\", \"{input}\", \"{output}\"]",
+        "pictures = [\"out.svg\"]",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no {line:?} in:\n{text}");
+    }
+}
