@@ -91,6 +91,13 @@ pub fn named(pattern: &str, seed: u64) -> String {
         .replace("{seed}", &seed.to_string())
 }
 
+/// A picture's name as a glob of the files it names for any seed (`{seed}.png`: `*.png`).
+pub fn glob(pattern: &str) -> String {
+    SEEDS
+        .iter()
+        .fold(pattern.to_string(), |p, w| p.replace(w, "*"))
+}
+
 /// Whether `name` (an entry of the tools folder) is a file the picture `pattern` names for
 /// some seed: such an entry is a picture left by running the tools by hand, not shown to a
 /// tool, which writes its own there.
@@ -224,6 +231,7 @@ mod tests {
     fn a_pictures_name_holds_the_seed() {
         assert_eq!(named("{seed}.png", 7), "7.png");
         assert_eq!(named("vis-{seed:04}.svg", 7), "vis-0007.svg");
+        assert_eq!(glob("vis-{seed:04}-{seed}.svg"), "vis-*-*.svg");
         assert!(may_name("{seed}.png", "12.png"));
         assert!(may_name("vis-{seed:04}.svg", "vis-0012.svg"));
         assert!(!may_name("{seed}.png", "x.png"));
