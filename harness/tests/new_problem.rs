@@ -77,8 +77,15 @@ impl Try {
 
 /// new-problem on the copy of `example` (at `source` inside it), then `player` on `seeds`
 /// with the written config and with the shipped one: the same verdicts and scores, all OK;
-/// then the printed next command (the starter player) runs.
-fn same_as_shipped(example: &str, source: &str, objective: &str, player: &str, seeds: &str) {
+/// then the printed next command (the starter player) runs. Returns the workspace and the
+/// results of the player's run with the written config.
+fn same_as_shipped(
+    example: &str,
+    source: &str,
+    objective: &str,
+    player: &str,
+    seeds: &str,
+) -> (Try, PathBuf) {
     let t = Try::new(example);
     let tools = t.contest(example).join(source);
     let out = harness_in(
@@ -143,6 +150,7 @@ fn same_as_shipped(example: &str, source: &str, objective: &str, player: &str, s
                 .all(|r| r["player"] == starter && r["verdict"] != "ERR"),
         "{rows:?}"
     );
+    (t, mine)
 }
 
 #[test]
@@ -153,13 +161,28 @@ fn the_batch_example_from_its_tools_alone_scores_as_shipped() {
 #[test]
 fn the_interactive_example_from_its_tools_alone_scores_as_shipped() {
     // The folder holding tools/, as a contest's download is laid out.
-    same_as_shipped(
+    let (t, mine) = same_as_shipped(
         "tools-interactive",
         ".",
         "min",
         "tools-interactive-scan",
         "0..3",
     );
+    // Its vis (src/bin/vis.rs beside the tester) was found and drew every game.
+    let text =
+        std::fs::read_to_string(t.ws().join("testcases/tools-interactive/problem.toml")).unwrap();
+    assert!(
+        text.contains("vis = [\"target/release/vis\", \"{input}\", \"{output}\"]"),
+        "{text}"
+    );
+    for seed in 0..=3 {
+        let svg = mine.join(format!(
+            "latest/pictures/tools-interactive/tools-interactive-scan/{seed}/out.svg"
+        ));
+        let svg =
+            std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
+        assert!(svg.starts_with("<svg") && svg.contains("<circle"), "{svg}");
+    }
 }
 
 #[test]
