@@ -77,8 +77,15 @@ impl Try {
 
 /// new-problem on the copy of `example` (at `source` inside it), then `player` on `seeds`
 /// with the written config and with the shipped one: the same verdicts and scores, all OK;
-/// then the printed next command (the starter player) runs.
-fn same_as_shipped(example: &str, source: &str, objective: &str, player: &str, seeds: &str) {
+/// then the printed next command (the starter player) runs. Returns the workspace and the
+/// results of the player's run with the written config.
+fn same_as_shipped(
+    example: &str,
+    source: &str,
+    objective: &str,
+    player: &str,
+    seeds: &str,
+) -> (Try, PathBuf) {
     let t = Try::new(example);
     let tools = t.contest(example).join(source);
     let out = harness_in(
@@ -143,6 +150,7 @@ fn same_as_shipped(example: &str, source: &str, objective: &str, player: &str, s
                 .all(|r| r["player"] == starter && r["verdict"] != "ERR"),
         "{rows:?}"
     );
+    (t, mine)
 }
 
 #[test]
@@ -153,13 +161,28 @@ fn the_batch_example_from_its_tools_alone_scores_as_shipped() {
 #[test]
 fn the_interactive_example_from_its_tools_alone_scores_as_shipped() {
     // The folder holding tools/, as a contest's download is laid out.
-    same_as_shipped(
+    let (t, mine) = same_as_shipped(
         "tools-interactive",
         ".",
         "min",
         "tools-interactive-scan",
         "0..3",
     );
+    // Its vis (src/bin/vis.rs beside the tester) was found and drew every game.
+    let text =
+        std::fs::read_to_string(t.ws().join("testcases/tools-interactive/problem.toml")).unwrap();
+    assert!(
+        text.contains("vis = [\"target/release/vis\", \"{input}\", \"{output}\"]"),
+        "{text}"
+    );
+    for seed in 0..=3 {
+        let svg = mine.join(format!(
+            "latest/pictures/tools-interactive/tools-interactive-scan/{seed}/out.svg"
+        ));
+        let svg =
+            std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
+        assert!(svg.starts_with("<svg") && svg.contains("<circle"), "{svg}");
+    }
 }
 
 #[test]
@@ -228,4 +251,48 @@ fn what_new_problem_cannot_use_or_guess_is_said() {
         &["new-problem", tools.to_str().unwrap(), "--id", "linez"],
     );
     expect_exit(&out, 2);
+}
+
+#[test]
+fn an_interactive_testers_vis_beside_it_is_written_as_its_vis() {
+    // AtCoder's interactive tools: tester.rs (taking the player's command) and vis.rs, which
+    // draws the tester's output into out.svg. Only looked at, never built.
+    let root = tempfile::tempdir().unwrap();
+    let tools = root.path().join("ahc-int/tools");
+    std::fs::create_dir_all(tools.join("src/bin")).unwrap();
+    std::fs::create_dir_all(root.path().join("ws")).unwrap();
+    std::fs::write(root.path().join("ws/scoring.toml"), "").unwrap();
+    std::fs::write(
+        tools.join("Cargo.toml"),
+        "[package]\nname = \"tools\"\nversion = \"1.0.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    for (bin, code) in [
+        (
+            "tester",
+            "fn main() { eprintln!(\"Usage: tester <command> [<args>...]\"); }\n",
+        ),
+        (
+            "vis",
+            "fn main() { std::fs::write(\"out.svg\", \"<svg/>\").unwrap(); }\n",
+        ),
+        ("gen", "fn main() { let _ = std::env::args(); }\n"),
+    ] {
+        std::fs::write(tools.join(format!("src/bin/{bin}.rs")), code).unwrap();
+    }
+    let ws = root.path().join("ws");
+    let out = harness_in(
+        &ws,
+        &["new-problem", tools.to_str().unwrap(), "--objective", "min"],
+    );
+    expect_exit(&out, 0);
+    let text = std::fs::read_to_string(ws.join("testcases/ahc-int/problem.toml")).unwrap();
+    for line in [
+        "shape = \"interactive\"",
+        "judge = [\"target/release/tester\", \"{player...}\"]",
+        "vis = [\"target/release/vis\", \"{input}\", \"{output}\"]",
+        "pictures = [\"out.svg\"]",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no {line:?} in:\n{text}");
+    }
 }

@@ -460,16 +460,34 @@ fn picture_links(run: &Path, r: &Row) -> Vec<String> {
         .collect()
 }
 
-/// The 5 lowest-scoring tests of each player, with the replay (a problem with replay pages)
-/// and the pictures the judge drew (a contest's tools): a problem without replays gets no
-/// replay command, which could only fail.
+/// What a test's row links, for every kind of problem: its replay page (or the command that
+/// writes it) when the problem has replays, its transcript and its stderr log when the run
+/// kept them, and the pictures its tools drew (with their `judge.log` or `vis.log`).
+fn test_files(run: &Path, r: &Row, run_id: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    if problem::has_views(&r.problem) {
+        files.push(link_or_command(run, r, run_id));
+    }
+    let transcript = transcript_path(Path::new(""), &r.problem, &r.player, &r.seed);
+    let log = Path::new("logs")
+        .join(&r.problem)
+        .join(&r.player)
+        .join(format!("{}.stderr", r.seed));
+    for (file, name) in [(transcript, "transcript"), (log, "stderr")] {
+        if run.join(&file).is_file() {
+            files.push(format!(
+                "<a href=\"{}\">{name}</a>",
+                escape(&file.to_string_lossy())
+            ));
+        }
+    }
+    files.extend(picture_links(run, r));
+    files
+}
+
+/// The 5 lowest-scoring tests of each player, with their [`test_files`].
 fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: &str) {
-    let replays = problem::has_views(&p.id);
-    let _ = writeln!(
-        h,
-        "<h3>Worst seeds</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th>score</th><th class=\"l\">verdict</th><th class=\"l\">{}</th></tr>",
-        if replays { "replay" } else { "pictures" }
-    );
+    h.push_str("<h3>Worst seeds</h3>\n<table><tr><th class=\"l\">player</th><th>seed</th><th>score</th><th class=\"l\">verdict</th><th class=\"l\">files</th></tr>\n");
     let all: Vec<Row> = p.rows.values().map(|r| (*r).clone()).collect();
     for player in &p.players {
         let mut mine: Vec<&Row> = all.iter().filter(|r| r.player == *player).collect();
@@ -486,12 +504,7 @@ fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: 
                 escape(&r.seed),
                 short(r.score),
                 escape(r.verdict.code()),
-                replays
-                    .then(|| link_or_command(run, r, run_id))
-                    .into_iter()
-                    .chain(picture_links(run, r))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                test_files(run, r, run_id).join(" ")
             );
         }
     }
@@ -501,8 +514,7 @@ fn worst_table(h: &mut String, run: &Path, p: &Problem, minimize: bool, run_id: 
 /// Most failures listed per problem; the rest are counted (all are in scores.csv).
 const FAILURE_ROWS: usize = 100;
 
-/// Every test that did not end OK, with its reason and links to its replay (or the command
-/// that writes it), transcript and stderr log.
+/// Every test that did not end OK, with its reason and its [`test_files`].
 fn failures_table(h: &mut String, run: &Path, p: &Problem, run_id: &str) {
     let mut failed: Vec<&Row> = p
         .rows
@@ -522,28 +534,7 @@ fn failures_table(h: &mut String, run: &Path, p: &Problem, run_id: &str) {
         failed.len()
     );
     for r in failed.iter().take(FAILURE_ROWS) {
-        let mut files = Vec::new();
-        if problem::has_views(&r.problem) {
-            files.push(link_or_command(run, r, run_id));
-        }
-        let transcript = transcript_path(Path::new(""), &r.problem, &r.player, &r.seed);
-        if run.join(&transcript).is_file() {
-            files.push(format!(
-                "<a href=\"{}\">transcript</a>",
-                escape(&transcript.to_string_lossy())
-            ));
-        }
-        let log = Path::new("logs")
-            .join(&r.problem)
-            .join(&r.player)
-            .join(format!("{}.stderr", r.seed));
-        if run.join(&log).is_file() {
-            files.push(format!(
-                "<a href=\"{}\">stderr</a>",
-                escape(&log.to_string_lossy())
-            ));
-        }
-        files.extend(picture_links(run, r));
+        let files = test_files(run, r, run_id);
         let _ = writeln!(
             h,
             "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",

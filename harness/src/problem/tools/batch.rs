@@ -142,7 +142,8 @@ impl BatchGame {
             );
         }
         let run = ready.held.take().expect("held until now").go();
-        let left = judge::left_pictures(&self.def, &ready.folder().work());
+        let work = ready.folder().work();
+        let left = judge::left_pictures(&self.def, &work, self.made.tool_seed);
         let Some(outcome) = judge::judge_answer(&self.def, &run, output) else {
             return Outcome::fault(&Fault::Interrupted, 0.0, 0);
         };

@@ -70,6 +70,7 @@ struct Raw {
     build: Option<Vec<String>>,
     inputs: Option<RawInputs>,
     judge: Vec<String>,
+    vis: Option<Vec<String>>,
     score: Option<String>,
     score_stream: Option<Stream>,
     #[serde(default)]
@@ -117,6 +118,9 @@ pub struct Def {
     pub build: Option<Vec<String>>,
     pub inputs: Inputs,
     pub judge: Vec<String>,
+    /// Interactive: the visualizer run over the input and the tester's output once the
+    /// tester has ended, for its pictures only ([`super::drawing`]).
+    pub vis: Option<Vec<String>>,
     pub score: regex::Regex,
     pub score_stream: Stream,
     pub params: &'static [&'static str],
@@ -401,6 +405,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             ));
         }
     }
+    let vis = super::drawing::check(raw.shape, raw.vis, &raw.pictures, &at)?;
     for p in &raw.hash_ignore {
         let bare = p.trim_start_matches('!');
         if bare.trim_matches('/').is_empty() || bare.split('/').any(|c| c == "..") {
@@ -456,6 +461,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         build: raw.build,
         inputs,
         judge: raw.judge,
+        vis,
         score,
         score_stream,
         params: Box::leak(params.into_boxed_slice()),
@@ -508,7 +514,7 @@ fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn check_command(
+pub(super) fn check_command(
     key: &str,
     command: &[String],
     at: &dyn Fn(&str, String) -> String,

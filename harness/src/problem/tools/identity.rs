@@ -73,7 +73,13 @@ pub fn identity(def: &Def) -> String {
     if let Inputs::Gen { dir, .. } = &def.inputs {
         ignored.push(dir);
     }
-    ignored.extend(def.pictures.iter().map(String::as_str));
+    // A picture named by the seed (`{seed}.png`) is one file a seed: all of them.
+    let pictures: Vec<String> = def
+        .pictures
+        .iter()
+        .map(|p| super::drawing::glob(p))
+        .collect();
+    ignored.extend(pictures.iter().map(String::as_str));
     let (keep, user): (Vec<&str>, Vec<&str>) = def
         .hash_ignore
         .iter()
@@ -275,7 +281,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let r = root.path();
         write(r, "Tester.java", "class Tester {}\n");
-        let judge = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\"]\n";
+        let judge = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\"]\npictures = [\"{seed}-saved.txt\"]\n";
         let d = def(r, ".", "topcoder", judge);
         let by_hand = [
             "build/Tester.class",
@@ -284,6 +290,7 @@ mod tests {
             "1.err",
             "run.log",
             "vis.png",
+            "7-saved.txt",
             "__pycache__/x.pyc",
             "target/x",
             "README.md",

@@ -92,7 +92,10 @@ fn link_tools(
     let mut names = Vec::new();
     for entry in std::fs::read_dir(tools)?.flatten() {
         let name = entry.file_name();
-        if outputs.iter().any(|o| Path::new(o).starts_with(&name)) {
+        let output = |o: &&str| {
+            Path::new(o).starts_with(&name) || super::drawing::may_name(o, &name.to_string_lossy())
+        };
+        if outputs.iter().any(output) {
             continue;
         }
         std::os::unix::fs::symlink(entry.path(), folder.join(&name))?;
@@ -248,17 +251,16 @@ const PICTURE: Rules = Rules {
     one_name: true,
 };
 
-/// The pictures (`pictures`) a judge left in its working folder `work`, each read beneath
-/// it and never through a link ([`beneath`]); one it did not draw is left out. Err: one is
-/// a link, a special file or too big, named (the tool's failure: ERR, never read).
-pub fn left_pictures(def: &Def, work: &Path) -> Result<Vec<Picture>, String> {
+/// The pictures (`pictures`, a name holding `{seed}` with `seed` put in) the tools left in
+/// their working folder `work`, each read beneath it and never through a link
+/// ([`beneath`]); one they did not draw is left out. Err: one is a link, a special file or
+/// too big, named (the tool's failure: ERR, never read).
+pub fn left_pictures(def: &Def, work: &Path, seed: u64) -> Result<Vec<Picture>, String> {
     let mut kept = Vec::new();
-    for name in &def.pictures {
-        match beneath::read(work, Path::new(name), PICTURE) {
-            Ok(bytes) => kept.push(Picture {
-                name: name.clone(),
-                bytes,
-            }),
+    for pattern in &def.pictures {
+        let name = super::drawing::named(pattern, seed);
+        match beneath::read(work, Path::new(&name), PICTURE) {
+            Ok(bytes) => kept.push(Picture { name, bytes }),
             Err(refused) if refused.missing() => {}
             Err(refused) => return Err(format!("the judge left {refused}")),
         }

@@ -14,6 +14,9 @@
 //! - [`identity`]: the tools' hash (what defines them, not what they or a user leave there).
 //! - [`batch`]: the batch shape's test (input on stdin, answer on stdout, then the judge).
 //!
+//! - [`drawing`]: the pictures drawn apart from the judging: an interactive problem's `vis`
+//!   run over the tester's output, a picture named by the seed (a TopCoder tester's `-save`).
+//!
 //! - [`scaffold`]: `harness new-problem`, a problem.toml written from a look at the tools.
 //!
 //! - [`relayed`]: the interactive and TopCoder shapes, where the tool starts the player: it
@@ -25,6 +28,7 @@
 
 pub mod batch;
 pub mod config;
+pub mod drawing;
 pub mod identity;
 pub mod inputs;
 pub mod judge;

@@ -348,8 +348,8 @@ fn tool_words(def: &Def, run: &ToolRun, timeout: Duration) -> String {
 }
 
 /// File names in the tester's working folder: its stdin (interactive) and its stdout.
-const INPUT: &str = "input.txt";
-const OUTPUT: &str = "output.txt";
+pub(super) const INPUT: &str = "input.txt";
+pub(super) const OUTPUT: &str = "output.txt";
 
 /// One test of an interactive or TopCoder-shaped problem.
 pub struct RelayedGame {
@@ -471,10 +471,18 @@ impl Game for RelayedGame {
             player,
             self.def.relay == RelayMode::Direct,
         );
+        let drawn = super::drawing::draw(
+            &self.def,
+            &self.isolation,
+            &dir,
+            self.tool_seed,
+            run.as_ref(),
+        );
+        self.pictures.extend(drawn);
         if let Some(run) = &run {
             self.printed = run.stdout_tail.clone();
         }
-        let left = judge::left_pictures(&self.def, &dir.work());
+        let left = judge::left_pictures(&self.def, &dir.work(), self.tool_seed);
         let again = crate::sandbox::relay::started_again(dir.path());
         // Off the test's path: the folder was a mount point of the tool's sandbox.
         dir.dispose();

@@ -8,10 +8,11 @@
 //! - a Cargo package (`Cargo.toml`, or a folder holding `tools/Cargo.toml`) with
 //!   `src/bin/tester.rs` whose usage names a `<command>` (or with no vis): interactive (`tester {player...}`, or `tester {input} {player...}`
 //!   when its usage line names an input first, as AHC003's); with `src/bin/vis.rs` and no
-//!   tester: batch. Inputs: gen over a seeds file when there is `src/bin/gen.rs` (on its
+//!   tester: batch; an interactive tester's `src/bin/vis.rs` beside it is its `vis` (drawing
+//!   the tester's output). Inputs: gen over a seeds file when there is `src/bin/gen.rs` (on its
 //!   stdin when the source reads the seeds from stdin and never looks at its arguments, as
 //!   AHC001's), else the ready `in/0000.txt`... Pictures: `vis.html` / `out.svg` when the
-//!   judge's source writes one;
+//!   judge's (or its vis's) source writes one;
 //! - a `.jar` (a file, or the one jar of a folder, `tester.jar` first): topcoder;
 //! - a tester's Java source (a file, or a folder's `*Tester.java` / `*Vis.java`): topcoder,
 //!   built into `tester.jar` with a fixed date (the same bytes every build, so the same
@@ -53,6 +54,8 @@ pub struct Found {
     pub build: Option<Vec<String>>,
     pub inputs: FoundInputs,
     pub judge: Vec<String>,
+    /// Interactive: the vis shipped beside the tester, drawing its output.
+    pub vis: Option<Vec<String>>,
     pub pictures: Vec<String>,
     /// The first line of a ready or shipped input (for the `params` comment).
     pub first_line: Option<String>,
@@ -182,6 +185,7 @@ fn topcoder(dir: PathBuf, jar: &str, java: Option<&str>) -> Found {
         build,
         inputs: FoundInputs::ByJudge,
         judge,
+        vis: None,
         pictures: Vec::new(),
         first_line: None,
     }
@@ -300,9 +304,22 @@ fn atcoder(tools: PathBuf) -> Result<Found, String> {
             tools.display()
         ));
     };
+    // AtCoder's interactive tools ship vis beside tester: it draws the tester's output.
+    let vis_command = (shape == Shape::Interactive && vis.is_file()).then(|| {
+        ["target/release/vis", "{input}", "{output}"]
+            .map(String::from)
+            .to_vec()
+    });
+    let vis_source = match &vis_command {
+        Some(_) => code_of(&vis),
+        None => String::new(),
+    };
     let pictures = ["vis.html", "out.svg"]
         .into_iter()
-        .filter(|p| judge_source.contains(&format!("\"{p}\"")))
+        .filter(|p| {
+            let quoted = format!("\"{p}\"");
+            judge_source.contains(&quoted) || vis_source.contains(&quoted)
+        })
         .map(String::from)
         .collect();
     let first_line = Some(text_of(&tools, Path::new("in/0000.txt")))
@@ -319,6 +336,7 @@ fn atcoder(tools: PathBuf) -> Result<Found, String> {
         ),
         inputs,
         judge: judge.into_iter().map(String::from).collect(),
+        vis: vis_command,
         pictures,
         first_line,
     })
@@ -421,6 +439,13 @@ pub fn render(found: &Found, dir: &Path, objective: Option<Objective>) -> String
         "score = '{}'  # the judge's score line: a whole line of its own",
         config::DEFAULT_SCORE
     );
+    if let Some(vis) = &found.vis {
+        let _ = writeln!(
+            t,
+            "# vis draws the tester's output (its pictures only: the tester's score stands)\nvis = {}",
+            array(vis)
+        );
+    }
     if !found.pictures.is_empty() {
         let _ = writeln!(t, "pictures = {}", array(&found.pictures));
     }
@@ -670,6 +695,8 @@ mod tests {
                 build: None,
                 inputs,
                 judge: judge.into_iter().map(String::from).collect(),
+                vis: (shape == Shape::Interactive)
+                    .then(|| ["vis", "{input}", "{output}"].map(String::from).to_vec()),
                 pictures: vec!["vis.html".into()],
                 first_line: Some("5 3".into()),
                 name: "contest".into(),

@@ -1,0 +1,242 @@
+//! The pictures of contest tools that draw apart from judging (issue 38): an interactive
+//! problem's `vis` (AtCoder ships `vis` beside `tester`) run over the tester's output, whose
+//! pictures are kept for every test and linked from report.html with the transcripts, and
+//! whose failure never changes a verdict or a score; a TopCoder tester's `-save` picture
+//! (`<seed>.png`) kept by its seed, even when running the tester by hand left one in the
+//! tools folder. The tools are the bash fixtures of `tests/fixtures/tool-shapes/`.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use support::{expect_exit, rows_of, scores};
+
+/// Players: `sh main.sh`; the tester sends N and wants 2N.
+const PLAYERS: [(&str, &str); 2] = [
+    ("double", "read n\necho $((n * 2))\n"),
+    ("word", "read n\necho x\n"),
+];
+
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// Problems `drawn` (interactive, `draw-vis.sh` its vis), `smudged` (the same with
+    /// `broken-vis.sh`) and `saved` (topcoder, its tester run with `-save`), with players
+    /// `<problem>-double` and `<problem>-word`.
+    fn new() -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("scoring.toml"), "").unwrap();
+        let interactive = |vis: &str| {
+            format!(
+                "shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\n\
+                 inputs = {{ dir = \"in\", name = \"{{seed}}.txt\" }}\n\
+                 judge = [\"echo-tester.sh\", \"{{player...}}\"]\n\
+                 vis = [\"{vis}\", \"{{input}}\", \"{{output}}\"]\npictures = [\"out.svg\"]\njudge-timeout = 30\n"
+            )
+        };
+        let problems = [
+            ("drawn", vec!["echo-tester.sh", "draw-vis.sh"], interactive("draw-vis.sh")),
+            ("smudged", vec!["echo-tester.sh", "broken-vis.sh"], interactive("broken-vis.sh")),
+            (
+                "saved",
+                vec!["trace-tester.sh"],
+                "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\n\
+                 judge = [\"trace-tester.sh\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\", \"-save\"]\n\
+                 pictures = [\"{seed}.png\"]\njudge-timeout = 30\n"
+                    .to_string(),
+            ),
+        ];
+        let fixtures = support::root().join("harness/tests/fixtures/tool-shapes");
+        for (id, tools, problem) in problems {
+            let p = root.join("testcases").join(id);
+            std::fs::create_dir_all(p.join("tools")).unwrap();
+            std::fs::create_dir_all(p.join("in")).unwrap();
+            for tool in tools {
+                let dest = p.join("tools").join(tool);
+                std::fs::copy(fixtures.join(tool), &dest).unwrap();
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            std::fs::write(p.join("problem.toml"), problem).unwrap();
+            for seed in 0..5 {
+                std::fs::write(p.join(format!("in/{seed}.txt")), format!("{}\n", 20 + seed))
+                    .unwrap();
+            }
+            for (name, script) in PLAYERS {
+                let folder = root.join("players").join(format!("{id}-{name}"));
+                support::sh_player(&folder, id, script);
+            }
+        }
+        Workspace { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `players` on `seeds`; returns the harness's output and the run's folder.
+    fn run(&self, players: &[&str], seeds: &str) -> (Output, PathBuf) {
+        let results = self.root().join("results");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+        cmd.current_dir(self.root())
+            .stdin(Stdio::null())
+            .env_remove("HARNESS_SECRET")
+            .arg("--players");
+        for p in players {
+            cmd.arg(format!("players/{p}"));
+        }
+        cmd.args(["--seeds", seeds, "--results"]).arg(&results);
+        (cmd.output().unwrap(), results)
+    }
+}
+
+/// (verdict, score) of each (player, seed).
+fn outcomes(rows: &[BTreeMap<String, String>]) -> BTreeMap<(String, String), (String, String)> {
+    rows.iter()
+        .map(|r| {
+            let key = (r["player"].clone(), r["seed"].clone());
+            (key, (r["verdict"].clone(), r["score"].clone()))
+        })
+        .collect()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The part of report.html from the heading `from` to the next heading.
+fn section<'a>(report: &'a str, from: &str) -> &'a str {
+    let start = report
+        .find(from)
+        .unwrap_or_else(|| panic!("no {from} in report.html"));
+    let rest = &report[start + from.len()..];
+    &rest[..rest.find("<h3>").unwrap_or(rest.len())]
+}
+
+#[test]
+fn an_interactive_problems_vis_draws_every_test_and_the_report_links_it() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["drawn-double", "drawn-word"], "1..2");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    for seed in 1..=2u64 {
+        let n = 20 + seed;
+        let want = [
+            (
+                "drawn-double",
+                ("OK", (2 * n).to_string()),
+                (2 * n).to_string(),
+            ),
+            ("drawn-word", ("WA", "0".to_string()), "x".to_string()),
+        ];
+        for (player, (verdict, score), reply) in want {
+            // The vis drew the test from its input and the tester's output file.
+            let svg = results.join(format!("latest/pictures/drawn/{player}/{seed}/out.svg"));
+            assert!(
+                read(&svg).contains(&format!("<text>{n} {reply}</text>")),
+                "{}",
+                read(&svg)
+            );
+            // Its `Score = 1` is not the test's score: the tester's is.
+            let row = rows_of(&rows, player)
+                .into_iter()
+                .find(|r| r["seed"] == seed.to_string())
+                .unwrap();
+            assert_eq!(
+                (row["verdict"].as_str(), row["score"].as_str()),
+                (verdict, score.as_str()),
+                "{row:?}"
+            );
+        }
+    }
+    let report = read(&results.join("latest/report.html"));
+    // A player that never failed is in the worst seeds only: its picture and transcript.
+    let worst = section(&report, "<h3>Worst seeds</h3>");
+    for file in [
+        "pictures/drawn/drawn-double/1/out.svg",
+        "transcripts/drawn/drawn-double/1.txt",
+    ] {
+        assert!(
+            results.join("latest").join(file).is_file(),
+            "{file} was not kept"
+        );
+        assert!(
+            worst.contains(&format!("href=\"{file}\"")),
+            "the worst seeds do not link {file}:\n{worst}"
+        );
+    }
+    let failures = section(&report, "<h3>Failures (2)</h3>");
+    for file in [
+        "pictures/drawn/drawn-word/2/out.svg",
+        "transcripts/drawn/drawn-word/2.txt",
+        "pictures/drawn/drawn-word/2/judge.log",
+    ] {
+        assert!(
+            failures.contains(&format!("href=\"{file}\"")),
+            "the failures do not link {file}:\n{failures}"
+        );
+    }
+}
+
+#[test]
+fn a_vis_that_fails_leaves_the_verdict_and_the_score_the_testers() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["smudged-double", "smudged-word"], "1");
+    expect_exit(&out, 0);
+    // The vis ran (its marker is in the test's vis.log) and failed.
+    for player in ["smudged-double", "smudged-word"] {
+        let log = read(&results.join(format!("latest/pictures/smudged/{player}/1/vis.log")));
+        assert!(
+            log.contains("broken-vis ran over output.txt") && log.contains("exit status 101"),
+            "{log}"
+        );
+    }
+    // Then the verdicts and scores are the tester's, as if there were no vis (its `Score = 0`
+    // unread), and the half picture it left is kept as it is.
+    let rows = scores(&results);
+    let got = outcomes(&rows);
+    let key = |p: &str| (p.to_string(), "1".to_string());
+    assert_eq!(
+        got[&key("smudged-double")],
+        ("OK".to_string(), "42".to_string())
+    );
+    assert_eq!(got[&key("smudged-word")].0, "WA");
+    let word = rows_of(&rows, "smudged-word")[0];
+    assert!(
+        word["reason"].contains("Wrong answer: expected 42"),
+        "{word:?}"
+    );
+    let svg = read(&results.join("latest/pictures/smudged/smudged-double/1/out.svg"));
+    assert!(svg.starts_with("<svg") && !svg.contains("</svg>"), "{svg}");
+}
+
+#[test]
+fn a_topcoder_testers_saved_picture_is_kept_by_its_seed() {
+    let ws = Workspace::new();
+    // Running the tester by hand left a picture of seed 4 in the tools folder (read-only to
+    // the tester): the run's tester writes its own.
+    let stale = ws.root().join("testcases/saved/tools/4.png");
+    std::fs::write(&stale, "left by hand\n").unwrap();
+    let (out, results) = ws.run(&["saved-double", "saved-word"], "3..4");
+    expect_exit(&out, 0);
+    for (seed, player, reply) in [
+        (3, "saved-double", "6"),
+        (4, "saved-double", "8"),
+        (3, "saved-word", "x"),
+    ] {
+        let png = results.join(format!("latest/pictures/saved/{player}/{seed}/{seed}.png"));
+        assert_eq!(read(&png), format!("PNG seed {seed} reply {reply}\n"));
+    }
+    assert_eq!(read(&stale), "left by hand\n");
+    let report = read(&results.join("latest/report.html"));
+    let worst = section(&report, "<h3>Worst seeds</h3>");
+    assert!(
+        worst.contains("href=\"pictures/saved/saved-double/3/3.png\""),
+        "{worst}"
+    );
+}
