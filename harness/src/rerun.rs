@@ -22,7 +22,7 @@ use crate::verdict::Verdict;
 
 /// The tests held back for a rerun, in the order they finished.
 #[derive(Default)]
-pub(crate) struct Reruns {
+pub struct Reruns {
     held: Vec<Held>,
 }
 
@@ -35,7 +35,7 @@ struct Held {
 /// Why a finished test is to be played again alone (`None`: its result stands): a TLE whose
 /// CPU time is within `limit`, which the harness saw overloaded, under a limit that holds
 /// thinking time.
-pub(crate) fn why_rerun(result: &TestResult, limit: Duration, by: TimeBy) -> Option<String> {
+pub fn why_rerun(result: &TestResult, limit: Duration, by: TimeBy) -> Option<String> {
     let outcome = &result.outcome;
     let wanted = by == TimeBy::Think
         && outcome.verdict == Verdict::TimeLimit
