@@ -51,11 +51,7 @@ impl Suite {
         let limit = Duration::from_secs_f64(c.time_limit);
         let by_cpu = c.time_by == crate::time_by::TimeBy::Cpu;
         Limits {
-            think: if by_cpu {
-                crate::time_by::guard(limit)
-            } else {
-                limit
-            },
+            think: crate::time_by::wall_limit(limit, c.time_by),
             cpu: by_cpu.then_some(limit),
             memory: c.memory_limit << 20,
             // The protocol's own bound on a line, when it has one, is also a limit.

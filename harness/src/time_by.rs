@@ -49,6 +49,15 @@ pub fn guard(limit: Duration) -> Duration {
     (limit * 5).max(limit + Duration::from_secs(10))
 }
 
+/// How long the wall clock lets a player think under a time limit of `limit` on `by`: the
+/// limit itself, or the [`guard`] when the limit holds CPU time.
+pub fn wall_limit(limit: Duration, by: TimeBy) -> Duration {
+    match by {
+        TimeBy::Think => limit,
+        TimeBy::Cpu => guard(limit),
+    }
+}
+
 /// A test's verdict under a limit on CPU time, after the runner's: over the limit is TLE
 /// (whatever the judge saw: the kernel's `SIGXCPU` or kill is not a crash); a TLE within it
 /// came from the wall clock's guard, and its reason says so. The machine's faults (ERR) and
