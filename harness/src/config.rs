@@ -337,6 +337,19 @@ mod tests {
         let cfg = s.problem("chesspuzzle");
         assert_eq!(cfg.memory_limit, 64);
         assert_eq!(cfg.time_limit, 20.0);
+        assert_eq!(cfg.time_by, crate::time_by::TimeBy::Think);
+    }
+
+    #[test]
+    fn time_by_is_think_or_cpu() {
+        let known = [("chesspuzzle", Objective::Maximize)];
+        let s = Scoring::parse("[problem.chesspuzzle]\ntime-by = \"cpu\"\n", "s", &known);
+        let cfg = s.unwrap().problem("chesspuzzle");
+        assert_eq!(cfg.time_by, crate::time_by::TimeBy::Cpu);
+        let err = Scoring::parse("[problem.chesspuzzle]\ntime-by = \"wall\"\n", "s", &known)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wall") && err.contains("line 2"), "{err}");
     }
 
     #[test]

@@ -499,12 +499,26 @@ mod tests {
     #[test]
     fn flags_override_scoring_toml_and_no_fixed_drops_the_fixed_tests() {
         let players = vec![player("c", "game-ending")];
-        let line = "--players c --seeds 5 --time-limit 3 --memory-limit 7 --threads 1 --no-fixed";
+        let line = "--players c --seeds 5 --time-limit 3 --time-by cpu --memory-limit 7 --threads 1 --no-fixed";
         let plan = plan(line, players).unwrap();
         let config = &plan.suites[0].env.config;
         assert_eq!((config.time_limit, config.memory_limit), (3.0, 7));
+        assert_eq!(config.time_by, crate::time_by::TimeBy::Cpu);
         assert_eq!(plan.suites[0].cases, [CaseKey::Seed(5)]);
         assert_eq!(plan.threads, 1);
+    }
+
+    #[test]
+    fn a_resumed_run_keeps_the_clock_its_time_limit_held_unless_told_another() {
+        use crate::time_by::TimeBy;
+        let dir = tempfile::tempdir().unwrap();
+        let recorded = RecordedArgs::of(&args("--players c --time-by cpu"));
+        let text = format!("[args]\n{}", toml::to_string(&recorded).unwrap());
+        std::fs::write(dir.path().join("run.toml"), text).unwrap();
+        let resumed = resumed_args(&args("--resume x"), dir.path()).unwrap();
+        assert_eq!(resumed.time_by, Some(TimeBy::Cpu));
+        let told = resumed_args(&args("--resume x --time-by think"), dir.path()).unwrap();
+        assert_eq!(told.time_by, Some(TimeBy::Think));
     }
 
     #[test]
