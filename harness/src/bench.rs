@@ -118,6 +118,7 @@ fn session_ping_pong(n: u64, record: bool, containment: &Containment) -> Result<
     let exe = std::env::current_exe().fault()?;
     let limits = Limits {
         think: Duration::from_secs(3600),
+        cpu: None,
         memory: 0,
         max_line: 1 << 16,
         max_output: u64::MAX,
@@ -159,6 +160,7 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
     let exe = std::env::current_exe().fault()?;
     let limits = Limits {
         think: Duration::from_secs(3600),
+        cpu: None,
         memory: 0,
         max_line: 1 << 16,
         max_output: u64::MAX,
@@ -297,6 +299,7 @@ fn spawn_cost(containment: &Containment, n: usize) -> Result<Duration, Error> {
     let program = Path::new("/usr/bin/true");
     let limits = Limits {
         think: Duration::from_secs(60),
+        cpu: None,
         memory: 256 << 20,
         max_line: 1 << 16,
         max_output: 1 << 20,

@@ -112,6 +112,11 @@ pub struct RunArgs {
     /// Thinking time per test in seconds (overrides scoring.toml for every problem).
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
+    /// The clock the time limit holds: `think` (the player's thinking time) or `cpu` (its CPU
+    /// time; the wall clock then stops only a player that waits, at 5x the limit and at least
+    /// 10 s past it) [default: scoring.toml time-by, else think].
+    #[arg(long, value_name = "CLOCK")]
+    pub time_by: Option<crate::time_by::TimeBy>,
     /// Memory (address space) limit per player in MB; 0 = none (overrides scoring.toml).
     #[arg(long, value_name = "MB", allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub memory_limit: Option<u64>,

@@ -135,8 +135,11 @@ impl Default for HarnessSettings {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ProblemConfig {
-    /// Seconds of the player's own thinking time per test, summed over the game.
+    /// Seconds of the player's own thinking time per test, summed over the game (or of its
+    /// CPU time, with `time-by = "cpu"`).
     pub time_limit: f64,
+    /// The clock the time limit holds: `"think"` (thinking time) or `"cpu"` (CPU time).
+    pub time_by: crate::time_by::TimeBy,
     /// Address-space limit of the player in MB (0 = none).
     pub memory_limit: u64,
     /// Seconds a player may take to exit after its input is closed before it is killed.
@@ -166,6 +169,7 @@ impl Default for ProblemConfig {
     fn default() -> Self {
         ProblemConfig {
             time_limit: 20.0,
+            time_by: crate::time_by::TimeBy::Think,
             memory_limit: 1024,
             grace: 1.0,
             examples: "1..10".to_string(),
@@ -333,6 +337,19 @@ mod tests {
         let cfg = s.problem("chesspuzzle");
         assert_eq!(cfg.memory_limit, 64);
         assert_eq!(cfg.time_limit, 20.0);
+        assert_eq!(cfg.time_by, crate::time_by::TimeBy::Think);
+    }
+
+    #[test]
+    fn time_by_is_think_or_cpu() {
+        let known = [("chesspuzzle", Objective::Maximize)];
+        let s = Scoring::parse("[problem.chesspuzzle]\ntime-by = \"cpu\"\n", "s", &known);
+        let cfg = s.unwrap().problem("chesspuzzle");
+        assert_eq!(cfg.time_by, crate::time_by::TimeBy::Cpu);
+        let err = Scoring::parse("[problem.chesspuzzle]\ntime-by = \"wall\"\n", "s", &known)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wall") && err.contains("line 2"), "{err}");
     }
 
     #[test]

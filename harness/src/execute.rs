@@ -21,6 +21,7 @@ use crate::report::json::Json;
 use crate::report::progress::Progress;
 use crate::report::table::Table;
 use crate::report::{Event, Reporter, RunState, Summary};
+use crate::rerun::Reruns;
 use crate::rundir::{Layout, ScoreRow};
 use crate::runner::{self, Containment, RunOptions, TestResult};
 
@@ -82,6 +83,7 @@ pub fn run(
             dispatch(&Event::TestFinished(&result), &mut state);
         }
     });
+    state.footer.extend(crate::rundir::rerun_note(&state.rows));
     for p in plan.suites.iter().flat_map(|s| &s.players) {
         if p.changed_during_run() {
             let (name, changed) = (&p.name, crate::players::CHANGED);
@@ -275,7 +277,8 @@ fn marks(plan: &RunPlan, files: &RunFiles) -> Vec<String> {
 }
 
 /// Plays the plan on the runner's thread pool, handing each event to `on_event` on this
-/// thread. Returns whether every test ran.
+/// thread; then plays again, alone, the TLEs an overloaded machine may have caused
+/// ([`crate::rerun`]). Returns whether every test ran.
 fn play(
     plan: &RunPlan,
     containment: &Containment,
@@ -286,13 +289,25 @@ fn play(
         threads: plan.threads,
         pin_cpus: plan.pin_cpus,
     };
-    std::thread::scope(|scope| {
-        let suites = &plan.suites;
+    let suites = &plan.suites;
+    let mut reruns = Reruns::default();
+    let complete = std::thread::scope(|scope| {
         // The runner owns the only sender: the loop below ends when the runner is done.
         let runner = scope.spawn(move || runner::run(suites, containment, options, &tx));
-        rx.iter().for_each(&mut on_event);
+        for event in rx.iter() {
+            match event {
+                runner::Event::Finished(result) => {
+                    if let Some(result) = reruns.hold(result, suites) {
+                        on_event(runner::Event::Finished(result));
+                    }
+                }
+                started => on_event(started),
+            }
+        }
         runner.join().expect("runner thread")
-    })
+    });
+    // An interrupted run leaves its held tests unreported: `--resume` plays them again.
+    complete && reruns.play(suites, containment, on_event)
 }
 
 /// The parameter names of a problem of the plan.
@@ -423,8 +438,9 @@ fn run_toml(
     for suite in &plan.suites {
         let (id, c) = (suite.problem.id(), &suite.env.config);
         s.push_str(&format!(
-            "\n[problem.{id}]\ntime-limit = {}\nmemory-limit = {}\nmove-cap = {}\ncases = {}\n",
+            "\n[problem.{id}]\ntime-limit = {}\ntime-by = {:?}\nmemory-limit = {}\nmove-cap = {}\ncases = {}\n",
             c.time_limit,
+            c.time_by.name(),
             c.memory_limit,
             c.move_cap,
             suite.cases.len()

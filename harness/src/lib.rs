@@ -45,6 +45,7 @@ pub mod players;
 pub mod problem;
 pub mod replay;
 pub mod report;
+pub mod rerun;
 pub mod rundir;
 pub mod runner;
 pub mod sandbox;
@@ -54,6 +55,7 @@ pub mod session;
 pub mod shard;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
+pub mod time_by;
 pub mod transcript;
 pub mod tune;
 pub mod verdict;

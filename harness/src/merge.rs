@@ -180,8 +180,9 @@ fn check_same_run(first: &ShardIn, s: &ShardIn) -> Result<(), Error> {
     Ok(())
 }
 
-/// The `[args]` limits a shard's run was given (they override scoring.toml).
-fn recorded_limits(dir: &Path) -> (Option<f64>, Option<u64>) {
+/// The `[args]` limits a shard's run was given (they override scoring.toml): its time limit,
+/// memory limit and the clock its time limit holds.
+fn recorded_limits(dir: &Path) -> (Option<f64>, Option<u64>, Option<crate::time_by::TimeBy>) {
     let table: Option<toml::Table> = std::fs::read_to_string(dir.join("run.toml"))
         .ok()
         .and_then(|t| t.parse().ok());
@@ -193,7 +194,10 @@ fn recorded_limits(dir: &Path) -> (Option<f64>, Option<u64>) {
         .and_then(|a| a.get("memory-limit"))
         .and_then(|v| v.as_integer())
         .map(|m| m as u64);
-    (time, memory)
+    let time_by = args
+        .and_then(|a| a.get("time-by"))
+        .and_then(|v| v.clone().try_into().ok());
+    (time, memory, time_by)
 }
 
 /// The rows of every shard, checked against the plan: no pair twice, none outside the plan,
@@ -391,6 +395,7 @@ pub fn main(args: &MergeArgs) -> Result<u8, Error> {
     );
     rows.into_iter().for_each(|row| state.add(row));
     state.complete = true;
+    state.footer.extend(crate::rundir::rerun_note(&state.rows));
     // The same reporters as the end of a run on one machine: comparison (relative scores,
     // best.csv), files (sorted scores.csv, leaderboard, latest), replays and report, table.
     let history = crate::compare::History::new(
@@ -441,7 +446,7 @@ fn problems_of(
     Error,
 > {
     // Replays rebuild games: they need the settings the shards ran with.
-    let (time_limit, memory_limit) = recorded_limits(&shards[0].dir);
+    let (time_limit, memory_limit, time_by) = recorded_limits(&shards[0].dir);
     let mut envs = Vec::new();
     let mut problems = Vec::new();
     for p in &shards[0].record.problem {
@@ -450,6 +455,7 @@ fn problems_of(
         let config = &mut env.config;
         config.time_limit = time_limit.unwrap_or(config.time_limit);
         config.memory_limit = memory_limit.unwrap_or(config.memory_limit);
+        config.time_by = time_by.unwrap_or(config.time_by);
         if format!("{config:?}") != p.settings {
             return Err(Error::usage(format!(
                 "{}: the shards ran with other settings than this scoring.toml ({}) gives: \

@@ -95,6 +95,8 @@ pub(crate) struct RecordedArgs {
     pub seeds: Option<String>,
     pub problem: Option<String>,
     pub time_limit: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_by: Option<crate::time_by::TimeBy>,
     pub memory_limit: Option<u64>,
     #[serde(default)]
     pub sandbox: Option<Want>,
@@ -120,6 +122,7 @@ impl RecordedArgs {
             seeds: args.seeds.clone(),
             problem: args.problem.clone(),
             time_limit: args.time_limit,
+            time_by: args.time_by,
             memory_limit: args.memory_limit,
             sandbox: args.sandbox,
             cgroup: args.cgroup,
@@ -175,6 +178,7 @@ fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs> {
     merged.seeds = merged.seeds.or(r.seeds);
     merged.problem = merged.problem.or(r.problem);
     merged.time_limit = merged.time_limit.or(r.time_limit);
+    merged.time_by = merged.time_by.or(r.time_by);
     merged.memory_limit = merged.memory_limit.or(r.memory_limit);
     merged.sandbox = merged.sandbox.or(r.sandbox);
     merged.cgroup = merged.cgroup.or(r.cgroup);
@@ -227,6 +231,7 @@ impl RunPlan {
             }
             let mut env = context.env(problem.id(), args.secret.secret.as_ref());
             env.config.time_limit = args.time_limit.unwrap_or(env.config.time_limit);
+            env.config.time_by = args.time_by.unwrap_or(env.config.time_by);
             env.config.memory_limit = args.memory_limit.unwrap_or(env.config.memory_limit);
             let cases = cases(&*problem, &env, &request, flags, &mut filters)?;
             suites.push(Suite {
@@ -494,12 +499,26 @@ mod tests {
     #[test]
     fn flags_override_scoring_toml_and_no_fixed_drops_the_fixed_tests() {
         let players = vec![player("c", "game-ending")];
-        let line = "--players c --seeds 5 --time-limit 3 --memory-limit 7 --threads 1 --no-fixed";
+        let line = "--players c --seeds 5 --time-limit 3 --time-by cpu --memory-limit 7 --threads 1 --no-fixed";
         let plan = plan(line, players).unwrap();
         let config = &plan.suites[0].env.config;
         assert_eq!((config.time_limit, config.memory_limit), (3.0, 7));
+        assert_eq!(config.time_by, crate::time_by::TimeBy::Cpu);
         assert_eq!(plan.suites[0].cases, [CaseKey::Seed(5)]);
         assert_eq!(plan.threads, 1);
+    }
+
+    #[test]
+    fn a_resumed_run_keeps_the_clock_its_time_limit_held_unless_told_another() {
+        use crate::time_by::TimeBy;
+        let dir = tempfile::tempdir().unwrap();
+        let recorded = RecordedArgs::of(&args("--players c --time-by cpu"));
+        let text = format!("[args]\n{}", toml::to_string(&recorded).unwrap());
+        std::fs::write(dir.path().join("run.toml"), text).unwrap();
+        let resumed = resumed_args(&args("--resume x"), dir.path()).unwrap();
+        assert_eq!(resumed.time_by, Some(TimeBy::Cpu));
+        let told = resumed_args(&args("--resume x --time-by think"), dir.path()).unwrap();
+        assert_eq!(told.time_by, Some(TimeBy::Think));
     }
 
     #[test]

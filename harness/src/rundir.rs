@@ -34,6 +34,11 @@ pub(crate) const SCORE_COLUMNS: [&str; 13] = [
     "harness_version",
 ];
 
+/// How the warning of a test played again alone begins ([`crate::rerun`]): its first try was
+/// TLE with its CPU time within the limit on an overloaded machine, and the row is the
+/// second try's.
+pub const RERUN: &str = "rerun alone";
+
 /// One row of `scores.csv`: one test of one player.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScoreRow {
@@ -123,10 +128,31 @@ impl ScoreRow {
         out
     }
 
+    /// Whether the test was played again alone at the end of its run ([`RERUN`]).
+    pub fn rerun(&self) -> bool {
+        self.warning.starts_with(RERUN)
+    }
+
     /// The order of rows in a finished run's file: problem, player, then test.
     pub(crate) fn order_key(&self) -> (&str, &str, (Option<u64>, String)) {
         (&self.problem, &self.player, seed_order(&self.seed))
     }
+}
+
+/// The line under a run's leaderboard (and in its report) on its tests played again alone:
+/// how many, and how many of them turned OK; `None` when none was.
+pub fn rerun_note(rows: &[ScoreRow]) -> Option<String> {
+    let rerun: Vec<&ScoreRow> = rows.iter().filter(|r| r.rerun()).collect();
+    if rerun.is_empty() {
+        return None;
+    }
+    let ok = rerun.iter().filter(|r| r.verdict == Verdict::Ok).count();
+    Some(format!(
+        "{RERUN} at the end of the run: {} test(s) TLE on an overloaded machine with their \
+         CPU time within the limit; {ok} now OK, {} not (see the warning column of scores.csv)",
+        rerun.len(),
+        rerun.len() - ok
+    ))
 }
 
 /// What to do with a row of `scores.csv` that cannot be read.

@@ -48,8 +48,11 @@ impl Suite {
     /// The limits a session enforces for this problem.
     pub fn limits(&self) -> Limits {
         let c = &self.env.config;
+        let limit = Duration::from_secs_f64(c.time_limit);
+        let by_cpu = c.time_by == crate::time_by::TimeBy::Cpu;
         Limits {
-            think: Duration::from_secs_f64(c.time_limit),
+            think: crate::time_by::wall_limit(limit, c.time_by),
+            cpu: by_cpu.then_some(limit),
             memory: c.memory_limit << 20,
             // The protocol's own bound on a line, when it has one, is also a limit.
             max_line: self
@@ -333,11 +336,13 @@ fn attempt(
     result.outcome = refine(outcome, &ending, &limits, suite.problem.as_ref());
     result.outcome.reason = crate::verdict::clip(&result.outcome.reason, REASON_BYTES);
     result.stderr = ending.stderr;
-    let unflushed = matches!(
-        &result.outcome.fault,
-        Some(crate::verdict::Fault::TimeLimit(o)) if o.unflushed()
-    );
+    let unflushed = unflushed(&result.outcome);
     result.warning = warning(result.think, result.cpu, limits.think, unflushed);
+    if let Some(cpu_limit) = limits.cpu {
+        let keeps_score = suite.problem.keeps_score_on_fault();
+        let (outcome, warning) = (&mut result.outcome, &mut result.warning);
+        crate::time_by::judge_cpu(outcome, warning, result.cpu, cpu_limit, keeps_score);
+    }
     unchanged(player, &mut result);
     Some((result, false))
 }
@@ -586,13 +591,25 @@ fn warning(think: Duration, cpu: Duration, limit: Duration, unflushed: bool) -> 
     if used > NEAR_LIMIT {
         notes.push(format!("used {:.0}% of the time limit", used * 100.0));
     }
-    if !unflushed && think >= Duration::from_millis(500) && think > cpu * 3 {
+    if overloaded(think, cpu, unflushed) {
         notes.push(format!(
             "thinking time {:.1}x the CPU time: overloaded machine (try fewer --threads) or a player that waits",
             think.as_secs_f64() / cpu.as_secs_f64().max(1e-3)
         ));
     }
     notes.join("; ")
+}
+
+/// Whether a test's thinking time was far above the CPU time its player used, which the
+/// player's own doing (`unflushed`) does not explain: the machine was overloaded, or the
+/// player waits. The condition of the warning, and of a TLE's rerun ([`crate::rerun`]).
+pub(crate) fn overloaded(think: Duration, cpu: Duration, unflushed: bool) -> bool {
+    !unflushed && think >= Duration::from_millis(500) && think > cpu * 3
+}
+
+/// Whether a TLE's player was likely waiting on output it never flushed (its own doing).
+pub(crate) fn unflushed(outcome: &Outcome) -> bool {
+    matches!(&outcome.fault, Some(Fault::TimeLimit(o)) if o.unflushed())
 }
 
 /// Markers of an allocation failure in common runtimes' dying words.

@@ -26,6 +26,10 @@ use crate::verdict::{clip, Fault, Overtime, Waiting, QUOTE_BYTES};
 pub struct Limits {
     /// Total thinking time for the test.
     pub think: Duration,
+    /// The test's limit on CPU time, when its time limit holds CPU time (`--time-by cpu`):
+    /// each process of the player is stopped a second of CPU time past it (RLIMIT_CPU), and
+    /// `think` is then only the wall clock's guard.
+    pub cpu: Option<Duration>,
     /// Memory limit of the test in bytes (0 = none).
     pub memory: u64,
     /// Longest accepted output line in bytes.
@@ -162,6 +166,17 @@ impl Session {
     /// Starts a player as `spec` says.
     pub fn spawn(spec: &Spec, limits: Limits) -> std::io::Result<Session> {
         let mut session = Session::idle(limits)?;
+        let limited;
+        let spec = match limits.cpu {
+            Some(cpu) => {
+                limited = Spec {
+                    cpu_seconds: cpu_seconds(cpu),
+                    ..spec.clone()
+                };
+                &limited
+            }
+            None => spec,
+        };
         let l = sandbox::launch(spec)?;
         let started = sandbox::OnPipes {
             pid: l.pid,
@@ -184,7 +199,7 @@ impl Session {
     /// (`RLIMIT_CPU` a second above it, and the report's CPU time after the test), since the
     /// harness sees none of its messages to run a thinking clock by.
     pub fn pending(mut spec: Spec, limits: Limits) -> std::io::Result<Session> {
-        spec.cpu_seconds = limits.think.as_secs_f64().ceil() as u64 + 1;
+        spec.cpu_seconds = cpu_seconds(limits.cpu.unwrap_or(limits.think));
         let mut session = Session::idle(limits)?;
         session.pending = Some(Box::new(spec));
         Ok(session)
@@ -664,6 +679,12 @@ impl Session {
         sandbox::release(self.net.take(), report.as_ref());
         report
     }
+}
+
+/// The RLIMIT_CPU of a player whose CPU time is limited to `limit`: a second past it, so the
+/// kernel stops a spinning player and the judgement of its CPU time is the harness's.
+fn cpu_seconds(limit: Duration) -> u64 {
+    limit.as_secs_f64().ceil() as u64 + 1
 }
 
 /// Checks that a line is text a judge can parse: UTF-8 without control characters.

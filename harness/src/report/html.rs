@@ -134,6 +134,9 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
             escape(against)
         );
     }
+    if let Some(note) = crate::rundir::rerun_note(rows) {
+        let _ = writeln!(h, "<p class=\"reruns\">{}.</p>", escape(&note));
+    }
     for (i, p) in group(rows).into_iter().enumerate() {
         let minimize =
             problem::by_id(&p.id).is_some_and(|pr| pr.objective() == Objective::Minimize);

@@ -181,7 +181,7 @@ impl Problem for ToolProblem {
                     isolation,
                     Some(made),
                     tool_seed,
-                    env.config.time_limit,
+                    think(&env.config),
                 )?;
                 Ok(Box::new(game))
             }
@@ -192,7 +192,7 @@ impl Problem for ToolProblem {
                     isolation,
                     None,
                     tool_seed,
-                    env.config.time_limit,
+                    think(&env.config),
                 )?;
                 Ok(Box::new(game))
             }
@@ -287,4 +287,11 @@ fn last_lines(log: &[u8], n: usize) -> String {
     let text = String::from_utf8_lossy(log);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// The thinking time a relayed tester lets its player take (its own time comes on top): the
+/// time limit, or the wall clock's guard when the limit holds CPU time (`time-by = "cpu"`).
+fn think(config: &crate::config::ProblemConfig) -> f64 {
+    let limit = std::time::Duration::from_secs_f64(config.time_limit);
+    crate::time_by::wall_limit(limit, config.time_by).as_secs_f64()
 }
