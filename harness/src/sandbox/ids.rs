@@ -22,6 +22,20 @@ pub const PLAYER_UID: u32 = 2_000_000_000;
 /// The host gid of every player under a root harness.
 pub const PLAYER_GID: u32 = 2_000_000_000;
 
+/// The host uid of a contest's tools (generators, judges, testers) in process mode under a
+/// root harness: not the players', so that a player can neither change a tool's folder nor
+/// connect to its relay nor signal it. (In the namespace mode a tool runs in a view and
+/// namespaces no player shares, as [`PLAYER_UID`].)
+pub const TOOL_UID: u32 = PLAYER_UID + 1;
+/// The host gid of the tools in process mode under a root harness.
+pub const TOOL_GID: u32 = PLAYER_GID + 1;
+
+/// The host (uid, gid) of the tools in process mode when the harness is root; `None` when it
+/// is an ordinary user.
+pub fn tool_ids() -> Option<(u32, u32)> {
+    player_ids().map(|_| (TOOL_UID, TOOL_GID))
+}
+
 /// The host (uid, gid) players run as when the harness is root; `None` when the harness is an
 /// ordinary user (its players then run as that user, the only id it has).
 pub fn player_ids() -> Option<(u32, u32)> {

@@ -31,6 +31,7 @@ pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
+pub(crate) mod peer;
 pub mod probe;
 pub mod relay;
 pub mod scratch;
@@ -38,6 +39,7 @@ mod seccomp;
 pub mod spec;
 pub mod supervisor;
 mod sys;
+mod tidy;
 pub mod tool;
 mod view;
 
