@@ -22,16 +22,16 @@ pub const PLAYER_UID: u32 = 2_000_000_000;
 /// The host gid of every player under a root harness.
 pub const PLAYER_GID: u32 = 2_000_000_000;
 
-/// The host uid of a contest's tools (generators, judges, testers) in process mode under a
-/// root harness: not the players', so that a player can neither change a tool's folder nor
-/// connect to its relay nor signal it. (In the namespace mode a tool runs in a view and
-/// namespaces no player shares, as [`PLAYER_UID`].)
+/// The host uid of a contest's tools (generators, judges, testers) under a root harness, in
+/// every mode (in the namespace mode it is what the tool's uid 1000 is on the host): not the
+/// players', so that no player, of this run or another one on the machine, process mode
+/// included, can change a tool's folder, connect to its relay's socket or signal it.
 pub const TOOL_UID: u32 = PLAYER_UID + 1;
-/// The host gid of the tools in process mode under a root harness.
+/// The host gid of the tools under a root harness.
 pub const TOOL_GID: u32 = PLAYER_GID + 1;
 
-/// The host (uid, gid) of the tools in process mode when the harness is root; `None` when it
-/// is an ordinary user.
+/// The host (uid, gid) of the tools when the harness is root; `None` when it is an ordinary
+/// user (its tools run as that user, as its players do).
 pub fn tool_ids() -> Option<(u32, u32)> {
     player_ids().map(|_| (TOOL_UID, TOOL_GID))
 }

@@ -358,25 +358,23 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         }
         Mode::Namespaces => (Vec::new(), Vec::new()),
     };
-    let contained = isolation.contained(program, argv, env, dir.work(), binds, &cmd.limits);
-    let mut player_ids = contained.player_ids;
     if let (Mode::Process, Some(ids)) = (isolation.mode, super::ids::tool_ids()) {
-        // Process mode under a root harness: the tool runs as the tools' id, not the players'
-        // (a player can neither change its folder nor reach its relay's socket, nor signal
-        // it), and writes its own folder only (the namespace mode's view gives it at its
-        // bind, to the player id inside a view no player shares).
+        // Process mode under a root harness: the tool writes its own folder only (the
+        // namespace mode's view gives it at its bind).
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711));
         let _ = super::build::give_to(dir.path(), ids);
-        player_ids = Some(ids);
     }
+    let contained = isolation.contained(program, argv, env, dir.work(), binds, &cmd.limits);
     Spec {
         landlock_read,
         landlock_write,
         writable_binds: vec![dir.path().to_path_buf()],
         // A contest's tool is other people's code too: under a root harness it runs as an
-        // unprivileged id, never host root.
-        player_ids,
+        // unprivileged id, never host root, and not the players' (in either mode a player
+        // of any run, a process-mode one included, can neither change its folder nor
+        // connect to its relay's socket nor signal it).
+        player_ids: super::ids::tool_ids().or(contained.player_ids),
         ..contained
     }
 }
