@@ -146,6 +146,28 @@ impl Workspace {
         cmd
     }
 
+    /// [`Workspace::command`] run by user `uid` (no supplementary group) through `setpriv`:
+    /// the harness binary from `containment::open_harness`, the results folder and TMPDIR
+    /// given to that user.
+    fn command_as(&self, uid: u32, players: &[&str], seeds: &str, more: &[&str]) -> Command {
+        let inner = self.command(players, seeds, more);
+        for dir in [self.results(), self.path().join("tmp")] {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::os::unix::fs::chown(&dir, Some(uid), Some(uid)).unwrap();
+        }
+        let mut cmd = Command::new("setpriv");
+        cmd.arg(format!("--reuid={uid}"))
+            .arg(format!("--regid={uid}"))
+            .arg("--clear-groups")
+            .arg(containment::open_harness())
+            .args(inner.get_args())
+            .current_dir(self.path())
+            .env("HOME", self.path())
+            .env("TMPDIR", self.path().join("tmp"))
+            .stdin(Stdio::null());
+        cmd
+    }
+
     /// What the run left in its TMPDIR.
     fn left_in_tmp(&self) -> Vec<PathBuf> {
         std::fs::read_dir(self.path().join("tmp"))
@@ -244,6 +266,52 @@ fn relay_spies_in_process_mode_get_wa_and_leave_the_competitor_as_alone() {
 #[test]
 fn relay_spies_in_the_sandbox_get_wa_and_leave_the_competitor_as_alone() {
     spies_beside_a_competitor(true);
+}
+
+/// A harness of an ordinary user in process mode: its tools and players are that user, so
+/// the kernel lets a player connect to any relay socket it finds; the harness takes only the
+/// tool's own (`SO_PEERCRED`), and the spy is ignored.
+#[test]
+fn a_relay_spy_of_an_ordinary_users_process_mode_run_is_ignored() {
+    if !support::needs_root("the harness is started as another user") {
+        return;
+    }
+    let uid = containment::free_uid(62_900);
+    let ws = Workspace::new("late");
+    let off = ["--sandbox", "off"];
+    let out = ws
+        .command_as(uid, &["players/double"], "1..4", &off)
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let alone = by_seed(&ws.results(), "double");
+    assert_eq!(alone.len(), 4, "{alone:?}");
+    let prefix = format!("{}/", ws.path().join("tmp").display());
+    ws.spy("spy-connect", &["connect", &prefix, "3"]);
+    let players = ["players/spy-connect", "players/double"];
+    let out = ws.command_as(uid, &players, "1..4", &off).output().unwrap();
+    expect_exit(&out, 0);
+    let mut connected = 0;
+    for seed in ["1", "2", "3", "4"] {
+        let log = stderr_log(&ws.results(), "double", "spy-connect", seed);
+        assert!(
+            log.contains("RAN relay-spy"),
+            "seed {seed}: no marker:\n{log}"
+        );
+        connected += log.matches("REACHED connect to a relay socket").count();
+        // Connected, but nobody took its pipes: no player answered it.
+        assert!(!log.contains("REACHED read"), "seed {seed}:\n{log}");
+    }
+    assert!(connected >= 4, "the spy connected {connected} times");
+    let rows = by_seed(&ws.results(), "spy-connect");
+    assert!(rows.values().all(|(v, _, _)| v == "WA"), "{rows:?}");
+    assert_eq!(
+        by_seed(&ws.results(), "double"),
+        alone,
+        "the competitor's tests"
+    );
+    let left = ws.left_in_tmp();
+    assert!(left.is_empty(), "left in the scratch space: {left:?}");
 }
 
 /// The harness's peak resident memory (`VmHWM`, kB) while `cmd` runs, with its output.
