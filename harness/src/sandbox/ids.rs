@@ -1,4 +1,5 @@
-//! The host user and group a player runs as: the one place that decides it, for every mode.
+//! The host user and group a player, and a contest's tool, runs as: the one place that
+//! decides it, for every mode.
 //!
 //! A harness started by an ordinary user runs its players as that user (in the namespace
 //! mode mapped to uid 1000 inside, see `view::PLAYER_ID`): it has no other id to give. A
@@ -16,6 +17,11 @@
 //!
 //! Whatever a player must read (its program, its folder, the run's copies) must be readable
 //! by this id under a root harness; what it writes is made and owned by it.
+//!
+//! A contest's tools (generators, judges, testers) run as [`TOOL_UID`] / [`TOOL_GID`] under a
+//! root harness, the next id: other people's code too, and never a player's, so that a
+//! player cannot reach what a tool owns (its folder, its relay's socket, its processes) even
+//! in process mode. Under an ordinary user both are that user.
 
 /// The host uid of every player under a root harness.
 pub const PLAYER_UID: u32 = 2_000_000_000;
