@@ -68,7 +68,8 @@ mod tests {
         std::fs::write(gone.join("file"), "x").expect("write");
         std::os::unix::fs::symlink(&kept, dir.path().join("a/link")).expect("symlink");
         for folder in [gone.as_path(), &dir.path().join("a")] {
-            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0)).expect("chmod");
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o000))
+                .expect("chmod");
         }
         let root = dir.path().to_path_buf();
         // As root `remove_dir_all` needs none of this: the folders are given back by hand.
@@ -81,7 +82,8 @@ mod tests {
             assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
         }
         for folder in [gone.as_path(), &dir.path().join("a")] {
-            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0)).expect("chmod");
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o000))
+                .expect("chmod");
         }
         remove_all(&root);
         assert!(!root.exists(), "left {}", root.display());
