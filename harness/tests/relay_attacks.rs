@@ -314,6 +314,44 @@ fn a_relay_spy_of_an_ordinary_users_process_mode_run_is_ignored() {
     assert!(left.is_empty(), "left in the scratch space: {left:?}");
 }
 
+/// What process mode as an ordinary user does not hold: a player of that user may
+/// `chmod 000` a tool's folder it found. The test says so (ERR with the reason), and the
+/// folders it left mode 000 are removed with the run all the same.
+#[test]
+fn an_ordinary_users_tool_folders_left_mode_000_are_removed_with_the_run() {
+    if !support::needs_root("the harness is started as another user") {
+        return;
+    }
+    let uid = containment::free_uid(62_950);
+    let ws = Workspace::new("late");
+    let prefix = format!("{}/", ws.path().join("tmp").display());
+    ws.spy("spy-chmod", &["chmod", &prefix, "3"]);
+    let off = ["--sandbox", "off"];
+    let out = ws
+        .command_as(uid, &["players/spy-chmod"], "1..2", &off)
+        .output()
+        .unwrap();
+    // The attack's own lines are its marker: its test may end (ERR) before it says RAN.
+    let closed: usize = ["1", "2"]
+        .iter()
+        .map(|seed| {
+            stderr_log(&ws.results(), "double", "spy-chmod", seed)
+                .matches("REACHED chmod 000")
+                .count()
+        })
+        .sum();
+    assert!(closed >= 1, "the spy closed no folder");
+    expect_exit(&out, 1);
+    let rows = by_seed(&ws.results(), "spy-chmod");
+    assert!(
+        rows.values()
+            .any(|(v, _, why)| v == "ERR" && why.contains("made unreachable")),
+        "{rows:?}"
+    );
+    let left = ws.left_in_tmp();
+    assert!(left.is_empty(), "left in the scratch space: {left:?}");
+}
+
 /// The harness's peak resident memory (`VmHWM`, kB) while `cmd` runs, with its output.
 fn run_watching_memory(cmd: &mut Command) -> (std::process::Output, u64) {
     let child = cmd

@@ -125,6 +125,14 @@ pub fn started_again(dir: &Path) -> bool {
     dir.join(AGAIN).exists()
 }
 
+/// Whether the tool's folder `dir` lost its owner's rights during the test (a program of the
+/// harness's own user `chmod`ed it: only possible in process mode as an ordinary user, where
+/// players are that user too): the relay and the tool could not reach it then.
+pub fn folder_closed(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o700 != 0o700)
+}
+
 /// Receives the two descriptors the relay sent (close-on-exec).
 fn recv_fds(stream: &UnixStream) -> io::Result<[OwnedFd; 2]> {
     let mut byte = [0u8];

@@ -501,11 +501,17 @@ impl Game for RelayedGame {
             }
         }
         let again = crate::sandbox::relay::started_again(dir.path());
+        let closed = crate::sandbox::relay::folder_closed(dir.path());
         // Off the test's path: the folder was a mount point of the tool's sandbox.
         dir.dispose();
         let mut outcome = outcome(&self.def, talk, run.as_ref());
         if again {
             outcome = started_twice(&outcome);
+        }
+        if closed && outcome.verdict == Verdict::HarnessError {
+            outcome.reason.push_str(
+                " (the tool's folder was made unreachable during the test, by a program of the harness's own user: process mode as an ordinary user cannot keep players from it; use the sandbox, or run as root)",
+            );
         }
         if let Some(run) = &run {
             judge::keep_log(&self.def, &outcome, run, &mut self.pictures);
