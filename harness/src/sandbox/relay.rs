@@ -22,6 +22,12 @@
 //! never sees the relay, the socket or the tool's folder: the harness starts it like any
 //! player.
 //!
+//! The relay belongs to its test alone, in every mode: the socket is its owner's (the tool's
+//! id) alone, the harness takes a connection only from a process below the tool's supervisor
+//! ([`super::peer`]; any other is closed and ignored, and the wait goes on), and the relay
+//! hands its pipes only to the harness's pid. A tool's message line is held until its newline
+//! up to [`MAX_TOOL_LINE`]; past it the test ends as the tool's failure.
+//!
 //! The harness's side is [`Relay`] (the listening socket and the command), [`Pipes`] (the
 //! tester's pipe ends as handed over) and [`Link`] (those ends, non-blocking, with what is in
 //! flight both ways). The game proxies between a `Link` and the player's `Channel`

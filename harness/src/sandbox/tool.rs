@@ -3,7 +3,8 @@
 //! network, a clean environment, a time limit of its own, and a file system that shows the
 //! system folders, the tools folder read-only and one fresh writable folder for this run of
 //! the tool, nothing else (no results, no other test, no player, no key: the key never
-//! reaches a child's environment).
+//! reaches a child's environment). Under a root harness it runs as the tools' own id
+//! (`ids::TOOL_UID`), never a player's.
 //!
 //! The caller makes the folder with [`ToolDir::new`], puts the files the tool needs in its
 //! `work/` (the tool's working folder: inputs, a player's output), runs [`run`], and reads
