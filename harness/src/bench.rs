@@ -154,10 +154,12 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
         .prefix("harness-bench-")
         .tempdir()
         .fault()?;
-    let relay = Relay::listen(dir.path()).fault()?;
+    let relay = Relay::listen(dir.path(), false).fault()?;
     let argv = relay.argv();
     let (done, ended) = end_signal().fault()?;
     let exe = std::env::current_exe().fault()?;
+    // The bench's tool is this process, which starts the relay.
+    let me = || Some(std::process::id() as i32);
     let limits = Limits {
         think: Duration::from_secs(3600),
         cpu: None,
@@ -173,7 +175,8 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
             if direct {
                 let (spec, _work) = player_spec(containment, &exe, &["echo"])?;
                 let mut session = Session::pending(spec, limits).fault()?;
-                let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline).fault()? else {
+                let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline, &me).fault()?
+                else {
                     return Err(Error::Usage("bench: the relay did not connect".into()));
                 };
                 let Pipes {
@@ -191,7 +194,7 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
                 return Ok(());
             }
             let (mut session, _work) = spawn(containment, &exe, &["echo"], limits)?;
-            let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline).fault()? else {
+            let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline, &me).fault()? else {
                 return Err(Error::Usage("bench: the relay did not connect".into()));
             };
             let mut link = Link::new(pipes).fault()?;

@@ -1,4 +1,5 @@
-//! The host user and group a player runs as: the one place that decides it, for every mode.
+//! The host user and group a player, and a contest's tool, runs as: the one place that
+//! decides it, for every mode.
 //!
 //! A harness started by an ordinary user runs its players as that user (in the namespace
 //! mode mapped to uid 1000 inside, see `view::PLAYER_ID`): it has no other id to give. A
@@ -16,11 +17,30 @@
 //!
 //! Whatever a player must read (its program, its folder, the run's copies) must be readable
 //! by this id under a root harness; what it writes is made and owned by it.
+//!
+//! A contest's tools (generators, judges, testers) run as [`TOOL_UID`] / [`TOOL_GID`] under a
+//! root harness, the next id: other people's code too, and never a player's, so that a
+//! player cannot reach what a tool owns (its folder, its relay's socket, its processes) even
+//! in process mode. Under an ordinary user both are that user.
 
 /// The host uid of every player under a root harness.
 pub const PLAYER_UID: u32 = 2_000_000_000;
 /// The host gid of every player under a root harness.
 pub const PLAYER_GID: u32 = 2_000_000_000;
+
+/// The host uid of a contest's tools (generators, judges, testers) under a root harness, in
+/// every mode (in the namespace mode it is what the tool's uid 1000 is on the host): not the
+/// players', so that no player, of this run or another one on the machine, process mode
+/// included, can change a tool's folder, connect to its relay's socket or signal it.
+pub const TOOL_UID: u32 = PLAYER_UID + 1;
+/// The host gid of the tools under a root harness.
+pub const TOOL_GID: u32 = PLAYER_GID + 1;
+
+/// The host (uid, gid) of the tools when the harness is root; `None` when it is an ordinary
+/// user (its tools run as that user, as its players do).
+pub fn tool_ids() -> Option<(u32, u32)> {
+    player_ids().map(|_| (TOOL_UID, TOOL_GID))
+}
 
 /// The host (uid, gid) players run as when the harness is root; `None` when the harness is an
 /// ordinary user (its players then run as that user, the only id it has).

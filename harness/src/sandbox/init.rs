@@ -534,7 +534,7 @@ fn descendants(first: libc::pid_t) -> Vec<libc::pid_t> {
 }
 
 /// A process's parent, from `/proc/<pid>/stat`.
-fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+pub(super) fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
     stat_fields(pid, |mut fields| fields.nth(1)?.parse().ok())
 }
 

@@ -32,6 +32,7 @@ pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
+pub(crate) mod peer;
 pub mod probe;
 pub mod relay;
 pub mod scratch;
@@ -39,6 +40,7 @@ mod seccomp;
 pub mod spec;
 pub mod supervisor;
 mod sys;
+mod tidy;
 pub mod tool;
 mod view;
 

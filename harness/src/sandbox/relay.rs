@@ -22,6 +22,12 @@
 //! never sees the relay, the socket or the tool's folder: the harness starts it like any
 //! player.
 //!
+//! The relay belongs to its test alone, in every mode: the socket is its owner's (the tool's
+//! id) alone, the harness takes a connection only from a process below the tool's supervisor
+//! ([`super::peer`]; any other is closed and ignored, and the wait goes on), and the relay
+//! hands its pipes only to the harness's pid. A tool's message line is held until its newline
+//! up to [`MAX_TOOL_LINE`]; past it the test ends as the tool's failure.
+//!
 //! The harness's side is [`Relay`] (the listening socket and the command), [`Pipes`] (the
 //! tester's pipe ends as handed over) and [`Link`] (those ends, non-blocking, with what is in
 //! flight both ways). The game proxies between a `Link` and the player's `Channel`
@@ -66,9 +72,12 @@ pub fn main() -> ! {
 }
 
 fn relay() -> io::Result<()> {
-    let path = std::env::args_os()
-        .nth(2)
-        .ok_or_else(|| io::Error::other("usage: harness __relay SOCKET"))?;
+    let usage = || io::Error::other("usage: harness __relay SOCKET HARNESS-PID");
+    let path = std::env::args_os().nth(2).ok_or_else(usage)?;
+    let harness: i32 = std::env::args()
+        .nth(3)
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(usage)?;
     let socket = Path::new(&path);
     let stream = match UnixStream::connect(socket) {
         Ok(stream) => stream,
@@ -90,6 +99,14 @@ fn relay() -> io::Result<()> {
             ))
         }
     };
+    // The tester's pipes go to the harness only, never to whoever else listens at that path.
+    let listener = super::peer::peer_pid(stream.as_fd())?;
+    if listener != harness {
+        return Err(io::Error::other(format!(
+            "{}: the listener is process {listener}, not the harness ({harness})",
+            socket.display()
+        )));
+    }
     // One byte of data with the descriptors (its own standard input and output).
     sys::send_with_fds(stream.as_raw_fd(), b"R", &[0, 1], 0)?;
     // The harness holds the tester's pipes now: ours must go, or the tester would never see
@@ -114,6 +131,14 @@ pub fn started_again(dir: &Path) -> bool {
     dir.join(AGAIN).exists()
 }
 
+/// Whether the tool's folder `dir` lost its owner's rights during the test (a program of the
+/// harness's own user `chmod`ed it: only possible in process mode as an ordinary user, where
+/// players are that user too): the relay and the tool could not reach it then.
+pub fn folder_closed(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o700 != 0o700)
+}
+
 /// Receives the two descriptors the relay sent (close-on-exec).
 fn recv_fds(stream: &UnixStream) -> io::Result<[OwnedFd; 2]> {
     let mut byte = [0u8];
@@ -132,6 +157,8 @@ pub struct Relay {
     socket: PathBuf,
     program: PathBuf,
     exe: PathBuf,
+    /// The harness's pid as the tool sees it (0: outside the tool's pid namespace).
+    seen_as: u32,
 }
 
 /// What came of waiting for the tester to start its player.
@@ -148,9 +175,12 @@ pub enum Accepted {
 
 impl Relay {
     /// Listens in `dir` (the tool's own folder, shown to it writable at the same path): a
-    /// socket and a symlink to the harness binary. Fails when the path cannot be a relay
+    /// socket that only its owner may connect to (the tool's id, once the folder is given to
+    /// it) and a symlink to the harness binary. `own_pid_ns`: the tool runs in a pid namespace
+    /// of its own, where the harness has no pid. Fails when the path cannot be a relay
     /// command (too long for a socket, or holding white space).
-    pub fn listen(dir: &Path) -> io::Result<Relay> {
+    pub fn listen(dir: &Path, own_pid_ns: bool) -> io::Result<Relay> {
+        use std::os::unix::fs::PermissionsExt;
         let socket = dir.join(SOCKET);
         let program = dir.join(PROGRAM);
         let text = socket.display().to_string();
@@ -162,21 +192,27 @@ impl Relay {
         let exe = super::harness_exe()?;
         std::os::unix::fs::symlink(&exe, &program)?;
         let listener = UnixListener::bind(&socket)?;
+        // Connecting takes write permission on the socket: its owner's alone, whatever the
+        // harness's umask.
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o700))?;
         listener.set_nonblocking(true)?;
         Ok(Relay {
             listener,
             socket,
             program,
             exe,
+            seen_as: if own_pid_ns { 0 } else { std::process::id() },
         })
     }
 
-    /// The player's command to give the tester, one argument each.
+    /// The player's command to give the tester, one argument each: the relay, the socket,
+    /// and the harness's pid as the relay sees it (it hands its pipes to that process only).
     pub fn argv(&self) -> Vec<String> {
         vec![
             self.program.display().to_string(),
             RELAY_ARG.to_string(),
             self.socket.display().to_string(),
+            self.seen_as.to_string(),
         ]
     }
 
@@ -185,13 +221,24 @@ impl Relay {
         &self.exe
     }
 
-    /// Waits until the relay connects and hands over the tester's pipes, the tool ends
-    /// (`ended` readable), `deadline` passes or the run is interrupted. Takes the first
-    /// connection only, and removes the socket.
-    pub fn accept(self, ended: BorrowedFd<'_>, deadline: Instant) -> io::Result<Accepted> {
+    /// Waits until the tool's relay connects and hands over the tester's pipes, the tool
+    /// ends (`ended` readable), `deadline` passes or the run is interrupted. `owner` is the
+    /// process the relay must descend from (the tool's supervisor), once known: any other
+    /// connection (a player that found the socket) is closed and ignored, and the wait goes
+    /// on. Takes the tool's first connection only, and removes the socket.
+    pub fn accept(
+        self,
+        ended: BorrowedFd<'_>,
+        deadline: Instant,
+        owner: &dyn Fn() -> Option<i32>,
+    ) -> io::Result<Accepted> {
         let control = loop {
             match self.listener.accept() {
-                Ok((stream, _)) => break stream,
+                Ok((stream, _)) => match from_the_tool(&stream, ended, deadline, owner)? {
+                    Ok(true) => break stream,
+                    Ok(false) => continue,
+                    Err(accepted) => return Ok(accepted),
+                },
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
@@ -212,6 +259,44 @@ impl Relay {
             from_tool,
             to_tool,
         }))
+    }
+}
+
+/// Whether a connection comes from the tool's own processes (`owner` or below it): waits
+/// until `owner` is known (the tool's launch returns a moment after its start), unless the
+/// tool ends, the deadline passes or the run is interrupted first (what to say instead).
+fn from_the_tool(
+    stream: &UnixStream,
+    ended: BorrowedFd<'_>,
+    deadline: Instant,
+    owner: &dyn Fn() -> Option<i32>,
+) -> io::Result<Result<bool, Accepted>> {
+    let Ok(pid) = super::peer::peer_pid(stream.as_fd()) else {
+        return Ok(Ok(false));
+    };
+    loop {
+        if let Some(owner) = owner() {
+            return Ok(Ok(super::peer::descends_from(pid, owner)));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(Err(Accepted::TimedOut));
+        }
+        let mut fds = [
+            PollFd::readable(ended.as_raw_fd()),
+            PollFd::readable(os::interrupt_fd()),
+        ];
+        os::poll(
+            &mut fds,
+            Some((deadline - now).min(Duration::from_millis(5))),
+        )?;
+        if fds[1].ready() {
+            return Ok(Err(Accepted::Interrupted));
+        }
+        if fds[0].ready() && owner().is_none() {
+            // The tool ended without ever being launched: nobody's relay.
+            return Ok(Err(Accepted::ToolEnded));
+        }
     }
 }
 
@@ -257,6 +342,12 @@ fn wait_for(
     }
 }
 
+/// The longest message line a tool may send its player through the proxy, in bytes: the
+/// harness keeps a line until its newline comes, so a tool that writes without one ends the
+/// test as the tool's failure once it has sent this much ([`Link::too_long`]), and the
+/// harness holds no more of it.
+pub const MAX_TOOL_LINE: usize = 8 << 20;
+
 /// Tokens of the tester's pipes in a link's wait set.
 const FROM_TOOL: u32 = 0;
 const TO_TOOL: u32 = 1;
@@ -273,6 +364,10 @@ pub struct Link {
     waiter: Waiter,
     to_tool_waited: bool,
     from_buf: Vec<u8>,
+    /// How much of `from_buf` is known to hold no newline: a read scans only what it added.
+    scanned: usize,
+    /// The tester sent a line longer than [`MAX_TOOL_LINE`]: nothing more is read.
+    too_long: bool,
     to_buf: Vec<u8>,
     /// The lines [`Link::take_lines`] hands out (kept, so a message allocates nothing).
     lines: String,
@@ -301,6 +396,8 @@ impl Link {
             waiter,
             to_tool_waited: false,
             from_buf: Vec::new(),
+            scanned: 0,
+            too_long: false,
             to_buf: Vec::new(),
             lines: String::new(),
             read_closed: false,
@@ -346,6 +443,12 @@ impl Link {
         self.read_closed
     }
 
+    /// Whether the tester sent a line longer than [`MAX_TOOL_LINE`] (the tool's failure: the
+    /// link reads nothing more of it).
+    pub fn too_long(&self) -> bool {
+        self.too_long
+    }
+
     /// Whether player lines wait for room in the tester's pipe.
     pub fn wants_write(&self) -> bool {
         !self.to_buf.is_empty() && !self.write_closed
@@ -363,9 +466,13 @@ impl Link {
     /// the pipe empty; what comes later makes [`Link::fd`] readable again.
     pub fn receive(&mut self) {
         let mut buf = [0u8; 1 << 14];
-        // A bound per call, so a tester that never stops writing still lets the game go on.
+        // A bound per call, so a tester that never stops writing still lets the game go on;
+        // and none past a line's limit, which the next `take_lines` finds.
         let mut budget = 1usize << 20;
-        while let (Some(fd), true) = (&self.from_tool, budget > 0) {
+        while let (Some(fd), true) = (
+            &self.from_tool,
+            budget > 0 && !self.too_long && self.from_buf.len() <= MAX_TOOL_LINE,
+        ) {
             match os::read(fd.as_fd(), &mut buf) {
                 Ok(Some(0)) | Err(_) => {
                     self.read_closed = true;
@@ -426,19 +533,36 @@ impl Link {
 
     /// The complete lines the tester sent since the last call (with their `\n`), as text
     /// (bytes that are not UTF-8 replaced); at its end, a last line without newline gets one.
+    /// Scans only the bytes read since the last call; a line past [`MAX_TOOL_LINE`] is never
+    /// handed out ([`Link::too_long`]).
     pub fn take_lines(&mut self) -> Option<&str> {
-        let end = match self.from_buf.iter().rposition(|&b| b == b'\n') {
-            Some(at) => at + 1,
+        if self.too_long {
+            return None;
+        }
+        let fresh = &self.from_buf[self.scanned..];
+        let end = match fresh.iter().rposition(|&b| b == b'\n') {
+            Some(at) => self.scanned + at + 1,
+            None if self.from_buf.len() > MAX_TOOL_LINE => {
+                self.too_long = true;
+                self.from_buf = Vec::new();
+                self.scanned = 0;
+                return None;
+            }
             None if self.read_closed && !self.from_buf.is_empty() => {
                 self.from_buf.push(b'\n');
                 self.from_buf.len()
             }
-            None => return None,
+            None => {
+                self.scanned = self.from_buf.len();
+                return None;
+            }
         };
         self.lines.clear();
         self.lines
             .push_str(&String::from_utf8_lossy(&self.from_buf[..end]));
         self.from_buf.drain(..end);
+        // What is left follows the last newline: it holds none.
+        self.scanned = self.from_buf.len();
         Some(&self.lines)
     }
 
@@ -554,5 +678,53 @@ mod tests {
         }
         assert!(link.read_closed());
         assert_eq!(link.take_lines(), Some("5\n"));
+    }
+
+    #[test]
+    fn a_tool_line_without_end_is_cut_at_the_cap_and_the_link_holds_no_more() {
+        let (control, _relay) = UnixStream::pair().expect("a socket pair");
+        let (from_tool, tester_out) = pipe();
+        let (_tester_in, to_tool) = pipe();
+        let pipes = Pipes {
+            control,
+            from_tool,
+            to_tool,
+        };
+        let mut link = Link::new(pipes).expect("a link");
+        // A tester writing 64 MB without a newline, as fast as it is read.
+        let writer = std::thread::spawn(move || {
+            let mut out = std::fs::File::from(tester_out);
+            let chunk = vec![b'x'; 1 << 16];
+            let mut sent = 0usize;
+            while sent < 64 << 20 {
+                if out.write_all(&chunk).is_err() {
+                    break;
+                }
+                sent += chunk.len();
+            }
+            sent
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut most = 0;
+        while !link.too_long() && Instant::now() < deadline {
+            link.wait(deadline).expect("wait");
+            link.receive();
+            most = most.max(link.from_buf.capacity());
+            assert_eq!(link.take_lines(), None);
+        }
+        assert!(link.too_long(), "the cap was never reached");
+        // What the link held: the cap and one read past it, in a vector that at most doubled.
+        assert!(most <= 2 * (MAX_TOOL_LINE + (1 << 14)), "held {most} bytes");
+        assert_eq!(link.from_buf.capacity(), 0, "the line is let go");
+        // Nothing more is read: the tester's pipe fills and it blocks (or stops when the
+        // link goes).
+        link.receive();
+        assert_eq!(link.from_buf.capacity(), 0);
+        drop(link);
+        let sent = writer.join().expect("the writer");
+        assert!(
+            sent < 64 << 20,
+            "the link read all the tester wrote: {sent}"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! network, a clean environment, a time limit of its own, and a file system that shows the
 //! system folders, the tools folder read-only and one fresh writable folder for this run of
 //! the tool, nothing else (no results, no other test, no player, no key: the key never
-//! reaches a child's environment).
+//! reaches a child's environment). Under a root harness it runs as the tools' own id
+//! (`ids::TOOL_UID`), never a player's.
 //!
 //! The caller makes the folder with [`ToolDir::new`], puts the files the tool needs in its
 //! `work/` (the tool's working folder: inputs, a player's output), runs [`run`], and reads
@@ -120,10 +121,19 @@ const TEARDOWN: Duration = Duration::from_secs(2);
 
 /// The host folder of one run of a tool: `work/` (its working folder, writable), and in
 /// process mode `home/` and `tmp/` (its HOME and TMPDIR, made when its sandbox is set up;
-/// the namespace mode's view has its own). Removed when dropped.
+/// the namespace mode's view has its own). Removed when dropped, whatever modes were left
+/// in it ([`super::tidy::remove_all`]).
 #[derive(Debug)]
 pub struct ToolDir {
     dir: tempfile::TempDir,
+    /// The tool's supervisor once launched: its processes (a relay) descend from it.
+    supervisor: std::sync::OnceLock<i32>,
+}
+
+impl Drop for ToolDir {
+    fn drop(&mut self) {
+        super::tidy::remove_all(self.dir.path());
+    }
 }
 
 impl ToolDir {
@@ -133,7 +143,15 @@ impl ToolDir {
             .prefix("tool-")
             .tempdir_in(parent)?;
         std::fs::create_dir(dir.path().join("work"))?;
-        Ok(ToolDir { dir })
+        Ok(ToolDir {
+            dir,
+            supervisor: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The pid of the supervisor of the tool run in this folder, once it is launched.
+    pub fn supervisor(&self) -> Option<i32> {
+        self.supervisor.get().copied()
     }
 
     /// The tool's working folder.
@@ -159,7 +177,10 @@ impl ToolDir {
 /// the test's path: on a disk mounted with `discard` (this project's CI machines) removing
 /// its few folders took 0.3 to 4 ms, more as the disk got busier.
 pub fn remove_later(dir: tempfile::TempDir) {
-    JANITOR.run_bounded(Box::new(move || drop(dir)));
+    JANITOR.run_bounded(Box::new(move || {
+        super::tidy::remove_all(dir.path());
+        drop(dir)
+    }));
 }
 
 /// A thread of the harness's own that runs jobs one after another, off every test's path;
@@ -338,20 +359,24 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         }
         Mode::Namespaces => (Vec::new(), Vec::new()),
     };
-    if let (Mode::Process, Some(ids)) = (isolation.mode, super::ids::player_ids()) {
-        // Process mode under a root harness: the tool runs as the player id, and writes its
-        // own folder only (the namespace mode's view gives it at its bind).
+    if let (Mode::Process, Some(ids)) = (isolation.mode, super::ids::tool_ids()) {
+        // Process mode under a root harness: the tool writes its own folder only (the
+        // namespace mode's view gives it at its bind).
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711));
         let _ = super::build::give_to(dir.path(), ids);
     }
+    let contained = isolation.contained(program, argv, env, dir.work(), binds, &cmd.limits);
     Spec {
         landlock_read,
         landlock_write,
         writable_binds: vec![dir.path().to_path_buf()],
-        // A contest's tool is other people's code too: under a root harness it runs as the
-        // same unprivileged id as a player, never host root.
-        ..isolation.contained(program, argv, env, dir.work(), binds, &cmd.limits)
+        // A contest's tool is other people's code too: under a root harness it runs as an
+        // unprivileged id, never host root, and not the players' (in either mode a player
+        // of any run, a process-mode one included, can neither change its folder nor
+        // connect to its relay's socket nor signal it).
+        player_ids: super::ids::tool_ids().or(contained.player_ids),
+        ..contained
     }
 }
 
@@ -371,7 +396,7 @@ pub fn own_folders(mode: Mode, dir: &ToolDir) {
             Ok(()) => true,
             Err(e) => e.kind() == std::io::ErrorKind::AlreadyExists,
         };
-        if let (true, Some(ids)) = (made, super::ids::player_ids()) {
+        if let (true, Some(ids)) = (made, super::ids::tool_ids()) {
             let _ = super::build::give_to(&path, ids);
         }
     }
@@ -481,7 +506,10 @@ fn start(
     let launched = loop {
         tries += 1;
         match super::launch(&spec) {
-            Ok(l) => break l,
+            Ok(l) => {
+                let _ = dir.supervisor.set(l.pid);
+                break l;
+            }
             Err(e) if StartError::is_refusal(&e) && tries < 2 => {
                 std::thread::sleep(Duration::from_millis(200));
             }

@@ -41,7 +41,7 @@ use super::judge::{self, Placeholders};
 use std::os::fd::BorrowedFd;
 
 use crate::problem::{CaseError, Channel, Game, Heard, Picture, Waited};
-use crate::sandbox::relay::{Accepted, Link, Pipes, Relay};
+use crate::sandbox::relay::{Accepted, Link, Pipes, Relay, MAX_TOOL_LINE};
 use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir, ToolEnd, ToolRun};
 use crate::sandbox::Isolation;
 use crate::verdict::{Fault, Outcome, Verdict};
@@ -58,6 +58,9 @@ pub enum Talk {
     NeverStarted(String),
     /// The harness could not set the relay up.
     Broken(String),
+    /// The tool broke the proxy's rule (a message line past `relay::MAX_TOOL_LINE`): the
+    /// tool's failure, not the player's.
+    ToolFailed(String),
     /// `relay = "direct"`: the player talked to the tool on the tool's own pipes and the
     /// tool has ended. `running`: the player was still running when the tool ended; `left`:
     /// the player has ended since (how; `None`: it had to be stopped). How many lines
@@ -83,7 +86,8 @@ pub fn play(
     player: &mut dyn Channel,
     direct: bool,
 ) -> (Talk, Option<ToolRun>) {
-    let relay = match Relay::listen(dir.path()) {
+    let own_pid_ns = isolation.mode == crate::sandbox::spec::Mode::Namespaces;
+    let relay = match Relay::listen(dir.path(), own_pid_ns) {
         Ok(r) => r,
         Err(e) => return (Talk::Broken(format!("cannot set up the relay: {e}")), None),
     };
@@ -106,7 +110,9 @@ pub fn play(
         });
         // Before the tool's own end by its time, so that a tool that never starts its player
         // is told as such, whichever thread the machine runs first.
-        let talk = match relay.accept(ended.fd(), tool_deadline) {
+        // Only the tool's own processes may connect: a player that found the socket is
+        // ignored (`sandbox::peer`).
+        let talk = match relay.accept(ended.fd(), tool_deadline, &|| dir.supervisor()) {
             Ok(Accepted::Pipes(pipes)) if direct => {
                 talk_directly(pipes, ended.fd(), tool_deadline, player)
             }
@@ -217,6 +223,12 @@ pub(crate) fn proxy(link: &mut Link, player: &mut dyn Channel) -> Talk {
             }
             continue;
         }
+        if link.too_long() {
+            return Talk::ToolFailed(format!(
+                "sent its player a line of more than {} MB without a newline (the relay's limit)",
+                MAX_TOOL_LINE >> 20
+            ));
+        }
         if link.read_closed() {
             if link.peer_gone() {
                 // The tool ended (or ended the relay): the game is over.
@@ -265,6 +277,12 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
     let (moves, left) = match talk {
         Talk::Fault { fault, moves } => return Outcome::fault(&fault, 0.0, moves),
         Talk::Broken(why) => return Outcome::failed(Verdict::HarnessError, why),
+        Talk::ToolFailed(why) => {
+            let tool = def.judge.first().map_or("", String::as_str);
+            let tail = run.map(|r| tool_words(def, r, timeout)).unwrap_or_default();
+            let why = format!("the tool `{tool}` {why}{tail}");
+            return Outcome::failed(Verdict::HarnessError, why);
+        }
         Talk::NeverStarted(why) => {
             let tail = run.map(|r| tool_words(def, r, timeout)).unwrap_or_default();
             return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
@@ -484,6 +502,7 @@ impl Game for RelayedGame {
         }
         let left = judge::left_pictures(&self.def, &dir.work(), self.tool_seed);
         let again = crate::sandbox::relay::started_again(dir.path());
+        let closed = crate::sandbox::relay::folder_closed(dir.path());
         // Off the test's path: the folder was a mount point of the tool's sandbox.
         dir.dispose();
         let mut outcome = outcome(&self.def, talk, run.as_ref());
@@ -492,6 +511,11 @@ impl Game for RelayedGame {
         }
         if !matches!(outcome.fault, Some(Fault::Interrupted)) {
             outcome = judge::with_pictures(outcome, left, &mut self.pictures);
+        }
+        if closed && outcome.verdict == Verdict::HarnessError {
+            outcome.reason.push_str(
+                " (the tool's folder was made unreachable during the test, by a program of the harness's own user: process mode as an ordinary user cannot keep players from it; use the sandbox, or run as root)",
+            );
         }
         if let Some(run) = &run {
             judge::keep_log(&self.def, &outcome, run, &mut self.pictures);
