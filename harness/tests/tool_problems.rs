@@ -459,6 +459,55 @@ fn mistakes_in_problem_toml_and_a_failed_build_stop_before_any_test() {
     assert!(!dir.join("latest").exists());
 }
 
+/// A typo in one problem.toml stops only what uses that problem: a run of another problem
+/// goes on with one warning line naming the file; a run of a player of the broken problem,
+/// and `harness gen` of it, stop with exit 2 naming the file and the key.
+#[test]
+fn a_broken_problem_toml_stops_only_the_runs_that_use_it() {
+    let ws = Workspace::batch();
+    let broken = ws.root().join("testcases/typo");
+    std::fs::create_dir_all(broken.join("tools")).unwrap();
+    std::fs::write(
+        broken.join("problem.toml"),
+        PROBLEM.replace("judge-timeout", "judge-timout"),
+    )
+    .unwrap();
+    support::sh_player(&ws.root().join("players/of-typo"), "typo", "echo 1\n");
+
+    let (out, dir) = ws.run(&["best"], "1..2", "other", &[]);
+    expect_exit(&out, 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("typo")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("warning: ")
+            && warnings[0].contains("typo/problem.toml")
+            && warnings[0].contains("judge-timout"),
+        "{err}"
+    );
+    let rows = scores(&dir);
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+
+    let (out, dir) = ws.run(&["of-typo"], "1", "named", &[]);
+    expect_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("error") && l.contains("typo/problem.toml")),
+        "{err}"
+    );
+    assert!(err.contains("judge-timout"), "{err}");
+    assert!(!dir.join("latest").exists());
+
+    let out = ws.harness(&["gen", "--problem", "typo", "--seed", "1"]);
+    expect_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("typo/problem.toml") && err.contains("judge-timout"),
+        "{err}"
+    );
+}
+
 #[test]
 fn shards_of_a_tool_problem_merge_into_the_single_run() {
     let ws = Workspace::batch();

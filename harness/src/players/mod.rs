@@ -345,14 +345,15 @@ fn lacks(
 fn check_player(path: &Path, player: &Player, known_problems: &[&str]) -> Result<(), PlayerError> {
     check_name(&player.name).map_err(|m| err(&name_file(path, player), m))?;
     if !known_problems.contains(&player.problem.as_str()) {
-        return Err(err(
-            path,
+        // A problem whose problem.toml did not load: what is wrong with it.
+        let why = crate::problem::tools::broken(&player.problem).unwrap_or_else(|| {
             format!(
                 "unknown problem {:?} (known: {})",
                 player.problem,
                 known_problems.join(", ")
-            ),
-        ));
+            )
+        });
+        return Err(err(path, why));
     }
     Ok(())
 }

@@ -6,6 +6,8 @@
 //!
 //! - [`config`]: `problem.toml`, its checks and discovery (`testcases/*/problem.toml`,
 //!   `[harness] problems` in scoring.toml).
+//! - [`discover`]: loading them at start-up; a file that does not load stops only the
+//!   commands that use its problem.
 //! - [`inputs`]: each seed's input, made once per run by a contained `gen` (or read from the
 //!   contest's ready files) and shared by every player; keyed seeds.
 //! - [`judge`]: placeholders, the judge's working folder, reading the score, and
@@ -25,6 +27,7 @@
 
 pub mod batch;
 pub mod config;
+pub mod discover;
 pub mod identity;
 pub mod inputs;
 pub mod judge;
@@ -34,6 +37,7 @@ pub mod scaffold;
 use std::sync::{Arc, Mutex};
 
 pub use config::{Def, Shape};
+pub use discover::{broken, discover, Broken};
 
 use super::{CaseError, CaseKey, Env, Game, Objective, Problem};
 use crate::sandbox::{Isolation, Want};
