@@ -539,3 +539,55 @@ fn sigterm_during_a_contained_build_ends_the_run_and_leaves_nothing() {
     }
     assert!(!dir.path().join("results").exists(), "nothing written");
 }
+
+/// Under `umask 077` (a hardened shell), a contained build and its player run as under any
+/// other umask, in both modes: the harness sets the modes of the folders it makes (the
+/// run's private copy and the folders above it, the sandbox's mount points). The player's
+/// own files are as such a umask leaves them (owner only).
+#[test]
+fn a_contained_build_works_under_umask_077() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("players/alice");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::copy(support::compile_c("build-attack"), player.join("source")).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"chesspuzzle\"\nbuild = [\"cp\", \"source\", \"player\"]\n\
+         command = [\"./player\", \".\", \"play\"]\n",
+    )
+    .unwrap();
+    for (path, mode) in [
+        (dir.path().join("players"), 0o700),
+        (player.clone(), 0o700),
+        (player.join("source"), 0o700),
+        (player.join("player.toml"), 0o600),
+    ] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    std::fs::write(dir.path().join("scoring.toml"), "").unwrap();
+    for sandbox in ["auto", "off"] {
+        let results = dir.path().join(format!("results-{sandbox}"));
+        let out = Command::new("sh")
+            .args(["-c", "umask 077 && exec \"$0\" \"$@\""])
+            .arg(env!("CARGO_BIN_EXE_harness"))
+            .arg("--players")
+            .arg(&player)
+            .args(["--seeds", "1..3", "--build-sandbox", "--sandbox", sandbox])
+            .arg("--results")
+            .arg(&results)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        support::expect_exit(&out, 0);
+        let log = build_log(&results);
+        assert!(log.contains(", contained)"), "{sandbox}: {log}");
+        let rows = support::scores(&results);
+        assert_eq!(rows.len(), 3, "{sandbox}: {rows:?}");
+        assert!(
+            rows.iter().all(|r| r["verdict"] == "OK"),
+            "{sandbox}: {rows:?}"
+        );
+    }
+}

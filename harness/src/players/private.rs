@@ -175,7 +175,7 @@ pub(super) fn build_in_copy(
     if let Some(entry) = cached.as_ref().filter(|e| e.is_dir()) {
         // Marked first: a run pruning the cache now keeps what was just used.
         let _ = mark_used(entry, &player.name);
-        match copy_folder(entry, &copy, &[]) {
+        match copy_folder(entry, &copy, &[]).and_then(|()| open_to_players(stage.path(), &copy)) {
             Ok(()) => {
                 builds.note(&format!(
                     "{}: unchanged since an earlier build, copied from {}\n",
@@ -195,7 +195,9 @@ pub(super) fn build_in_copy(
             }
         }
     }
-    copy_folder(&player.cwd, &copy, &NOT_COPIED).map_err(|e| fail(&player.cwd, e))?;
+    copy_folder(&player.cwd, &copy, &NOT_COPIED)
+        .and_then(|()| open_to_players(stage.path(), &copy))
+        .map_err(|e| fail(&player.cwd, e))?;
     let (program, _) = build.split_first().expect("checked when read");
     let job = BuildJob {
         // A program named by a path is the folder's own (the copy's).
@@ -273,6 +275,40 @@ pub(crate) fn copy_folder(from: &Path, to: &Path, leave_out: &[&str]) -> io::Res
                     .open(&dst)?
                     .set_modified(modified)?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// Sets the modes of a copy the harness made at `copy` in the run's private folder `stage`,
+/// whatever the user's umask: the folders between them passable (0711), the copy's folders
+/// 0755 and its files readable by all (executable by all where their owner may run them),
+/// as a umask of 022 would have made them. A player or a build that runs as another user
+/// (process mode under root, a namespace's unprivileged id) must enter and read it.
+pub(crate) fn open_to_players(stage: &Path, copy: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let set = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    };
+    if let Ok(between) = copy.strip_prefix(stage) {
+        let mut at = stage.to_path_buf();
+        for part in between.parent().into_iter().flat_map(Path::components) {
+            at.push(part);
+            set(&at, 0o711)?;
+        }
+    }
+    let mut todo = vec![copy.to_path_buf()];
+    while let Some(path) = todo.pop() {
+        let meta = std::fs::symlink_metadata(&path)?;
+        let mode = meta.permissions().mode() & 0o7777;
+        if meta.is_dir() {
+            set(&path, mode | 0o755)?;
+            for entry in std::fs::read_dir(&path)? {
+                todo.push(entry?.path());
+            }
+        } else if meta.is_file() {
+            let run = if mode & 0o100 != 0 { 0o111 } else { 0 };
+            set(&path, mode | 0o444 | run)?;
         }
     }
     Ok(())
