@@ -1105,7 +1105,7 @@ impl Snapshot {
         let copy = dir.join(file);
         std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::copy(&player.program, &copy))
-            .and_then(|_| private::open_to_players(stage.path(), &copy))
+            .and_then(|_| crate::copy::open_to_players(stage.path(), &copy))
             .map_err(|e| {
                 err(
                     &player.source,

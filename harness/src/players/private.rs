@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use super::{err, hash_folder, Fnv, Player, PlayerError};
 use crate::build::Builds;
+use crate::copy::{copy_folder, open_to_players};
 use crate::sandbox::BuildJob;
 
 /// Folders of a player's folder left out of its private copy: version control, caches, and
@@ -246,106 +247,17 @@ fn publish(built: &Path, entry: &Path) -> io::Result<()> {
     }
 }
 
-/// Copies the folder `from` to `to` (made here): files with their mode and modification
-/// time (so that `make` judges the copy as it would the original), symbolic links as
-/// links (never followed), folders but those named in `leave_out` at any depth. Anything
-/// else (a FIFO, a socket, a device a build left) is not copied.
-pub(crate) fn copy_folder(from: &Path, to: &Path, leave_out: &[&str]) -> io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    let mut todo = vec![PathBuf::new()];
-    while let Some(rel) = todo.pop() {
-        for entry in std::fs::read_dir(from.join(&rel))? {
-            let entry = entry?;
-            let name = entry.file_name();
-            let (src, dst) = (entry.path(), to.join(&rel).join(&name));
-            let kind = entry.file_type()?;
-            if kind.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
-            } else if kind.is_dir() {
-                if leave_out.iter().any(|f| name == *f) {
-                    continue;
-                }
-                std::fs::create_dir(&dst)?;
-                todo.push(rel.join(&name));
-            } else if kind.is_file() {
-                std::fs::copy(&src, &dst)?;
-                let modified = entry.metadata()?.modified()?;
-                std::fs::File::options()
-                    .write(true)
-                    .open(&dst)?
-                    .set_modified(modified)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Sets the modes of a copy the harness made at `copy` in the run's private folder `stage`,
-/// whatever the user's umask: the folders between them passable (0711), the copy's folders
-/// 0755 and its files readable by all (executable by all where their owner may run them),
-/// as a umask of 022 would have made them. A player or a build that runs as another user
-/// (process mode under root, a namespace's unprivileged id) must enter and read it.
-pub(crate) fn open_to_players(stage: &Path, copy: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let set = |path: &Path, mode: u32| {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-    };
-    if let Ok(between) = copy.strip_prefix(stage) {
-        let mut at = stage.to_path_buf();
-        for part in between.parent().into_iter().flat_map(Path::components) {
-            at.push(part);
-            set(&at, 0o711)?;
-        }
-    }
-    let mut todo = vec![copy.to_path_buf()];
-    while let Some(path) = todo.pop() {
-        let meta = std::fs::symlink_metadata(&path)?;
-        let mode = meta.permissions().mode() & 0o7777;
-        if meta.is_dir() {
-            set(&path, mode | 0o755)?;
-            for entry in std::fs::read_dir(&path)? {
-                todo.push(entry?.path());
-            }
-        } else if meta.is_file() {
-            let run = if mode & 0o100 != 0 { 0o111 } else { 0 };
-            set(&path, mode | 0o444 | run)?;
-        }
-    }
-    Ok(())
-}
-
 /// What a contained `cargo build` of the workspace at `root` needs besides its command: the
 /// workspace read-only, the tool chain (CARGO_HOME's programs, registry cache and settings,
 /// RUSTUP_HOME) read-only, and its own output folder `target` writable. Cargo's
 /// credentials are not shown.
 pub(super) fn cargo_job(root: &Path, target: &Path) -> BuildJob {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
-    let rustup_home = std::env::var_os("RUSTUP_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
-    let mut readable = vec![root.to_path_buf()];
-    let mut env = vec![("CARGO_TARGET_DIR".to_string(), target.display().to_string())];
-    if let Some(cargo_home) = &cargo_home {
-        for part in ["bin", "registry", "git", "config.toml", "config"] {
-            let path = cargo_home.join(part);
-            if path.exists() {
-                readable.push(path);
-            }
-        }
-        env.push(("CARGO_HOME".into(), cargo_home.display().to_string()));
-    }
-    if let Some(rustup_home) = rustup_home.filter(|p| p.is_dir()) {
-        env.push(("RUSTUP_HOME".into(), rustup_home.display().to_string()));
-        readable.push(rustup_home);
-    }
-    for name in ["RUSTUP_TOOLCHAIN", "RUSTFLAGS", "CARGO_BUILD_JOBS"] {
-        if let Some(value) = std::env::var_os(name) {
-            env.push((name.into(), value.to_string_lossy().to_string()));
-        }
-    }
+    let (mut readable, mut env) = crate::sandbox::rust_tool_chain();
+    readable.insert(0, root.to_path_buf());
+    env.insert(
+        0,
+        ("CARGO_TARGET_DIR".to_string(), target.display().to_string()),
+    );
     BuildJob {
         cwd: root.to_path_buf(),
         env,

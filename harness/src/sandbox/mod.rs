@@ -46,7 +46,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-pub use build::{BuildJob, BUILD_LIMITS};
+pub use build::{rust_tool_chain, BuildJob, BUILD_LIMITS};
 pub use spec::Mode;
 pub use spec::{Bind, Report, Spec, StartError};
 

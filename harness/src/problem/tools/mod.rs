@@ -22,10 +22,14 @@
 //!   is given the relay's command (`sandbox::relay`) and the game proxies between the relay
 //!   and the player's channel.
 //!
+//! - [`built`]: the contest's `build`, run in the harness's own copy of the tools (never in
+//!   the contest's folder), kept in a cache by the tools' identity.
+//!
 //! The tools run contained ([`crate::sandbox::tool`]) in the run's isolation, and are built
 //! once per run, before any test ([`ToolProblem::prepare`]: `build` in problem.toml).
 
 pub mod batch;
+pub mod built;
 pub mod config;
 pub mod discover;
 pub mod identity;
@@ -59,6 +63,17 @@ pub(crate) fn loaded() -> Vec<Box<dyn Problem>> {
         .iter()
         .map(|def| Box::new(ToolProblem::new(def.clone())) as Box<dyn Problem>)
         .collect()
+}
+
+/// Makes the loaded problem `id` run its commands from `tools` (its built copy): every
+/// problem made after this ([`loaded`]) uses it.
+fn use_built(id: &str, tools: std::path::PathBuf) {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    for def in loaded.iter_mut().filter(|d| d.id == id) {
+        let mut built = Def::clone(def);
+        built.tools = tools.clone();
+        *def = Arc::new(built);
+    }
 }
 
 /// The definition of a loaded problem.
@@ -239,26 +254,12 @@ impl Problem for ToolProblem {
         let Some(build) = &self.def.build else {
             return Ok(());
         };
-        if builds.refuse {
-            // --no-build: the tools are used as they are.
-            return Ok(());
+        // Built in the harness's cache, never in the contest's folder; with --no-build an
+        // earlier build there, or the tools as they are.
+        if let Some(tools) = built::build_in_cache(&self.def, build, builds)? {
+            use_built(self.def.id, tools);
         }
-        let mut cmd = std::process::Command::new(judge::program(&self.def.tools, &build[0]));
-        // A contest's commands name what its build makes by the path its README gives
-        // (`target/release/vis`): a target folder set in the user's environment would put it
-        // elsewhere (and share it between contests whose packages are all named `tools`).
-        cmd.args(&build[1..])
-            .current_dir(&self.def.tools)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_BUILD_TARGET_DIR");
-        builds.run(cmd).map(drop).map_err(|e| {
-            let tail = last_lines(builds.log(), 20);
-            format!(
-                "{}: the tools' build ({}) {e}\n{tail}",
-                self.def.id,
-                build.join(" ")
-            )
-        })
+        Ok(())
     }
 
     fn attach(&self, isolation: &Arc<Isolation>) {
@@ -280,11 +281,4 @@ impl Problem for ToolProblem {
                 .clone(),
         )
     }
-}
-
-/// The last `n` lines of a log.
-fn last_lines(log: &[u8], n: usize) -> String {
-    let text = String::from_utf8_lossy(log);
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
