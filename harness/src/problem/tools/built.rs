@@ -60,7 +60,7 @@ pub fn build_in_cache(
     let entry = entry(def, build, builds);
     if entry.is_dir() {
         builds.note(&format!(
-            "{}: the tools are unchanged since an earlier build: the tools are built in {}\n",
+            "{}: unchanged since an earlier build; the tools are built in {}\n",
             def.id,
             entry.display()
         ));
