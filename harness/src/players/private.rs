@@ -229,6 +229,38 @@ pub(super) fn build_in_copy(
     Ok(copy)
 }
 
+/// Whether the players of a root harness (another id than the user's) can read `player`'s
+/// folder as it is; always for an ordinary user's harness (its players run as that user).
+pub(super) fn readable_by_players(player: &Player) -> bool {
+    match crate::sandbox::ids::player_ids() {
+        Some(ids) => crate::sandbox::reach::may_read_tree(&player.cwd, ids),
+        None => true,
+    }
+}
+
+/// Copies `player`'s folder (without version control and caches) into the run's private
+/// folder, `<stage>/open/<index>/<name>/`, readable by the players' id; returns the copy.
+pub(super) fn copy_for_players(
+    player: &Player,
+    index: usize,
+    stage: &Arc<super::Stage>,
+) -> Result<PathBuf, PlayerError> {
+    let copy = stage
+        .path()
+        .join("open")
+        .join(index.to_string())
+        .join(&player.name);
+    copy_folder(&player.cwd, &copy, &NOT_COPIED[1..])
+        .and_then(|()| open_to_players(stage.path(), &copy))
+        .map_err(|e| {
+            err(
+                &player.cwd.join("player.toml"),
+                format!("cannot copy the folder to {}: {e}", copy.display()),
+            )
+        })?;
+    Ok(copy)
+}
+
 /// Puts a finished build into the cache under `entry`, whole or not at all: copied beside
 /// it, then renamed. When another run published the same key first, its entry is kept.
 fn publish(built: &Path, entry: &Path) -> io::Result<()> {

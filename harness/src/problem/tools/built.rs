@@ -21,11 +21,16 @@ use crate::sandbox::BuildJob;
 /// products (the build starts from the sources, as the contest's README's own does).
 const NOT_COPIED: [&str; 2] = ["target", ".git"];
 
-/// The folder of the tools' cache: beside the players' build cache (`results/.cache/`).
+/// The folder of the tools' cache: beside the players' build cache (`results/.cache/`);
+/// absolute, as the tools' sandbox shows it at its own path.
 fn cache_folder(builds: &Builds) -> PathBuf {
-    match &builds.cache {
+    let folder = match &builds.cache {
         Some(players) => players.with_file_name("tools"),
         None => PathBuf::from("results/.cache/tools"),
+    };
+    match folder.is_absolute() {
+        true => folder,
+        false => std::env::current_dir().unwrap_or_default().join(folder),
     }
 }
 
