@@ -2,7 +2,10 @@
 //! never in the contest's folder: `<results>/.cache/tools/<id>-<key>/`, the key being a hash
 //! of the tools' identity ([`super::identity`]), the build command and whether builds are
 //! contained. The copy is made without `target/` and `.git/`, built, and published whole by a
-//! rename; a later run of unchanged tools uses it as it is. The problem's commands then run
+//! rename; a later run of unchanged tools uses it as it is. Each build prunes the cache
+//! ([`prune`]): a build unused for [`CACHE_DAYS`] days goes, and so do a problem's builds
+//! beyond its [`CACHE_PER_PROBLEM`] most recently used (`<entry>.used` beside each entry
+//! holds its problem's id; its time is the entry's last use). The problem's commands then run
 //! from it ([`super::use_built`]). The build runs as a player's does ([`Builds::run_job`]):
 //! as the user, or contained when builds are (a key, `--build-sandbox`, `build-sandbox`).
 //!
@@ -55,6 +58,66 @@ fn entry(def: &Def, build: &[String], builds: &Builds) -> PathBuf {
     cache_folder(builds).join(format!("{}-{key}", def.id))
 }
 
+/// Days a build of a contest's tools stays in the cache without being used.
+pub const CACHE_DAYS: u64 = 30;
+/// Builds of one problem's tools kept in the cache: the most recently used.
+pub const CACHE_PER_PROBLEM: usize = 2;
+
+/// Records that `entry` was used now, by the problem `id`.
+fn mark_used(entry: &Path, id: &str) {
+    let mut used = entry.as_os_str().to_owned();
+    used.push(".used");
+    // Not kept: the entry counts as used at its own time, and may be pruned sooner.
+    let _ = std::fs::write(PathBuf::from(used), id);
+}
+
+/// Removes from `cache` the builds unused for [`CACHE_DAYS`] days, those of a problem beyond
+/// its [`CACHE_PER_PROBLEM`] most recently used, and what an interrupted build left (a
+/// `.<id>-*` folder a day old). Returns how many builds went.
+pub fn prune(cache: &Path, now: std::time::SystemTime) -> usize {
+    let Ok(listing) = std::fs::read_dir(cache) else {
+        return 0;
+    };
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let age = |t: std::time::SystemTime| now.duration_since(t).unwrap_or_default();
+    let mut entries: Vec<(std::time::SystemTime, String, PathBuf)> = Vec::new();
+    for entry in listing.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        let modified = entry.metadata().and_then(|m| m.modified()).unwrap_or(now);
+        if name.starts_with('.') {
+            if age(modified) > day {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+        } else if path.is_dir() {
+            let used = path.with_file_name(format!("{name}.used"));
+            let when = std::fs::metadata(&used)
+                .and_then(|m| m.modified())
+                .unwrap_or(modified);
+            let id = name.rsplit_once('-').map_or(name.as_str(), |(id, _)| id);
+            entries.push((when, id.to_string(), path));
+        }
+    }
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut kept: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut removed = 0;
+    for (when, id, path) in entries {
+        let n = kept.entry(id).or_default();
+        *n += 1;
+        if *n > CACHE_PER_PROBLEM || age(when) > day * CACHE_DAYS as u32 {
+            // Renamed away first: a run copying nothing from it, as it is used in place.
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let gone = path.with_file_name(format!(".{name}-pruned-{}", std::process::id()));
+            if std::fs::rename(&path, &gone).is_ok() {
+                let _ = std::fs::remove_dir_all(&gone);
+                let _ = std::fs::remove_file(path.with_file_name(format!("{name}.used")));
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
 /// Builds `def`'s tools with `build` in the cache, or finds them built there; returns the
 /// built folder. With `--no-build` (`builds.refuse`), an earlier build or nothing.
 pub fn build_in_cache(
@@ -64,6 +127,7 @@ pub fn build_in_cache(
 ) -> Result<Option<PathBuf>, String> {
     let entry = entry(def, build, builds);
     if entry.is_dir() {
+        mark_used(&entry, def.id);
         builds.note(&format!(
             "{}: unchanged since an earlier build; the tools are built in {}\n",
             def.id,
@@ -104,11 +168,20 @@ pub fn build_in_cache(
         Err(_) if entry.is_dir() => {}
         Err(e) => return Err(format!("{}: cannot keep the build: {e}", def.id)),
     }
+    mark_used(&entry, def.id);
     builds.note(&format!(
         "{}: the tools are built in {}\n",
         def.id,
         entry.display()
     ));
+    let gone = prune(parent, std::time::SystemTime::now());
+    if gone > 0 {
+        builds.note(&format!(
+            "pruned {gone} build(s) of contests' tools from {} (unused for {CACHE_DAYS} days, \
+             or older than the {CACHE_PER_PROBLEM} most recently used of their problem)\n",
+            parent.display()
+        ));
+    }
     Ok(Some(entry))
 }
 
@@ -144,4 +217,48 @@ pub(super) fn last_lines(log: &[u8], n: usize) -> String {
     let text = String::from_utf8_lossy(log);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_keeps_a_problems_newest_builds_and_drops_the_unused() {
+        let cache = tempfile::tempdir().unwrap();
+        let now = std::time::SystemTime::now();
+        let hour = std::time::Duration::from_secs(3600);
+        let made = |name: &str, ago: std::time::Duration| {
+            let entry = cache.path().join(name);
+            std::fs::create_dir(&entry).unwrap();
+            mark_used(&entry, "p");
+            let used = cache.path().join(format!("{name}.used"));
+            std::fs::File::options()
+                .write(true)
+                .open(used)
+                .unwrap()
+                .set_modified(now - ago)
+                .unwrap();
+        };
+        made("p-0000000000000001", hour);
+        made("p-0000000000000002", 2 * hour);
+        made("p-0000000000000003", 3 * hour);
+        made("q-0000000000000001", 31 * 24 * hour);
+        made("r-0000000000000001", 3 * hour);
+        assert_eq!(prune(cache.path(), now), 2);
+        let mut left: Vec<String> = std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| !n.ends_with(".used"))
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "p-0000000000000001",
+                "p-0000000000000002",
+                "r-0000000000000001"
+            ]
+        );
+    }
 }

@@ -26,7 +26,8 @@
 //!   the contest's folder), kept in a cache by the tools' identity.
 //!
 //! The tools run contained ([`crate::sandbox::tool`]) in the run's isolation, and are built
-//! once per run, before any test ([`ToolProblem::prepare`]: `build` in problem.toml).
+//! before any test, or found built in the cache ([`ToolProblem::prepare`]: `build` in
+//! problem.toml).
 
 pub mod batch;
 pub mod built;
