@@ -98,7 +98,7 @@ pub fn prune(cache: &Path, now: std::time::SystemTime) -> usize {
             entries.push((when, id.to_string(), path));
         }
     }
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut kept: std::collections::BTreeMap<String, usize> = Default::default();
     let mut removed = 0;
     for (when, id, path) in entries {
