@@ -551,6 +551,43 @@ fn a_contest_build_leaves_the_contest_folder_as_it_was() {
     );
 }
 
+/// Under `umask 077` the tools built in the harness's cache still run in process mode, where
+/// a root harness runs them as the players' id: the cache's folders are made passable.
+#[test]
+fn tools_built_under_umask_077_run_in_process_mode() {
+    let building = format!(
+        "build = [\"sh\", \"-c\", \"mkdir -p build && cp vis.sh build/vis.sh\"]\n{}",
+        PROBLEM.replace("judge = [\"vis.sh\"", "judge = [\"build/vis.sh\"")
+    );
+    let ws = Workspace::new("pick", &building, GEN, VIS);
+    // A workspace others may pass, as a checkout is; the harness makes the rest.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(ws.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let results = ws.root().join("results");
+    let out = Command::new("sh")
+        .args(["-c", "umask 077 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .args([
+            "--players",
+            "players/best",
+            "--seeds",
+            "1..2",
+            "--sandbox",
+            "off",
+        ])
+        .arg("--results")
+        .arg(&results)
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .env_remove("HARNESS_SECRET")
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+}
+
 #[test]
 fn shards_of_a_tool_problem_merge_into_the_single_run() {
     let ws = Workspace::batch();

@@ -37,6 +37,29 @@ fn cache_folder(builds: &Builds) -> PathBuf {
     }
 }
 
+/// Makes the cache folder `tools` and `.cache` above it passable by others whatever the
+/// umask (the tools may run as the players' id of a root harness); under a root harness,
+/// the results folder above them too (passable, not readable).
+fn passable(tools: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let open = |dir: &Path| -> io::Result<()> {
+        let mode = std::fs::metadata(dir)?.permissions().mode() & 0o7777;
+        if mode & 0o011 != 0o011 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o011))?;
+        }
+        Ok(())
+    };
+    open(tools)?;
+    let Some(cache) = tools.parent() else {
+        return Ok(());
+    };
+    open(cache)?;
+    match (cache.parent(), crate::sandbox::ids::player_ids()) {
+        (Some(results), Some(_)) => open(results),
+        _ => Ok(()),
+    }
+}
+
 /// The cache entry of `def`'s tools built with `build`.
 fn entry(def: &Def, build: &[String], builds: &Builds) -> PathBuf {
     let mut h = sha2::Sha256::new();
@@ -140,7 +163,9 @@ pub fn build_in_cache(
     }
     let parent = entry.parent().expect("an entry is in the cache folder");
     let made = |e: io::Error| format!("{}: cannot make {}: {e}", def.id, parent.display());
-    std::fs::create_dir_all(parent).map_err(made)?;
+    std::fs::create_dir_all(parent)
+        .and_then(|()| passable(parent))
+        .map_err(made)?;
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".{}-", def.id))
         .tempdir_in(parent)
