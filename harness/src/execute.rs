@@ -94,9 +94,6 @@ pub fn run(
     Ok(finish(&plan, &state, &containment, first_error))
 }
 
-/// Hands each problem the run's isolation; where a problem's judge is a contest's tools, their
-/// hash joins each player's (a changed tool shows like a changed player: `--resume` runs its
-/// tests again, `compare` says "new build").
 /// A usage error naming every player that cannot run in this sandbox at all (its program out
 /// of the players' reach), before any test.
 fn unrunnable(plan: &RunPlan, containment: &Containment) -> Result<()> {
@@ -117,6 +114,9 @@ fn unrunnable(plan: &RunPlan, containment: &Containment) -> Result<()> {
     }
 }
 
+/// Hands each problem the run's isolation; where a problem's judge is a contest's tools, their
+/// hash joins each player's (a changed tool shows like a changed player: `--resume` runs its
+/// tests again, `compare` says "new build").
 fn attach(plan: &mut RunPlan, containment: &Containment) {
     for suite in &mut plan.suites {
         suite.problem.attach(&containment.isolation);
