@@ -190,9 +190,11 @@ fn gen(args: &GenArgs) -> Result<u8> {
     let context = Context::load(&args.common)?;
     let problem = find_problem(&args.problem)?;
     let timeout = std::time::Duration::from_secs_f64(context.scoring.harness.build_timeout);
-    problem
-        .prepare(&mut crate::build::Builds::new(timeout))
-        .map_err(Error::Usage)?;
+    let mut builds = crate::build::Builds::new(timeout);
+    builds.cache = Some(context.results(None).join(".cache").join("builds"));
+    problem.prepare(&mut builds).map_err(Error::Usage)?;
+    // Made again: a contest's tools run from their build.
+    let problem = find_problem(&args.problem)?;
     let env = context.env(problem.id(), args.secret.secret.as_ref());
     let mut game = problem
         .case(&CaseKey::parse(&args.seed), &env)

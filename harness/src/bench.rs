@@ -743,6 +743,7 @@ fn tool_batch_cost(
     let mut builds = crate::build::Builds::new(Duration::from_secs_f64(
         context.scoring.harness.build_timeout,
     ));
+    builds.cache = Some(context.results(None).join(".cache").join("builds"));
     let problem = problem::by_id(def.id).expect("loaded");
     problem.prepare(&mut builds).map_err(Error::Usage)?;
     let tmp = tempfile::tempdir().fault()?;

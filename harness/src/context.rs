@@ -53,13 +53,21 @@ impl Context {
         let (named, tables) = tools::config::named_in_scoring(text.as_deref().unwrap_or(""));
         let builtin: Vec<&str> = problem::builtin().iter().map(|p| p.id()).collect();
         let folders = tools::config::folders(&testcases, &root, &named);
-        let defs = tools::config::discover(&folders, &builtin).map_err(Error::Usage)?;
+        let (defs, broken) = tools::discover(&folders, &builtin);
+        for b in &broken {
+            eprintln!("{}", b.warning());
+        }
         tools::register(defs.clone());
-        let known = problem::objectives();
+        let mut known: Vec<(&str, _)> = problem::objectives();
+        // scoring.toml may hold the settings of a problem whose problem.toml did not load.
+        for b in &broken {
+            known.push((b.id.as_str(), said_objective(tables.get(&b.id))));
+        }
         let mut scoring = match &file {
             Some(f) => Scoring::load(f, &known).map_err(|e| Error::usage(e.to_string()))?,
             None => Scoring::default(),
         };
+        tools::discover::register_broken(broken);
         for def in &defs {
             let merged = tools::config::merged_limits(def, tables.get(def.id))
                 .map_err(|e| Error::usage(format!("{}: {e}", def.file.display())))?;
@@ -99,8 +107,23 @@ fn config_above() -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
-/// The problem with this id, or a usage error listing the known ones.
+/// The objective a `[problem.<id>]` table of scoring.toml states (else the default).
+fn said_objective(table: Option<&toml::Table>) -> crate::config::Objective {
+    let said = table
+        .and_then(|t| t.get("objective"))
+        .and_then(|o| o.as_str());
+    match said {
+        Some("min") => crate::config::Objective::Minimize,
+        _ => crate::config::Objective::Maximize,
+    }
+}
+
+/// The problem with this id, or a usage error: why its problem.toml did not load, or the
+/// known ids.
 pub(crate) fn find_problem(id: &str) -> Result<Box<dyn Problem>> {
+    if let Some(why) = tools::broken(id) {
+        return Err(Error::usage(why));
+    }
     problem::by_id(id).ok_or_else(|| {
         Error::usage(format!(
             "unknown problem {id:?} (known: {})",

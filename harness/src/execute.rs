@@ -38,6 +38,7 @@ pub fn run(
         .map_err(Error::Usage)?;
     plan.notes
         .extend(containment.isolation.notes.iter().cloned());
+    unrunnable(&plan, &containment)?;
     attach(&mut plan, &containment);
     fit_to_machine(&mut plan);
     let (mut files, prior, resumed) =
@@ -93,6 +94,26 @@ pub fn run(
     }
     dispatch(&Event::RunFinished, &mut state);
     Ok(finish(&plan, &state, &containment, first_error))
+}
+
+/// A usage error naming every player that cannot run in this sandbox at all (its program out
+/// of the players' reach), before any test.
+fn unrunnable(plan: &RunPlan, containment: &Containment) -> Result<()> {
+    let mut said: Vec<String> = Vec::new();
+    for player in plan.suites.iter().flat_map(|s| &s.players) {
+        let why = containment
+            .isolation
+            .cannot_run(&player.program, player.on_path);
+        if let Some(why) = why.map(|w| format!("player {}: {w}", player.name)) {
+            if !said.contains(&why) {
+                said.push(why);
+            }
+        }
+    }
+    match said.is_empty() {
+        true => Ok(()),
+        false => Err(Error::Usage(said.join("\n"))),
+    }
 }
 
 /// Hands each problem the run's isolation; where a problem's judge is a contest's tools, their

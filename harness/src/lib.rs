@@ -31,6 +31,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod context;
+pub mod copy;
 pub mod debug;
 pub mod error;
 pub mod execute;

@@ -539,3 +539,139 @@ fn sigterm_during_a_contained_build_ends_the_run_and_leaves_nothing() {
     }
     assert!(!dir.path().join("results").exists(), "nothing written");
 }
+
+/// Under `umask 077` (a hardened shell), a contained build and its player run as under any
+/// other umask, in both modes: the harness sets the modes of the folders it makes (the
+/// run's private copy and the folders above it, the sandbox's mount points). The player's
+/// own files are as such a umask leaves them (owner only).
+#[test]
+fn a_contained_build_works_under_umask_077() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("players/alice");
+    std::fs::create_dir_all(&player).unwrap();
+    std::fs::copy(support::compile_c("build-attack"), player.join("source")).unwrap();
+    std::fs::write(
+        player.join("player.toml"),
+        "problem = \"chesspuzzle\"\nbuild = [\"cp\", \"source\", \"player\"]\n\
+         command = [\"./player\", \".\", \"play\"]\n",
+    )
+    .unwrap();
+    for (path, mode) in [
+        (dir.path().join("players"), 0o700),
+        (player.clone(), 0o700),
+        (player.join("source"), 0o700),
+        (player.join("player.toml"), 0o600),
+    ] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    std::fs::write(dir.path().join("scoring.toml"), "").unwrap();
+    for sandbox in ["auto", "off"] {
+        let results = dir.path().join(format!("results-{sandbox}"));
+        let out = Command::new("sh")
+            .args(["-c", "umask 077 && exec \"$0\" \"$@\""])
+            .arg(env!("CARGO_BIN_EXE_harness"))
+            .arg("--players")
+            .arg(&player)
+            .args(["--seeds", "1..3", "--build-sandbox", "--sandbox", sandbox])
+            .arg("--results")
+            .arg(&results)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        support::expect_exit(&out, 0);
+        let log = build_log(&results);
+        assert!(log.contains(", contained)"), "{sandbox}: {log}");
+        let rows = support::scores(&results);
+        assert_eq!(rows.len(), 3, "{sandbox}: {rows:?}");
+        assert!(
+            rows.iter().all(|r| r["verdict"] == "OK"),
+            "{sandbox}: {rows:?}"
+        );
+    }
+}
+
+/// A contest's own `build` (problem.toml) is other people's code too: under
+/// `--build-sandbox` with a key it runs contained as a player's build does (issue 37). The
+/// hostile build reads /etc/shadow and leaves a `setsid` daemon: the build log proves both
+/// attacks ran (its REACHED / BLOCKED lines), the file is out of reach, nothing is left
+/// running, `run.toml` says the builds were contained, and the contest's folder is as it was.
+#[test]
+fn a_contest_build_is_contained_like_a_players() {
+    let scratch = Scratch::new("contest-build");
+    let tag = scratch.tag();
+    let problem = scratch.path().join("testcases/attack");
+    let tools = problem.join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::copy(
+        support::compile_c("build-attack"),
+        tools.join("build-attack"),
+    )
+    .unwrap();
+    std::fs::write(
+        tools.join("build.sh"),
+        format!(
+            "./build-attack {tag:?} shadow\n./build-attack {tag:?} daemon victim-{}\n\
+             echo built > built.txt\n",
+            scratch.token()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        tools.join("gen.sh"),
+        "mkdir in\ni=0\nwhile read s; do echo \"$s\" > in/$(printf %04d $i).txt; i=$((i+1)); done < \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tools.join("judge.sh"),
+        "cat built.txt >&2\necho 'Score = 1'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        problem.join("problem.toml"),
+        "shape = \"batch\"\nobjective = \"max\"\ntools = \"tools\"\nbuild = [\"sh\", \"build.sh\"]\n\
+         inputs = { gen = [\"sh\", \"gen.sh\", \"{seeds}\"], dir = \"in\" }\n\
+         judge = [\"sh\", \"judge.sh\", \"{input}\", \"{output}\"]\n",
+    )
+    .unwrap();
+    std::fs::write(scratch.path().join("scoring.toml"), "").unwrap();
+    let player = scratch.players_dir().join("echo");
+    support::sh_player(&player, "attack", "read x\necho 1\n");
+    for dir in [&problem, &tools, &player] {
+        containment::open_to_all(dir);
+    }
+    let before = support::checksums(&problem);
+
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.current_dir(scratch.path())
+        .stdin(std::process::Stdio::null())
+        .env("HARNESS_SECRET", KEY)
+        .arg("--players")
+        .arg(&player)
+        .args(["--seeds", "1..2", "--build-sandbox", "--results"])
+        .arg(scratch.results());
+    let ran = run_within(&mut cmd, Duration::from_secs(300));
+    support::expect_exit(&ran.output, 0);
+    let log = build_log(&scratch.results());
+    assert!(
+        log.contains("$ sh build.sh") && log.contains(", contained)"),
+        "the contest's build ran contained: {log}"
+    );
+    // The fixture ran both attacks.
+    assert!(log.contains("read /etc/shadow"), "{log}");
+    assert!(log.contains("REACHED leave a daemon"), "{log}");
+    expect_blocked(&log, "read /etc/shadow");
+    let left = scratch.left_running();
+    assert!(left.is_empty(), "processes left running: {left:#?}");
+    let run_toml = std::fs::read_to_string(scratch.results().join("latest/run.toml")).unwrap();
+    assert!(run_toml.contains("builds = \"contained ("), "{run_toml}");
+    let rows = support::scores(&scratch.results());
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+    assert_eq!(
+        support::checksums(&problem),
+        before,
+        "the contest's folder changed"
+    );
+}

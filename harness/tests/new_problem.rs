@@ -296,3 +296,45 @@ fn an_interactive_testers_vis_beside_it_is_written_as_its_vis() {
         assert!(text.lines().any(|l| l == line), "no {line:?} in:\n{text}");
     }
 }
+
+/// A contest folder holding both the official `tester.jar` and its `*Vis.java`: new-problem
+/// uses the jar, given the folder or the `.java` itself, and never builds over it.
+#[test]
+fn new_problem_prefers_the_official_jar_to_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let contest = dir.path().join("contest");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&contest).unwrap();
+    std::fs::write(ws.join("scoring.toml"), "").unwrap();
+    std::fs::write(contest.join("tester.jar"), "the official jar").unwrap();
+    std::fs::write(contest.join("GameVis.java"), "public class GameVis {}\n").unwrap();
+    for (source, id) in [
+        (contest.clone(), "by-folder"),
+        (contest.join("GameVis.java"), "by-java"),
+    ] {
+        let out = harness_in(
+            &ws,
+            &[
+                "new-problem",
+                source.to_str().unwrap(),
+                "--id",
+                id,
+                "--objective",
+                "max",
+            ],
+        );
+        expect_exit(&out, 0);
+        let text =
+            std::fs::read_to_string(ws.join(format!("testcases/{id}/problem.toml"))).unwrap();
+        assert!(text.contains("\"tester.jar\""), "{id}: {text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("build")),
+            "{id}: a build over the official jar: {text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(contest.join("tester.jar")).unwrap(),
+        "the official jar"
+    );
+}

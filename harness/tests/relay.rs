@@ -149,11 +149,13 @@ fn interactive_scores_equal_the_tester_run_by_hand_at_any_thread_count() {
     let player = python_player(tmp.path(), "radar", "tools-interactive", RADAR);
     let rows = both_thread_counts(&player, "0..5", tmp.path());
     assert_eq!(rows.len(), 6);
-    // The tester built by the runs, by hand, on the contest's own input files.
+    // The tester built by the runs (in the harness's cache), by hand, on the contest's own
+    // input files.
     let tools = root().join("testcases/tools-interactive/tools");
+    let built = support::built_tools(&tmp.path().join("results-1"), "tools-interactive");
     for (seed, score, _, moves) in rows {
         let input = std::fs::File::open(tools.join(format!("in/{seed:04}.txt"))).unwrap();
-        let out = Command::new(tools.join("target/release/tester"))
+        let out = Command::new(built.join("target/release/tester"))
             .args(["python3", player.join("main.py").to_str().unwrap()])
             .stdin(input)
             .output()
@@ -179,7 +181,7 @@ fn topcoder_scores_equal_the_jar_run_by_hand_at_any_thread_count() {
     let player = python_player(tmp.path(), "knapsack", "tools-topcoder", KNAPSACK);
     let rows = both_thread_counts(&player, "1..5", tmp.path());
     assert_eq!(rows.len(), 5);
-    let tools = root().join("testcases/tools-topcoder");
+    let tools = support::built_tools(&tmp.path().join("results-1"), "tools-topcoder");
     let exec = format!("python3 {}", player.join("main.py").display());
     for (seed, score, _, _) in rows {
         let out = Command::new("java")
@@ -530,7 +532,7 @@ fn the_time_a_tool_takes_is_not_the_players() {
 
 /// A workspace whose problem `tools-<shape>` is the shipped example with `relay = "direct"`
 /// and a judge-timeout of 5 s (so a player that keeps the tool waiting ends sooner); its
-/// tools are the shipped ones, built in place.
+/// tools are the shipped ones (built in the run's cache).
 fn direct_workspace(shape: &str) -> tempfile::TempDir {
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("scoring.toml"), "").unwrap();
@@ -632,8 +634,9 @@ fn direct_interactive_scores_equal_the_tester_by_hand_and_bad_players_get_its_ve
     // The thinking time of a direct player is its CPU time.
     assert_eq!(think, cpu);
     let tools = root().join("testcases/tools-interactive/tools");
+    let built = support::built_tools(&ws.path().join("results"), "tools-interactive");
     let input = std::fs::File::open(tools.join("in/0003.txt")).unwrap();
-    let out = Command::new(tools.join("target/release/tester"))
+    let out = Command::new(built.join("target/release/tester"))
         .args(["python3", player.join("main.py").to_str().unwrap()])
         .stdin(input)
         .output()
@@ -663,7 +666,10 @@ fn direct_topcoder_scores_equal_the_jar_by_hand_and_bad_players_get_its_verdicts
             "-seed",
             "3",
         ])
-        .current_dir(root().join("testcases/tools-topcoder"))
+        .current_dir(support::built_tools(
+            &ws.path().join("results"),
+            "tools-topcoder",
+        ))
         .stdin(Stdio::null())
         .output()
         .unwrap();

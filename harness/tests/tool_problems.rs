@@ -459,6 +459,135 @@ fn mistakes_in_problem_toml_and_a_failed_build_stop_before_any_test() {
     assert!(!dir.join("latest").exists());
 }
 
+/// A typo in one problem.toml stops only what uses that problem: a run of another problem
+/// goes on with one warning line naming the file; a run of a player of the broken problem,
+/// and `harness gen` of it, stop with exit 2 naming the file and the key.
+#[test]
+fn a_broken_problem_toml_stops_only_the_runs_that_use_it() {
+    let ws = Workspace::batch();
+    let broken = ws.root().join("testcases/typo");
+    std::fs::create_dir_all(broken.join("tools")).unwrap();
+    std::fs::write(
+        broken.join("problem.toml"),
+        PROBLEM.replace("judge-timeout", "judge-timout"),
+    )
+    .unwrap();
+    support::sh_player(&ws.root().join("players/of-typo"), "typo", "echo 1\n");
+
+    let (out, dir) = ws.run(&["best"], "1..2", "other", &[]);
+    expect_exit(&out, 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("typo")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("warning: ")
+            && warnings[0].contains("typo/problem.toml")
+            && warnings[0].contains("judge-timout"),
+        "{err}"
+    );
+    let rows = scores(&dir);
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+
+    let (out, dir) = ws.run(&["of-typo"], "1", "named", &[]);
+    expect_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("error") && l.contains("typo/problem.toml")),
+        "{err}"
+    );
+    assert!(err.contains("judge-timout"), "{err}");
+    assert!(!dir.join("latest").exists());
+
+    let out = ws.harness(&["gen", "--problem", "typo", "--seed", "1"]);
+    expect_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("typo/problem.toml") && err.contains("judge-timout"),
+        "{err}"
+    );
+}
+
+/// A contest's build never writes into the contest's folder (a build from `*Vis.java` once
+/// overwrote the official `tester.jar` there): it runs in the harness's copy of the tools,
+/// which the problem's commands then run from, and a second run of unchanged tools uses
+/// that build again. Every file of the contest's folder has its checksum of before, and
+/// nothing is added.
+#[test]
+fn a_contest_build_leaves_the_contest_folder_as_it_was() {
+    let building = format!(
+        "build = [\"sh\", \"-c\", \"echo rebuilt > official.jar && mkdir -p build && cp vis.sh build/vis.sh\"]\n{}",
+        PROBLEM.replace("judge = [\"vis.sh\"", "judge = [\"build/vis.sh\"")
+    );
+    assert!(building.contains("build/vis.sh"), "{building}");
+    let ws = Workspace::new("pick", &building, GEN, VIS);
+    std::fs::write(ws.tools("pick").join("official.jar"), "official\n").unwrap();
+    let contest = ws.root().join("testcases/pick");
+    let before = support::checksums(&contest);
+    for (results, said) in [
+        ("first", "pick: the tools are built in "),
+        (
+            "again",
+            "pick: unchanged since an earlier build; the tools are built in ",
+        ),
+    ] {
+        // One results folder, whose cache holds the build.
+        let (out, dir) = ws.run(&["best"], "1..2", "cached", &[]);
+        expect_exit(&out, 0);
+        let rows = scores(&dir);
+        assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+        let log = std::fs::read_to_string(dir.join("latest/logs/build.log")).unwrap();
+        assert!(log.contains(said), "{results}: {log}");
+        assert_eq!(
+            support::checksums(&contest),
+            before,
+            "{results}: the contest's folder changed"
+        );
+    }
+    let built = support::built_tools(&ws.root().join("results/cached"), "pick");
+    assert_eq!(
+        std::fs::read_to_string(built.join("official.jar")).unwrap(),
+        "rebuilt\n"
+    );
+}
+
+/// Under `umask 077` the tools built in the harness's cache still run in process mode, where
+/// a root harness runs them as the players' id: the cache's folders are made passable.
+#[test]
+fn tools_built_under_umask_077_run_in_process_mode() {
+    let building = format!(
+        "build = [\"sh\", \"-c\", \"mkdir -p build && cp vis.sh build/vis.sh\"]\n{}",
+        PROBLEM.replace("judge = [\"vis.sh\"", "judge = [\"build/vis.sh\"")
+    );
+    let ws = Workspace::new("pick", &building, GEN, VIS);
+    // A workspace others may pass, as a checkout is; the harness makes the rest.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(ws.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let results = ws.root().join("results");
+    let out = Command::new("sh")
+        .args(["-c", "umask 077 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .args([
+            "--players",
+            "players/best",
+            "--seeds",
+            "1..2",
+            "--sandbox",
+            "off",
+        ])
+        .arg("--results")
+        .arg(&results)
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .env_remove("HARNESS_SECRET")
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["verdict"] == "OK"), "{rows:?}");
+}
+
 #[test]
 fn shards_of_a_tool_problem_merge_into_the_single_run() {
     let ws = Workspace::batch();
@@ -509,7 +638,7 @@ fn the_shipped_batch_example_scores_as_its_tools_by_hand() {
     expect_exit(&out, 0);
     let rows = scores(results.path());
     assert_eq!(rows.len(), 10, "{rows:?}");
-    let tools = support::root().join("testcases/tools-batch/tools");
+    let tools = support::built_tools(results.path(), "tools-batch");
     for r in &rows {
         assert_eq!(r["verdict"], "OK", "{r:?}");
         let tmp = tempfile::tempdir().unwrap();
@@ -638,7 +767,7 @@ fn a_problem_outside_the_workspace_named_in_scoring_toml() {
 }
 
 /// A contest's build puts its programs where its commands name them (`target/release/vis` in
-/// the tools folder) even when the user's environment sets a Cargo target folder of its own,
+/// the built copy of the tools folder) even when the user's environment sets a Cargo target folder of its own,
 /// which would put them elsewhere (and mix up contests whose packages are all named `tools`).
 #[test]
 fn a_cargo_target_folder_in_the_environment_does_not_move_the_tools_build() {
@@ -694,7 +823,13 @@ fn a_cargo_target_folder_in_the_environment_does_not_move_the_tools_build() {
         .output()
         .unwrap();
     expect_exit(&out, 0);
-    assert!(problem.join("tools/target/release/vis").is_file());
+    assert!(support::built_tools(&results, "coin-route")
+        .join("target/release/vis")
+        .is_file());
+    assert!(
+        !problem.join("tools/target").exists(),
+        "built in the contest's folder"
+    );
     assert!(
         !elsewhere.exists(),
         "the build used the environment's target folder"

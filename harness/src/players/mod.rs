@@ -345,14 +345,15 @@ fn lacks(
 fn check_player(path: &Path, player: &Player, known_problems: &[&str]) -> Result<(), PlayerError> {
     check_name(&player.name).map_err(|m| err(&name_file(path, player), m))?;
     if !known_problems.contains(&player.problem.as_str()) {
-        return Err(err(
-            path,
+        // A problem whose problem.toml did not load: what is wrong with it.
+        let why = crate::problem::tools::broken(&player.problem).unwrap_or_else(|| {
             format!(
                 "unknown problem {:?} (known: {})",
                 player.problem,
                 known_problems.join(", ")
-            ),
-        ));
+            )
+        });
+        return Err(err(path, why));
     }
     Ok(())
 }
@@ -366,10 +367,22 @@ fn fix_for_the_run(
     stage: &mut Option<Arc<Stage>>,
 ) -> Result<Vec<Player>, PlayerError> {
     let mut players = Vec::new();
-    for ((mut player, kind), v) in found.into_iter().zip(variant_of) {
+    for (index, ((mut player, kind), v)) in found.into_iter().zip(variant_of).enumerate() {
         let snapshot = match &kind {
             // Built in the run's private folder (`private`): that copy is what is watched.
             Kind::Folder { build: Some(_), .. } => {
+                Snapshot::of_folder(&player, Some(the_stage(stage)?))
+            }
+            // A folder the players' id of a root harness cannot read (a 0700 folder, one
+            // under /root): the player plays from a copy in the run's private folder.
+            Kind::Folder {
+                command,
+                build: None,
+            } if !private::readable_by_players(&player) => {
+                let player_toml = player.cwd.join("player.toml");
+                player.cwd = private::copy_for_players(&player, index, the_stage(stage)?)?;
+                (player.program, player.args) =
+                    resolve_command(&player.cwd, command, &player_toml)?;
                 Snapshot::of_folder(&player, Some(the_stage(stage)?))
             }
             Kind::Folder { .. } | Kind::Bundled { .. } => Snapshot::of_folder(&player, None),
@@ -1104,6 +1117,7 @@ impl Snapshot {
         let copy = dir.join(file);
         std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::copy(&player.program, &copy))
+            .and_then(|_| crate::copy::open_to_players(stage.path(), &copy))
             .map_err(|e| {
                 err(
                     &player.source,

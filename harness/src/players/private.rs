@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use super::{err, hash_folder, Fnv, Player, PlayerError};
 use crate::build::Builds;
+use crate::copy::{copy_folder, open_to_players};
 use crate::sandbox::BuildJob;
 
 /// Folders of a player's folder left out of its private copy: version control, caches, and
@@ -175,7 +176,7 @@ pub(super) fn build_in_copy(
     if let Some(entry) = cached.as_ref().filter(|e| e.is_dir()) {
         // Marked first: a run pruning the cache now keeps what was just used.
         let _ = mark_used(entry, &player.name);
-        match copy_folder(entry, &copy, &[]) {
+        match copy_folder(entry, &copy, &[]).and_then(|()| open_to_players(stage.path(), &copy)) {
             Ok(()) => {
                 builds.note(&format!(
                     "{}: unchanged since an earlier build, copied from {}\n",
@@ -195,7 +196,9 @@ pub(super) fn build_in_copy(
             }
         }
     }
-    copy_folder(&player.cwd, &copy, &NOT_COPIED).map_err(|e| fail(&player.cwd, e))?;
+    copy_folder(&player.cwd, &copy, &NOT_COPIED)
+        .and_then(|()| open_to_players(stage.path(), &copy))
+        .map_err(|e| fail(&player.cwd, e))?;
     let (program, _) = build.split_first().expect("checked when read");
     let job = BuildJob {
         // A program named by a path is the folder's own (the copy's).
@@ -226,6 +229,38 @@ pub(super) fn build_in_copy(
     Ok(copy)
 }
 
+/// Whether the players of a root harness (another id than the user's) can read `player`'s
+/// folder as it is; always for an ordinary user's harness (its players run as that user).
+pub(super) fn readable_by_players(player: &Player) -> bool {
+    match crate::sandbox::ids::player_ids() {
+        Some(ids) => crate::sandbox::reach::may_read_tree(&player.cwd, ids),
+        None => true,
+    }
+}
+
+/// Copies `player`'s folder (without version control and caches) into the run's private
+/// folder, `<stage>/open/<index>/<name>/`, readable by the players' id; returns the copy.
+pub(super) fn copy_for_players(
+    player: &Player,
+    index: usize,
+    stage: &Arc<super::Stage>,
+) -> Result<PathBuf, PlayerError> {
+    let copy = stage
+        .path()
+        .join("open")
+        .join(index.to_string())
+        .join(&player.name);
+    copy_folder(&player.cwd, &copy, &NOT_COPIED[1..])
+        .and_then(|()| open_to_players(stage.path(), &copy))
+        .map_err(|e| {
+            err(
+                &player.cwd.join("player.toml"),
+                format!("cannot copy the folder to {}: {e}", copy.display()),
+            )
+        })?;
+    Ok(copy)
+}
+
 /// Puts a finished build into the cache under `entry`, whole or not at all: copied beside
 /// it, then renamed. When another run published the same key first, its entry is kept.
 fn publish(built: &Path, entry: &Path) -> io::Result<()> {
@@ -244,72 +279,17 @@ fn publish(built: &Path, entry: &Path) -> io::Result<()> {
     }
 }
 
-/// Copies the folder `from` to `to` (made here): files with their mode and modification
-/// time (so that `make` judges the copy as it would the original), symbolic links as
-/// links (never followed), folders but those named in `leave_out` at any depth. Anything
-/// else (a FIFO, a socket, a device a build left) is not copied.
-pub(crate) fn copy_folder(from: &Path, to: &Path, leave_out: &[&str]) -> io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    let mut todo = vec![PathBuf::new()];
-    while let Some(rel) = todo.pop() {
-        for entry in std::fs::read_dir(from.join(&rel))? {
-            let entry = entry?;
-            let name = entry.file_name();
-            let (src, dst) = (entry.path(), to.join(&rel).join(&name));
-            let kind = entry.file_type()?;
-            if kind.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
-            } else if kind.is_dir() {
-                if leave_out.iter().any(|f| name == *f) {
-                    continue;
-                }
-                std::fs::create_dir(&dst)?;
-                todo.push(rel.join(&name));
-            } else if kind.is_file() {
-                std::fs::copy(&src, &dst)?;
-                let modified = entry.metadata()?.modified()?;
-                std::fs::File::options()
-                    .write(true)
-                    .open(&dst)?
-                    .set_modified(modified)?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// What a contained `cargo build` of the workspace at `root` needs besides its command: the
 /// workspace read-only, the tool chain (CARGO_HOME's programs, registry cache and settings,
 /// RUSTUP_HOME) read-only, and its own output folder `target` writable. Cargo's
 /// credentials are not shown.
 pub(super) fn cargo_job(root: &Path, target: &Path) -> BuildJob {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
-    let rustup_home = std::env::var_os("RUSTUP_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
-    let mut readable = vec![root.to_path_buf()];
-    let mut env = vec![("CARGO_TARGET_DIR".to_string(), target.display().to_string())];
-    if let Some(cargo_home) = &cargo_home {
-        for part in ["bin", "registry", "git", "config.toml", "config"] {
-            let path = cargo_home.join(part);
-            if path.exists() {
-                readable.push(path);
-            }
-        }
-        env.push(("CARGO_HOME".into(), cargo_home.display().to_string()));
-    }
-    if let Some(rustup_home) = rustup_home.filter(|p| p.is_dir()) {
-        env.push(("RUSTUP_HOME".into(), rustup_home.display().to_string()));
-        readable.push(rustup_home);
-    }
-    for name in ["RUSTUP_TOOLCHAIN", "RUSTFLAGS", "CARGO_BUILD_JOBS"] {
-        if let Some(value) = std::env::var_os(name) {
-            env.push((name.into(), value.to_string_lossy().to_string()));
-        }
-    }
+    let (mut readable, mut env) = crate::sandbox::rust_tool_chain();
+    readable.insert(0, root.to_path_buf());
+    env.insert(
+        0,
+        ("CARGO_TARGET_DIR".to_string(), target.display().to_string()),
+    );
     BuildJob {
         cwd: root.to_path_buf(),
         env,

@@ -233,7 +233,8 @@ pub trait Problem: Send + Sync {
         Vec::new()
     }
     /// Work done once per run before any test (a contest's tools are built); the error is
-    /// the user's to fix (exit 2), with the build's last lines.
+    /// the user's to fix (exit 2), with the build's last lines. What it prepares is used by
+    /// the problems made after it ([`by_id`]): make the problem again to run its tests.
     fn prepare(&self, _builds: &mut crate::build::Builds) -> Result<(), String> {
         Ok(())
     }

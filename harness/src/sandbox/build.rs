@@ -110,6 +110,41 @@ impl Isolation {
     }
 }
 
+/// What a contained Rust build needs of the user's tool chain: the folders to show
+/// read-only (of `CARGO_HOME` only `bin/`, `registry/`, `git/` and its settings, not the
+/// registry credentials; `RUSTUP_HOME`) and the variables that find them (with
+/// `RUSTUP_TOOLCHAIN`, `RUSTFLAGS`, `CARGO_BUILD_JOBS` when set).
+pub fn rust_tool_chain() -> (Vec<PathBuf>, Vec<(String, String)>) {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
+    let mut readable = Vec::new();
+    let mut env = Vec::new();
+    if let Some(cargo_home) = &cargo_home {
+        for part in ["bin", "registry", "git", "config.toml", "config"] {
+            let path = cargo_home.join(part);
+            if path.exists() {
+                readable.push(path);
+            }
+        }
+        env.push(("CARGO_HOME".into(), cargo_home.display().to_string()));
+    }
+    if let Some(rustup_home) = rustup_home.filter(|p| p.is_dir()) {
+        env.push(("RUSTUP_HOME".into(), rustup_home.display().to_string()));
+        readable.push(rustup_home);
+    }
+    for name in ["RUSTUP_TOOLCHAIN", "RUSTFLAGS", "CARGO_BUILD_JOBS"] {
+        if let Some(value) = std::env::var_os(name) {
+            env.push((name.into(), value.to_string_lossy().to_string()));
+        }
+    }
+    (readable, env)
+}
+
 /// Makes `path` and everything under it owned by `ids` (without following links); entries
 /// already theirs are left as they are, so a folder given once costs a walk, not a write.
 pub(super) fn give_to(path: &std::path::Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {

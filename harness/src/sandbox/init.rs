@@ -294,7 +294,7 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
         // Most likely a folder above the program that only root may pass: the harness's
         // set-up, not the player's fault.
         say(format!(
-            "setup uid {uid} (process-mode players of a root harness) may not run {}: {e}; every folder above it must be open to others (chmod o+x)",
+            "setup uid {uid} (process-mode players of a root harness) may not run {}: {e}; a folder above it is closed to other users (install the program in a system folder, or run in namespaces)",
             spec.program.display()
         ));
     }

@@ -34,6 +34,7 @@ mod landlock;
 pub(crate) mod net;
 pub(crate) mod peer;
 pub mod probe;
+pub mod reach;
 pub mod relay;
 pub mod scratch;
 mod seccomp;
@@ -49,7 +50,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-pub use build::{BuildJob, BUILD_LIMITS};
+pub use build::{rust_tool_chain, BuildJob, BUILD_LIMITS};
 pub use spec::Mode;
 pub use spec::{Bind, Report, Spec, StartError};
 
@@ -302,8 +303,19 @@ impl Isolation {
 
     /// The program a player runs as the sandbox sees it. A program found by name on PATH
     /// outside the system folders (a pyenv shim, ~/.local/bin) would not run there: the same
-    /// name is looked up again among the PATH entries the sandbox shows. Elsewhere, as is.
+    /// name is looked up again among the PATH entries the sandbox shows, or, in process mode
+    /// under a root harness, among those the player's id may reach ([`reach`]: a shim under
+    /// `/root` gives `/usr/bin/python3`). Elsewhere, as is.
     pub(crate) fn visible_program(&self, program: &Path, on_path: bool) -> PathBuf {
+        if let (Mode::Process, true, Some(ids)) = (self.mode, on_path, ids::player_ids()) {
+            if reach::may_run(program, ids) {
+                return program.to_path_buf();
+            }
+            return program
+                .file_name()
+                .and_then(|name| reach::on_path_for(name, ids))
+                .unwrap_or_else(|| program.to_path_buf());
+        }
         if self.mode != Mode::Namespaces || !on_path || self.visible(program) {
             return program.to_path_buf();
         }
@@ -318,6 +330,30 @@ impl Isolation {
                     .find(|p| p.is_file())
             })
             .unwrap_or_else(|| program.to_path_buf())
+    }
+
+    /// Why a player whose program is `program` cannot run here at all, said once before the
+    /// run rather than as an ERR per test: in process mode under a root harness, a program
+    /// the players' id may not reach, with none of its name on PATH that it may.
+    pub fn cannot_run(&self, program: &Path, on_path: bool) -> Option<String> {
+        let ids = ids::player_ids().filter(|_| self.mode == Mode::Process)?;
+        let found = self.visible_program(program, on_path);
+        if reach::may_run(&found, ids) {
+            return None;
+        }
+        let name = program.file_name().unwrap_or_default().to_string_lossy();
+        let elsewhere = match on_path {
+            true => format!(", and no {name} on PATH is open to it"),
+            false => String::new(),
+        };
+        Some(format!(
+            "uid {} (the players of a root harness in process mode) may not run {}: a folder \
+             above it is closed to other users{elsewhere}. Install the program in a system \
+             folder (such as /usr/bin or /usr/local/bin), or let players run in namespaces \
+             (leave out --sandbox off)",
+            ids.0,
+            found.display()
+        ))
     }
 
     fn visible(&self, path: &Path) -> bool {

@@ -65,6 +65,8 @@ pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<
         .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(mode))
         .tempdir_in(parent)?;
+    // Made under the user's umask: `mode` whatever it is (a 077 would keep players out).
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(mode))?;
     let mut lock = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

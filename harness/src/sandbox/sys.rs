@@ -243,6 +243,12 @@ pub(crate) fn fresh_session_keyring() -> io::Result<()> {
     check(ret, "keyctl join session keyring").map(|_| ())
 }
 
+/// Sets the process's file mode creation mask (it cannot fail).
+pub(crate) fn set_umask(mask: libc::mode_t) {
+    // SAFETY: umask only sets the calling process's mask.
+    unsafe { libc::umask(mask) };
+}
+
 pub(crate) fn set_hostname(name: &str) -> io::Result<()> {
     // SAFETY: pointer and length of a live str.
     check(

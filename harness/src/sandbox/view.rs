@@ -214,6 +214,9 @@ pub fn build(spec: &Spec) -> io::Result<()> {
 
 fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<()> {
     let root = spec.root.as_path();
+    // The folders made here (mount points on the path to a bind) are passable whatever the
+    // user's umask: under a 077 the player could not reach its own folders.
+    sys::set_umask(0o022);
     sys::mount(
         None,
         Path::new("/"),

@@ -216,6 +216,7 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         settings.sandbox.unwrap_or(h.sandbox),
         settings.cgroup.unwrap_or(h.cgroup),
     );
+    builds.cache = Some(results.join(".cache").join("builds"));
     let Some((player, params)) = find_player(&settings, recorded_hash, &mut builds)? else {
         return Ok(None);
     };
@@ -239,6 +240,8 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
     };
     // A judge made of a contest's tools is built first; its tests are made in the trials.
     problem.prepare(&mut builds).map_err(Error::Usage)?;
+    // Made again: a contest's tools run from their build.
+    let problem = find_problem(&player.problem)?;
     if !problem.tests_made_by_tools() {
         problem.case(&CaseKey::Seed(seeds[0]), &env).usage()?;
     }

@@ -249,3 +249,37 @@ pub fn cgroup_folders_of(pid: u32) -> Vec<PathBuf> {
     }
     found
 }
+
+/// The folder a run's build of the contest's tools of problem `id` is in (the harness's
+/// cache; never the contest's own folder), as the run's `logs/build.log` names it.
+pub fn built_tools(results: &Path, id: &str) -> PathBuf {
+    let log = std::fs::read_to_string(results.join("latest/logs/build.log")).unwrap_or_default();
+    let line = log
+        .lines()
+        .rfind(|l| l.starts_with(&format!("{id}: ")) && l.contains(" the tools are built in "))
+        .unwrap_or_else(|| panic!("no line of {id}'s built tools in the build log:\n{log}"));
+    PathBuf::from(line.rsplit(" built in ").next().unwrap())
+}
+
+/// Every entry under `dir` (relative path) with a checksum of its content (`dir/` for a
+/// folder): what a test compares to say a folder was left exactly as it was.
+pub fn checksums(dir: &Path) -> BTreeMap<PathBuf, u64> {
+    use std::hash::{Hash, Hasher};
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(at) = todo.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(dir).unwrap().to_path_buf();
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            if path.is_dir() && !path.is_symlink() {
+                todo.push(path);
+                out.insert(rel, 0);
+            } else {
+                std::fs::read(&path).unwrap_or_default().hash(&mut h);
+                out.insert(rel, h.finish());
+            }
+        }
+    }
+    out
+}

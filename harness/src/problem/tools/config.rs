@@ -1,6 +1,7 @@
 //! `problem.toml`: a problem described by configuration alone, judged by a contest's own
-//! tools. Read and checked once at start-up ([`discover`]); a mistake is a usage error (exit
-//! 2) naming the file and the key, before anything runs.
+//! tools. Read and checked once at start-up ([`super::discover`]); a mistake names the file
+//! and the key: a usage error (exit 2) before anything runs when the command uses the
+//! problem, one warning line otherwise.
 //!
 //! A problem is a folder holding `problem.toml`; its id is the folder's name. The folders are
 //! `testcases/*/` that hold one, and those named by `[harness] problems = [...]` in
@@ -188,30 +189,6 @@ pub fn folders(testcases: &Path, base: &Path, extra: &[PathBuf]) -> Vec<PathBuf>
         found.push(base.join(dir));
     }
     found
-}
-
-/// Reads and checks every problem of `folders`; `builtin` are the ids already taken.
-pub fn discover(folders: &[PathBuf], builtin: &[&str]) -> Result<Vec<Def>, String> {
-    let mut defs: Vec<Def> = Vec::new();
-    for folder in folders {
-        let file = folder.join("problem.toml");
-        if !file.is_file() {
-            return Err(format!(
-                "[harness] problems: {} holds no problem.toml",
-                folder.display()
-            ));
-        }
-        let def = load(&file, builtin)?;
-        if defs.iter().any(|d| d.id == def.id) {
-            return Err(format!(
-                "{}: a second problem with the id {:?} (the folder's name)",
-                file.display(),
-                def.id
-            ));
-        }
-        defs.push(def);
-    }
-    Ok(defs)
 }
 
 /// Reads one `problem.toml`.

@@ -6,6 +6,8 @@
 //!
 //! - [`config`]: `problem.toml`, its checks and discovery (`testcases/*/problem.toml`,
 //!   `[harness] problems` in scoring.toml).
+//! - [`discover`]: loading them at start-up; a file that does not load stops only the
+//!   commands that use its problem.
 //! - [`inputs`]: each seed's input, made once per run by a contained `gen` (or read from the
 //!   contest's ready files) and shared by every player; keyed seeds.
 //! - [`judge`]: placeholders, the judge's working folder, reading the score, and
@@ -23,12 +25,18 @@
 //!   is given the relay's command (`sandbox::relay`) and the game proxies between the relay
 //!   and the player's channel.
 //!
+//! - [`built`]: the contest's `build`, run in the harness's own copy of the tools (never in
+//!   the contest's folder), kept in a cache by the tools' identity.
+//!
 //! The tools run contained ([`crate::sandbox::tool`]) in the run's isolation, and are built
-//! once per run, before any test ([`ToolProblem::prepare`]: `build` in problem.toml).
+//! before any test, or found built in the cache ([`ToolProblem::prepare`]: `build` in
+//! problem.toml).
 
 pub mod batch;
+pub mod built;
 pub mod config;
 pub mod drawing;
+pub mod discover;
 pub mod identity;
 pub mod inputs;
 pub mod judge;
@@ -38,6 +46,7 @@ pub mod scaffold;
 use std::sync::{Arc, Mutex};
 
 pub use config::{Def, Shape};
+pub use discover::{broken, discover, Broken};
 
 use super::{CaseError, CaseKey, Env, Game, Objective, Problem};
 use crate::sandbox::{Isolation, Want};
@@ -59,6 +68,17 @@ pub(crate) fn loaded() -> Vec<Box<dyn Problem>> {
         .iter()
         .map(|def| Box::new(ToolProblem::new(def.clone())) as Box<dyn Problem>)
         .collect()
+}
+
+/// Makes the loaded problem `id` run its commands from `tools` (its built copy): every
+/// problem made after this ([`loaded`]) uses it.
+fn use_built(id: &str, tools: std::path::PathBuf) {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    for def in loaded.iter_mut().filter(|d| d.id == id) {
+        let mut built = Def::clone(def);
+        built.tools = tools.clone();
+        *def = Arc::new(built);
+    }
 }
 
 /// The definition of a loaded problem.
@@ -239,26 +259,12 @@ impl Problem for ToolProblem {
         let Some(build) = &self.def.build else {
             return Ok(());
         };
-        if builds.refuse {
-            // --no-build: the tools are used as they are.
-            return Ok(());
+        // Built in the harness's cache, never in the contest's folder; with --no-build an
+        // earlier build there, or the tools as they are.
+        if let Some(tools) = built::build_in_cache(&self.def, build, builds)? {
+            use_built(self.def.id, tools);
         }
-        let mut cmd = std::process::Command::new(judge::program(&self.def.tools, &build[0]));
-        // A contest's commands name what its build makes by the path its README gives
-        // (`target/release/vis`): a target folder set in the user's environment would put it
-        // elsewhere (and share it between contests whose packages are all named `tools`).
-        cmd.args(&build[1..])
-            .current_dir(&self.def.tools)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_BUILD_TARGET_DIR");
-        builds.run(cmd).map(drop).map_err(|e| {
-            let tail = last_lines(builds.log(), 20);
-            format!(
-                "{}: the tools' build ({}) {e}\n{tail}",
-                self.def.id,
-                build.join(" ")
-            )
-        })
+        Ok(())
     }
 
     fn attach(&self, isolation: &Arc<Isolation>) {
@@ -280,13 +286,6 @@ impl Problem for ToolProblem {
                 .clone(),
         )
     }
-}
-
-/// The last `n` lines of a log.
-fn last_lines(log: &[u8], n: usize) -> String {
-    let text = String::from_utf8_lossy(log);
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// The thinking time a relayed tester lets its player take (its own time comes on top): the

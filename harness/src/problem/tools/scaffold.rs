@@ -14,6 +14,7 @@
 //!   AHC001's), else the ready `in/0000.txt`... Pictures: `vis.html` / `out.svg` when the
 //!   judge's (or its vis's) source writes one;
 //! - a `.jar` (a file, or the one jar of a folder, `tester.jar` first): topcoder;
+//!   A `tester.jar` is preferred to a tester's source beside it (the official judge).
 //! - a tester's Java source (a file, or a folder's `*Tester.java` / `*Vis.java`): topcoder,
 //!   built into `tester.jar` with a fixed date (the same bytes every build, so the same
 //!   tools' hash), with `--add-exports` for the JDK internals it imports (TopCoder's
@@ -74,6 +75,9 @@ pub fn inspect(source: &Path) -> Result<Found, String> {
         let file = file_name(&source);
         return match ext {
             "jar" => Ok(topcoder(dir, &file, None)),
+            // The contest's own tester.jar beside its source is the official judge: used as
+            // it is, never rebuilt (a build from the source is not byte for byte the same).
+            "java" if dir.join("tester.jar").is_file() => Ok(topcoder(dir, "tester.jar", None)),
             "java" => Ok(topcoder(dir, "tester.jar", Some(&file))),
             _ => Err(format!(
                 "{}: not a tester (a .jar, a tester's .java, or a contest's tools folder)",
@@ -498,6 +502,15 @@ pub fn starter(shape: Shape) -> &'static str {
 pub fn main(args: &NewProblemArgs) -> crate::error::Result<u8> {
     let context = Context::load(&args.common)?;
     let found = inspect(&args.tools).map_err(Error::Usage)?;
+    let named_java = args.tools.extension().is_some_and(|e| e == "java");
+    if named_java && found.build.is_none() {
+        eprintln!(
+            "note: {} is the contest's official tester beside {}: it is used as it is (the \
+             source is not built)",
+            found.tools.join("tester.jar").display(),
+            args.tools.display()
+        );
+    }
     let id = match &args.id {
         Some(id) => id.clone(),
         None => id_from(&found.name),
