@@ -1,7 +1,8 @@
 //! One build per run, and builds that end when asked: SIGTERM during a player's Cargo build
 //! ends the run and the whole build, a build past `build-timeout` is killed with its last
 //! lines, the build's output is kept in the run's log, and a player replaced during a run
-//! changes none of that run's results (or makes its later tests ERR with the reason).
+//! changes none of that run's results (or makes its later tests ERR with the reason); a
+//! contained build in process mode may set its output's mode (a linker's `chmod`).
 //!
 //! The Cargo fixture `tests/fixtures/slow-build` is built in a target folder of each test's
 //! own (`CARGO_TARGET_DIR`), never in the repository's.
@@ -343,6 +344,40 @@ fn a_player_toml_build_runs_once_before_the_run_and_is_logged() {
     let log = std::fs::read_to_string(run.join("logs/build.log")).unwrap();
     assert_eq!(log.matches("$ sh -c mkdir -p target").count(), 1, "{log}");
     assert!(log.contains("[exit status: 0"), "{log}");
+}
+
+/// A contained build in process mode keeps what a player's filter refuses: the linker sets
+/// its output's mode by path (`chmod`), and the shipped C++ player builds and plays.
+#[test]
+fn a_process_mode_contained_build_may_set_its_outputs_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let player = dir.path().join("chesspuzzle-cpp");
+    std::fs::create_dir_all(&player).unwrap();
+    for file in ["player.toml", "main.cpp"] {
+        std::fs::copy(
+            root().join("players/chesspuzzle-cpp").join(file),
+            player.join(file),
+        )
+        .unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(root())
+        .args(["--seeds", "1..2", "--sandbox", "off", "--build-sandbox"])
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .arg("--players")
+        .arg(&player)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let run = std::fs::canonicalize(dir.path().join("results/latest")).unwrap();
+    let log = std::fs::read_to_string(run.join("logs/build.log")).unwrap();
+    assert!(log.contains("[exit status: 0"), "{log}");
+    let scores = rows(&run.join("scores.csv"));
+    assert_eq!(scores.len(), 2);
+    assert!(scores.iter().all(|r| &r[4] == "OK"), "{scores:?}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Process mode's host folder of a test (`harness-test-*`: its working folder, HOME and
 //! TMPDIR): a folder its test left exactly as it was given goes to a later test of the run
 //! (no new inodes on a busy disk); one its player touched in any way (a file or a folder
-//! left, a file made and removed again, a mode changed) is removed, never handed on; and no
+//! left, a file made and removed again, a mode changed through a descriptor) is removed, never handed on; and no
 //! test ever sees what an earlier one left. Each player writes what it was given (its
 //! folder's path and the entries of the four folders) on its stderr, which the run keeps:
 //! the proof that it ran, checked before anything is judged.
@@ -32,7 +32,11 @@ const PLAYERS: [(&str, &str); 5] = [
         "makes-and-removes",
         "echo x > \"$HOME/gone\" && rm \"$HOME/gone\"\n",
     ),
-    ("changes-a-mode", "chmod 700 \"$TMPDIR\"\n"),
+    // Through a descriptor: a player's filter refuses chmod by path.
+    (
+        "changes-a-mode",
+        "perl -e 'open(my $d, \"<\", $ENV{TMPDIR}) or die \"open: $!\"; chmod(0700, $d) or die \"fchmod: $!\"' && echo 'CHANGED mode' >&2\n",
+    ),
 ];
 
 /// One test as a player logged it.
@@ -89,10 +93,19 @@ fn a_folder_goes_to_a_later_test_only_as_it_was_given() {
             .collect();
         let tests: Vec<&str> = log.split("test ").filter(|t| !t.is_empty()).collect();
         assert_eq!(tests.len(), 8, "{name} ran {} tests:\n{log}", tests.len());
+        if name == "changes-a-mode" {
+            // Its change is its proof: a folder it did not change would be given on.
+            let changed = log.matches("CHANGED mode").count();
+            assert_eq!(
+                changed, 8,
+                "{name} changed its mode {changed} times:\n{log}"
+            );
+        }
         for test in tests {
             let mut lines = test.lines();
             let (at, pwd) = lines.next().unwrap().split_once(' ').unwrap();
             let entries: Vec<String> = lines
+                .filter(|l| l.starts_with("entries"))
                 .map(|l| l.trim_start_matches("entries").trim().to_string())
                 .collect();
             assert_eq!(entries.len(), 4, "{name}: {test}");

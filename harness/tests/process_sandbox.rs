@@ -9,6 +9,9 @@
 //!   refused;
 //! - UDP: a datagram to a host listener on 127.0.0.1 never arrives; no socket but AF_UNIX;
 //! - System V IPC and POSIX queues: no note reaches a later test, no object is left;
+//! - mode changes by path: chmod, chown and extended attributes (a POSIX ACL) of a file by
+//!   its path are refused with EPERM in process mode (a same-user player could otherwise
+//!   close a tool's folder); `fchmod` of a file it opened is not;
 //! - the secret key: neither the player nor this test finds it in the harness's
 //!   /proc/<pid>/environ or cmdline, given on the command line or in the environment;
 //! - session bomb: 200 spinning children in sessions of their own, moved to the other
@@ -125,6 +128,62 @@ fn root_powers_refused_sandboxed_unprivileged() {
         return;
     }
     root_powers(Mode::Default, As::User);
+}
+
+/// The path-based calls of a process-mode player's filter refused with EPERM (`mode-change`
+/// on a file of its own working folder, which the kernel alone would allow): a player of an
+/// ordinary user's harness is the user of the run's tools and other tests too, and could
+/// otherwise `chmod 000` their folders (issue 37). `fchmod` of a file it opened stays.
+fn mode_changes(who: As) {
+    let s = Scratch::new("mode-change");
+    let players = vec![s.hostile("mode-change", "mode-change", &[]), s.good()];
+    let plan = Plan::new(&s, Mode::Off, &[1, 2], players);
+    let rows = run(&plan, who);
+    expect_verdict(&rows, "mode-change", &["OK"]);
+    for seed in [1, 2] {
+        let log = s.log("mode-change", seed);
+        for call in [
+            "chmod",
+            "fchmodat",
+            "fchmodat2",
+            "chown",
+            "lchown",
+            "fchownat",
+            "setxattr",
+            "removexattr",
+            "lsetxattr",
+            "lremovexattr",
+            "setxattrat",
+            "removexattrat",
+        ] {
+            let what = format!("{call} its own file");
+            expect_blocked(&log, &what);
+            assert!(
+                log.contains(&format!("BLOCKED {what}: Operation not permitted")),
+                "seed {seed}: {call} not refused with EPERM:\n{log}"
+            );
+        }
+        assert!(
+            log.lines().any(|l| l == "REACHED fchmod its own open file"),
+            "seed {seed}: fchmod of its own open file refused:\n{log}"
+        );
+    }
+}
+
+#[test]
+fn mode_changes_by_path_refused_process_mode() {
+    if !support::needs_root("a root harness's player") {
+        return;
+    }
+    mode_changes(As::Root);
+}
+
+#[test]
+fn mode_changes_by_path_refused_process_mode_unprivileged() {
+    if !support::needs_root(SWITCHES_USER) {
+        return;
+    }
+    mode_changes(As::User);
 }
 
 /// Honest players of the two runtimes most likely to trip over the filter still start under

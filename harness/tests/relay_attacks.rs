@@ -7,7 +7,9 @@
 //!   `/proc/net/unix` for relay sockets and connects to each (a bare connect-and-close, then
 //!   posing as the tester), one `chmod 000`s the folder of each socket it finds; both then
 //!   answer wrong on purpose. Each must be WA (never ERR), the competitor's tests OK with its
-//!   scores of a run alone, and nothing left in the run's scratch space.
+//!   scores of a run alone, and nothing left in the run's scratch space. The same as an
+//!   ordinary user in process mode, where the spies are the tools' user: the connections
+//!   are ignored (`SO_PEERCRED`), the `chmod`s refused by the player's seccomp filter.
 //! - A tester that writes hundreds of MB to its player without a newline: ERR naming the
 //!   tool and the relay's limit (no verdict against the player), the harness's own peak
 //!   memory bounded.
@@ -314,39 +316,57 @@ fn a_relay_spy_of_an_ordinary_users_process_mode_run_is_ignored() {
     assert!(left.is_empty(), "left in the scratch space: {left:?}");
 }
 
-/// What process mode as an ordinary user does not hold: a player of that user may
-/// `chmod 000` a tool's folder it found. The test says so (ERR with the reason), and the
-/// folders it left mode 000 are removed with the run all the same.
+/// A harness of an ordinary user in process mode: its tools and players are that user, and
+/// landlock does not cover a mode change, but a player's seccomp filter refuses `chmod` by
+/// path: the spy's `chmod 000` of every tool's folder it finds (its own test's and the
+/// competitor's) is refused with EPERM, its tests are WA and the competitor's as alone.
 #[test]
-fn an_ordinary_users_tool_folders_left_mode_000_are_removed_with_the_run() {
+fn a_chmod_spy_of_an_ordinary_users_process_mode_run_is_refused() {
     if !support::needs_root("the harness is started as another user") {
         return;
     }
     let uid = containment::free_uid(62_950);
     let ws = Workspace::new("late");
-    let prefix = format!("{}/", ws.path().join("tmp").display());
-    ws.spy("spy-chmod", &["chmod", &prefix, "3"]);
     let off = ["--sandbox", "off"];
     let out = ws
-        .command_as(uid, &["players/spy-chmod"], "1..2", &off)
+        .command_as(uid, &["players/double"], "1..4", &off)
         .output()
         .unwrap();
-    // The attack's own lines are its marker: its test may end (ERR) before it says RAN.
-    let closed: usize = ["1", "2"]
-        .iter()
-        .map(|seed| {
-            stderr_log(&ws.results(), "double", "spy-chmod", seed)
-                .matches("REACHED chmod 000")
-                .count()
-        })
-        .sum();
-    assert!(closed >= 1, "the spy closed no folder");
-    expect_exit(&out, 1);
-    let rows = by_seed(&ws.results(), "spy-chmod");
+    expect_exit(&out, 0);
+    let alone = by_seed(&ws.results(), "double");
+    assert_eq!(alone.len(), 4, "{alone:?}");
+    let prefix = format!("{}/", ws.path().join("tmp").display());
+    ws.spy("spy-chmod", &["chmod", &prefix, "3"]);
+    let players = ["players/spy-chmod", "players/double"];
+    let out = ws.command_as(uid, &players, "1..4", &off).output().unwrap();
+    expect_exit(&out, 0);
+    let mut refused = 0;
+    for seed in ["1", "2", "3", "4"] {
+        let log = stderr_log(&ws.results(), "double", "spy-chmod", seed);
+        assert!(
+            log.contains("RAN relay-spy"),
+            "seed {seed}: no marker:\n{log}"
+        );
+        assert!(!log.contains("REACHED"), "seed {seed}: reached:\n{log}");
+        refused += log
+            .lines()
+            .filter(|l| {
+                l.starts_with("BLOCKED chmod 000 the tool's folder")
+                    && l.ends_with(": Operation not permitted")
+            })
+            .count();
+    }
     assert!(
-        rows.values()
-            .any(|(v, _, why)| v == "ERR" && why.contains("made unreachable")),
-        "{rows:?}"
+        refused >= 4,
+        "the spy tried {refused} chmods refused with EPERM"
+    );
+    let rows = by_seed(&ws.results(), "spy-chmod");
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(rows.values().all(|(v, _, _)| v == "WA"), "{rows:?}");
+    assert_eq!(
+        by_seed(&ws.results(), "double"),
+        alone,
+        "the competitor's tests"
     );
     let left = ws.left_in_tmp();
     assert!(left.is_empty(), "left in the scratch space: {left:?}");

@@ -80,6 +80,8 @@ impl Isolation {
             &limits,
         );
         spec.cwd = job.cwd.clone();
+        // A build sets its outputs' modes (a linker's `chmod`): not a player's filter.
+        spec.refuse_mode_changes = false;
         spec.binds = self
             .extra_binds
             .iter()

@@ -279,7 +279,7 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
             say(format!("setup landlock: {e}"));
         }
         if super::attribution::skips("seccomp") {
-        } else if let Err(e) = super::seccomp::apply() {
+        } else if let Err(e) = super::seccomp::apply(spec.refuse_mode_changes) {
             say(format!("setup {e}"));
         }
     }

@@ -407,6 +407,7 @@ impl Isolation {
         Spec {
             landlock_read,
             landlock_write,
+            refuse_mode_changes: true,
             ..self.contained(program.to_path_buf(), argv, env, cwd, binds, limits)
         }
     }
@@ -460,6 +461,7 @@ impl Isolation {
             player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
             hold: false,
+            refuse_mode_changes: false,
         }
     }
 
@@ -537,7 +539,7 @@ fn process_mode_note(root: bool) -> String {
     )];
     if seccomp::supported() {
         held.push(
-            "a seccomp filter allows Unix sockets only (no TCP, UDP or other network) and no System V IPC, POSIX message queues or keyrings".into(),
+            "a seccomp filter allows Unix sockets only (no TCP, UDP or other network), no System V IPC, POSIX message queues or keyrings, and no change of a file's mode, owner or ACL by its path".into(),
         );
     }
     if abi > 0 {

@@ -157,7 +157,7 @@ pub fn checks() -> Vec<Check> {
         what: "seccomp filter",
         ok: super::seccomp::supported(),
         detail: if super::seccomp::supported() {
-            "used in process mode: Unix sockets only, no System V IPC, POSIX message queues or keyrings".into()
+            "used in process mode: Unix sockets only, no System V IPC, POSIX message queues or keyrings, a player no chmod, chown or ACL by path".into()
         } else {
             "no filter for this architecture: process-mode players reach the network and System V IPC".into()
         },

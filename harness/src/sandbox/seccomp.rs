@@ -7,7 +7,13 @@
 //! outlive the test. No player needs a key. The harness joins the player's fresh session
 //! keyring before the filter is installed (init.rs), so that call is never filtered.
 //! `io_uring_setup` is refused too (`ENOSYS`), since io_uring makes sockets without the
-//! `socket` call. A system call of another ABI than the harness's own (32-bit calls on a 64-bit
+//! `socket` call. A player's filter (not a build's, whose linker sets its output's mode, nor
+//! a contest tool's) also refuses with `EPERM` the calls that change a file's mode, owner or
+//! ACL by its path ([`MODE_CHANGES`]): landlock does not cover them, and a player of an
+//! ordinary user's harness is the same user as the run's tools and other tests, whose
+//! folders' paths it can find (a relay socket's in /proc/net/unix). The calls on a
+//! descriptor (`fchmod`, `fchown`, `fsetxattr`) stay: they need a file the player could open,
+//! which landlock decides. A system call of another ABI than the harness's own (32-bit calls on a 64-bit
 //! kernel, x32) kills the player: the filter could not judge it.
 //!
 //! The filter is classic BPF written out here (a dozen instructions, no dependency), installed
@@ -58,6 +64,35 @@ const REFUSED: [libc::c_long; 17] = [
     libc::SYS_keyctl,
 ];
 
+/// System calls that change a file's mode, owner or extended attributes (a POSIX ACL is one,
+/// and sets mode bits) by its path, refused with `EPERM` to a player: `chmod`, `chown` and
+/// `lchown` (x86_64 only; aarch64 has the `*at` forms alone), `fchmodat`, `fchmodat2`,
+/// `fchownat`, `setxattr`, `lsetxattr`, `removexattr`, `lremovexattr`, `setxattrat` and
+/// `removexattrat`. The last three's numbers are the same on every architecture (the table
+/// shared since Linux 5.1); a kernel without them answers `ENOSYS` anyway.
+const MODE_CHANGES: &[libc::c_long] = &[
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chmod,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chown,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_lchown,
+    libc::SYS_fchmodat,
+    FCHMODAT2,
+    libc::SYS_fchownat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    SETXATTRAT,
+    REMOVEXATTRAT,
+];
+
+/// `fchmodat2` (Linux 6.6), `setxattrat` and `removexattrat` (Linux 6.13).
+const FCHMODAT2: libc::c_long = 452;
+const SETXATTRAT: libc::c_long = 463;
+const REMOVEXATTRAT: libc::c_long = 466;
+
 /// Whether this build can filter (x86_64 and aarch64).
 pub(crate) fn supported() -> bool {
     ARCH.is_some()
@@ -89,8 +124,9 @@ fn load(offset: u32) -> libc::sock_filter {
     stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset)
 }
 
-/// The filter's program. Jumps are relative: `jt`/`jf` skip that many instructions.
-fn program(arch: u32) -> Vec<libc::sock_filter> {
+/// The filter's program; `modes`: it refuses [`MODE_CHANGES`] too (a player's). Jumps are
+/// relative: `jt`/`jf` skip that many instructions.
+fn program(arch: u32, modes: bool) -> Vec<libc::sock_filter> {
     let errno = |e: i32| ret(libc::SECCOMP_RET_ERRNO | e as u32);
     let mut p = vec![
         load(ARCH_AT),
@@ -110,14 +146,16 @@ fn program(arch: u32) -> Vec<libc::sock_filter> {
     // The socket calls jump to the family check at the end; refused calls to EPERM just after
     // the list; io_uring to ENOSYS after that.
     let sockets = [libc::SYS_socket, libc::SYS_socketpair];
-    let n = (sockets.len() + REFUSED.len() + 1) as u8;
+    let modes: &[libc::c_long] = if modes { MODE_CHANGES } else { &[] };
+    let refused: Vec<libc::c_long> = REFUSED.iter().chain(modes).copied().collect();
+    let n = u8::try_from(sockets.len() + refused.len() + 1).expect("a short list");
     // After the list: [ALLOW, EPERM, ENOSYS, load arg0, jeq AF_UNIX, ALLOW, EAFNOSUPPORT].
     for (i, nr) in sockets.iter().enumerate() {
         // Distance from the instruction after this one to `load arg0` (list end + 3).
         let to_check = n - i as u8 - 1 + 3;
         p.push(jeq(*nr as u32, to_check, 0));
     }
-    for (i, nr) in REFUSED.iter().enumerate() {
+    for (i, nr) in refused.iter().enumerate() {
         let k = i + sockets.len();
         let to_eperm = n - k as u8 - 1 + 1;
         p.push(jeq(*nr as u32, to_eperm, 0));
@@ -133,13 +171,14 @@ fn program(arch: u32) -> Vec<libc::sock_filter> {
     p
 }
 
-/// Installs the filter on the calling thread (and what it execs). Needs `no_new_privs` (or
-/// CAP_SYS_ADMIN). A build without a known architecture installs nothing.
-pub(crate) fn apply() -> io::Result<()> {
+/// Installs the filter on the calling thread (and what it execs), with [`MODE_CHANGES`]
+/// refused when `modes` (a player's). Needs `no_new_privs` (or CAP_SYS_ADMIN). A build
+/// without a known architecture installs nothing.
+pub(crate) fn apply(modes: bool) -> io::Result<()> {
     let Some(arch) = ARCH else {
         return Ok(());
     };
-    let filter = program(arch);
+    let filter = program(arch, modes);
     let prog = libc::sock_fprog {
         len: filter.len() as u16,
         filter: filter.as_ptr() as *mut libc::sock_filter,
@@ -190,7 +229,7 @@ mod tests {
     #[test]
     fn the_filter_allows_unix_sockets_and_refuses_other_families_ipc_keyrings_and_other_abis() {
         let Some(arch) = ARCH else { return };
-        let p = program(arch);
+        let p = program(arch, true);
         let allow = libc::SECCOMP_RET_ALLOW;
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
         let nr = |n: libc::c_long| n as u32;
@@ -235,6 +274,45 @@ mod tests {
             assert_eq!(
                 run(&p, X32_BIT | nr(libc::SYS_socket), arch, 2),
                 libc::SECCOMP_RET_KILL_PROCESS
+            );
+        }
+    }
+    #[test]
+    fn a_players_filter_refuses_path_based_mode_owner_and_acl_changes_and_a_builds_does_not() {
+        let Some(arch) = ARCH else { return };
+        let nr = |n: libc::c_long| n as u32;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let player = program(arch, true);
+        let build = program(arch, false);
+        for call in MODE_CHANGES {
+            assert_eq!(run(&player, nr(*call), arch, 0), eperm, "{call}");
+            assert_eq!(
+                run(&build, nr(*call), arch, 0),
+                libc::SECCOMP_RET_ALLOW,
+                "{call}"
+            );
+        }
+        // Named again, not only through the list: a folder made unreachable (issue 37).
+        assert_eq!(run(&player, nr(libc::SYS_fchmodat), arch, 0), eperm);
+        assert_eq!(run(&player, nr(libc::SYS_setxattr), arch, 0), eperm);
+        // On a descriptor (a file landlock let the player open) they stay.
+        for call in [libc::SYS_fchmod, libc::SYS_fchown, libc::SYS_fsetxattr] {
+            assert_eq!(run(&player, nr(call), arch, 0), libc::SECCOMP_RET_ALLOW);
+        }
+        // The rest of the filter is the same in both.
+        for p in [&player, &build] {
+            assert_eq!(run(p, nr(libc::SYS_keyctl), arch, 0), eperm);
+            assert_eq!(
+                run(p, nr(libc::SYS_socket), arch, libc::AF_UNIX as u32),
+                libc::SECCOMP_RET_ALLOW
+            );
+            assert_eq!(
+                run(p, nr(libc::SYS_socket), arch, libc::AF_INET as u32),
+                libc::SECCOMP_RET_ERRNO | libc::EAFNOSUPPORT as u32
+            );
+            assert_eq!(
+                run(p, nr(libc::SYS_io_uring_setup), arch, 0),
+                libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32
             );
         }
     }

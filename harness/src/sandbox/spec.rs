@@ -111,6 +111,11 @@ pub struct Spec {
     /// player runs ([`super::tool::Held`]).
     #[serde(default)]
     pub hold: bool,
+    /// Process mode: the seccomp filter also refuses the calls that change a file's mode,
+    /// owner or ACL by its path (a player's: [`super::seccomp`]); false for a build, whose
+    /// linker sets its output's mode, and for a contest's tool.
+    #[serde(default)]
+    pub refuse_mode_changes: bool,
 }
 
 /// How the player process ended (the same as a reaped process's).

@@ -514,7 +514,7 @@ impl Game for RelayedGame {
         }
         if closed && outcome.verdict == Verdict::HarnessError {
             outcome.reason.push_str(
-                " (the tool's folder was made unreachable during the test, by a program of the harness's own user: process mode as an ordinary user cannot keep players from it; use the sandbox, or run as root)",
+                " (the tool's folder was made unreachable during the test, by a program of the harness's own user: process mode as an ordinary user keeps players from it only with its seccomp filter, on x86_64 and aarch64; use the sandbox, or run as root)",
             );
         }
         if let Some(run) = &run {
