@@ -375,7 +375,7 @@ fn start(
                 )
             })?),
         };
-        let spec = isolation.spec(
+        let mut spec = isolation.spec(
             &program,
             argv.clone(),
             &player.cwd,
@@ -383,6 +383,11 @@ fn start(
             workdir.as_ref().map(|w| w.path()),
             &test_limits,
         );
+        // A player on the harness's pipes is TLE past this CPU time ([`cpu_over_limit`]):
+        // each of its processes is killed a second after (RLIMIT_CPU), so that one starving
+        // the judge of the CPU they share cannot keep the game going. (A direct player's
+        // limit is its own: `Session::pending`.)
+        spec.cpu_seconds = (limits.think + limits.grace).as_secs_f64().ceil() as u64 + 1;
         // As the test is given it (after `spec` made it its player's).
         let workdir = workdir.map(|w| {
             let began = WorkdirStamp::of(w.path());
@@ -595,6 +600,31 @@ fn warning(think: Duration, cpu: Duration, limit: Duration, unflushed: bool) -> 
     notes.join("; ")
 }
 
+/// A player on the harness's pipes whose CPU time passed its time limit plus the grace
+/// period: TLE, however short its thinking time. The thinking clock stops when the player's
+/// line is out, so a player that works on (threads, children) while the judge or a contest's
+/// tester prepares its next message, or that starves a tester of the CPU they share, would
+/// otherwise think on the judge's time. The grace period is the margin: CPU time also holds
+/// the player's start before the first message and its exit after the last.
+fn cpu_over_limit(
+    outcome: &Outcome,
+    ending: &crate::session::Ending,
+    limits: &Limits,
+) -> Option<String> {
+    let cpu = Duration::from_micros(ending.report.as_ref()?.cpu_us);
+    let most = limits.think + limits.grace;
+    if ending.direct || outcome.verdict == Verdict::TimeLimit || cpu <= most {
+        return None;
+    }
+    Some(format!(
+        "time limit {} s exceeded: {:.2} s of CPU time, over the time limit plus the grace period ({:.2} s), in {:.2} s of thinking time",
+        limits.think.as_secs_f64(),
+        cpu.as_secs_f64(),
+        most.as_secs_f64(),
+        ending.think.as_secs_f64()
+    ))
+}
+
 /// Markers of an allocation failure in common runtimes' dying words.
 const OUT_OF_MEMORY: [&str; 5] = [
     "memory allocation of",
@@ -669,6 +699,9 @@ fn refine(
                 ending.think.as_secs_f64()
             ),
         );
+    }
+    if let Some(reason) = cpu_over_limit(&outcome, ending, limits).filter(|_| !oom_killed) {
+        return fail(outcome, Verdict::TimeLimit, reason);
     }
     // The kernel killed a process of the test for the test's memory (its cgroup's limit).
     if oom_killed {

@@ -39,6 +39,7 @@ pub mod spec;
 pub mod supervisor;
 mod sys;
 pub mod tool;
+mod tree_cpu;
 mod view;
 
 use std::io::Write;
