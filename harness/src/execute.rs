@@ -38,6 +38,13 @@ pub fn run(
     plan.notes
         .extend(containment.isolation.notes.iter().cloned());
     attach(&mut plan, &containment);
+    if plan
+        .suites
+        .iter()
+        .any(|s| s.problem.judge_identity().is_some())
+    {
+        plan.notes.extend(containment.isolation.tools_note());
+    }
     fit_to_machine(&mut plan);
     let (mut files, prior, resumed) =
         open_files(&mut plan, &containment, scoring, &builds.describe())?;

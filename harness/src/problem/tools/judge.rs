@@ -338,8 +338,9 @@ pub fn keep_log(def: &Def, outcome: &Outcome, run: &ToolRun, pictures: &mut Vec<
 
 /// What a judge's run means once it has the player's answer (or has talked to the player):
 ///
-/// - it could not start, or it ran past `judge-timeout`: ERR (not the player's doing;
-///   `--resume` runs the test again);
+/// - it could not start, ran past `judge-timeout`, or filled its folder past its memory
+///   limit with no cgroup to hold it: ERR (not the player's doing; `--resume` runs the test
+///   again);
 /// - it exited 0 with a score above 0: OK with that score;
 /// - anything else (no score line, a score of 0 or below, a non-zero exit status, a
 ///   panic, a flood of output): WA, with the tool's last lines as the reason, so no answer
@@ -359,6 +360,15 @@ pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
             Verdict::HarnessError,
             format!(
                 "the judge {} (judge-timeout in {})",
+                run.describe_end(timeout),
+                def.file.display()
+            ),
+        ),
+        // What holds a tool's files without a cgroup: the tool's failure, not the player's.
+        ToolEnd::DiskLimit(_) => Outcome::failed(
+            Verdict::HarnessError,
+            format!(
+                "the judge {} (judge-memory in {})",
                 run.describe_end(timeout),
                 def.file.display()
             ),
