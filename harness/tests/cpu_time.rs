@@ -147,6 +147,7 @@ fn children_reaped_by_the_kernel_count(extra: &[&str]) {
     assert_eq!(row["verdict"], "TLE", "{row:?}\n{log}");
     assert!(row["reason"].contains("CPU time"), "{row:?}");
     let cpu: u64 = row["cpu_ms"].parse().unwrap();
+    eprintln!("{extra:?}: 3 x 700 ms reaped by the kernel, counted {cpu} ms");
     assert!(
         cpu > 1000,
         "the children's time counted: {cpu} ms ({row:?})"
