@@ -746,3 +746,55 @@ fn refine(
     }
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ending(cpu_ms: u64, think_ms: u64, direct: bool) -> crate::session::Ending {
+        crate::session::Ending {
+            report: Some(crate::sandbox::Report {
+                cpu_us: cpu_ms * 1000,
+                ..Default::default()
+            }),
+            killed: false,
+            late_output: None,
+            stderr: StderrTail::default(),
+            think: Duration::from_millis(think_ms),
+            direct,
+        }
+    }
+
+    #[test]
+    fn cpu_time_past_the_limit_plus_the_grace_period_is_tle_on_the_harnesss_pipes_only() {
+        let limits = Limits {
+            think: Duration::from_secs(2),
+            memory: 0,
+            max_line: 100,
+            max_output: 100,
+            max_stderr: 100,
+            grace: Duration::from_secs(1),
+        };
+        let ok = Outcome::ok(1.0, 3);
+        assert_eq!(
+            cpu_over_limit(&ok, &ending(3000, 100, false), &limits),
+            None
+        );
+        let reason = cpu_over_limit(&ok, &ending(3001, 190, false), &limits).expect("TLE");
+        assert_eq!(
+            reason,
+            "time limit 2 s exceeded: 3.00 s of CPU time, over the time limit plus the grace period (3.00 s), in 0.19 s of thinking time"
+        );
+        // A direct player's limit is its CPU time itself (refine's own rule); a player
+        // already TLE keeps its reason.
+        assert_eq!(
+            cpu_over_limit(&ok, &ending(9000, 9000, true), &limits),
+            None
+        );
+        let tle = Outcome::failed(Verdict::TimeLimit, "thinking time over the limit");
+        assert_eq!(
+            cpu_over_limit(&tle, &ending(9000, 2100, false), &limits),
+            None
+        );
+    }
+}
