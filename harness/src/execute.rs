@@ -40,6 +40,13 @@ pub fn run(
         .extend(containment.isolation.notes.iter().cloned());
     unrunnable(&plan, &containment)?;
     attach(&mut plan, &containment);
+    if plan
+        .suites
+        .iter()
+        .any(|s| s.problem.judge_identity().is_some())
+    {
+        plan.notes.extend(containment.isolation.tools_note());
+    }
     fit_to_machine(&mut plan);
     let (mut files, prior, resumed) =
         open_files(&mut plan, &containment, scoring, &builds.describe())?;

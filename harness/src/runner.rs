@@ -380,7 +380,7 @@ fn start(
                 )
             })?),
         };
-        let spec = isolation.spec(
+        let mut spec = isolation.spec(
             &program,
             argv.clone(),
             &player.cwd,
@@ -388,6 +388,11 @@ fn start(
             workdir.as_ref().map(|w| w.path()),
             &test_limits,
         );
+        // A player on the harness's pipes is TLE past this CPU time ([`cpu_over_limit`]):
+        // each of its processes is killed a second after (RLIMIT_CPU), so that one starving
+        // the judge of the CPU they share cannot keep the game going. (A direct player's
+        // limit is its own: `Session::pending`.)
+        spec.cpu_seconds = (limits.think + limits.grace).as_secs_f64().ceil() as u64 + 1;
         // As the test is given it (after `spec` made it its player's).
         let workdir = workdir.map(|w| {
             let began = WorkdirStamp::of(w.path());
@@ -612,6 +617,31 @@ pub(crate) fn unflushed(outcome: &Outcome) -> bool {
     matches!(&outcome.fault, Some(Fault::TimeLimit(o)) if o.unflushed())
 }
 
+/// A player on the harness's pipes whose CPU time passed its time limit plus the grace
+/// period: TLE, however short its thinking time. The thinking clock stops when the player's
+/// line is out, so a player that works on (threads, children) while the judge or a contest's
+/// tester prepares its next message, or that starves a tester of the CPU they share, would
+/// otherwise think on the judge's time. The grace period is the margin: CPU time also holds
+/// the player's start before the first message and its exit after the last.
+fn cpu_over_limit(
+    outcome: &Outcome,
+    ending: &crate::session::Ending,
+    limits: &Limits,
+) -> Option<String> {
+    let cpu = Duration::from_micros(ending.report.as_ref()?.cpu_us);
+    let most = limits.think + limits.grace;
+    if ending.direct || outcome.verdict == Verdict::TimeLimit || cpu <= most {
+        return None;
+    }
+    Some(format!(
+        "time limit {} s exceeded: {:.2} s of CPU time, over the time limit plus the grace period ({:.2} s), in {:.2} s of thinking time",
+        limits.think.as_secs_f64(),
+        cpu.as_secs_f64(),
+        most.as_secs_f64(),
+        ending.think.as_secs_f64()
+    ))
+}
+
 /// Markers of an allocation failure in common runtimes' dying words.
 const OUT_OF_MEMORY: [&str; 5] = [
     "memory allocation of",
@@ -687,6 +717,9 @@ fn refine(
             ),
         );
     }
+    if let Some(reason) = cpu_over_limit(&outcome, ending, limits).filter(|_| !oom_killed) {
+        return fail(outcome, Verdict::TimeLimit, reason);
+    }
     // The kernel killed a process of the test for the test's memory (its cgroup's limit).
     if oom_killed {
         let how = exit.map(|e| format!(", {e}")).unwrap_or_default();
@@ -729,4 +762,57 @@ fn refine(
         }
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ending(cpu_ms: u64, think_ms: u64, direct: bool) -> crate::session::Ending {
+        crate::session::Ending {
+            report: Some(crate::sandbox::Report {
+                cpu_us: cpu_ms * 1000,
+                ..Default::default()
+            }),
+            killed: false,
+            late_output: None,
+            stderr: StderrTail::default(),
+            think: Duration::from_millis(think_ms),
+            direct,
+        }
+    }
+
+    #[test]
+    fn cpu_time_past_the_limit_plus_the_grace_period_is_tle_on_the_harnesss_pipes_only() {
+        let limits = Limits {
+            think: Duration::from_secs(2),
+            memory: 0,
+            max_line: 100,
+            max_output: 100,
+            max_stderr: 100,
+            grace: Duration::from_secs(1),
+            cpu: None,
+        };
+        let ok = Outcome::ok(1.0, 3);
+        assert_eq!(
+            cpu_over_limit(&ok, &ending(3000, 100, false), &limits),
+            None
+        );
+        let reason = cpu_over_limit(&ok, &ending(3001, 190, false), &limits).expect("TLE");
+        assert_eq!(
+            reason,
+            "time limit 2 s exceeded: 3.00 s of CPU time, over the time limit plus the grace period (3.00 s), in 0.19 s of thinking time"
+        );
+        // A direct player's limit is its CPU time itself (refine's own rule); a player
+        // already TLE keeps its reason.
+        assert_eq!(
+            cpu_over_limit(&ok, &ending(9000, 9000, true), &limits),
+            None
+        );
+        let tle = Outcome::failed(Verdict::TimeLimit, "thinking time over the limit");
+        assert_eq!(
+            cpu_over_limit(&tle, &ending(9000, 2100, false), &limits),
+            None
+        );
+    }
 }

@@ -332,6 +332,80 @@ fn a_judge_that_crashes_on_an_answer_is_wa_and_one_that_hangs_is_err() {
     assert!(rows[0]["reason"].contains("timed out"), "{rows:?}");
 }
 
+/// A vis that fills its working folder with 1 MB files (300 of them, its marker first on
+/// stderr, kept in the test's `judge.log`), named with `token`.
+fn disk_filler(token: &str) -> String {
+    format!(
+        "#!/bin/sh\necho 'RAN disk-filler' >&2\ni=0\nwhile [ $i -lt 300 ]; do head -c 1048576 /dev/zero > fill-{token}-$i || break; i=$((i+1)); done\necho \"wrote $i MB\" >&2\necho 'Score = 1'\n"
+    )
+}
+
+/// Whether a file whose name holds `token` is anywhere under `dir` (not through links).
+fn left_under(dir: &Path, token: &str) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_name().to_string_lossy().contains(token)
+                || (e.file_type().is_ok_and(|t| t.is_dir()) && left_under(&e.path(), token))
+        })
+}
+
+/// Without a cgroup (`--cgroup off`), nothing counts a tool's files as its memory: its folder
+/// is held to `judge-memory` by itself. A vis writing 300 MB under `judge-memory = 64` is
+/// stopped: ERR naming the cap (the tool's failure, not the player's), and none of its files
+/// left in the scratch space.
+#[test]
+fn a_judge_filling_its_folder_past_its_memory_limit_without_a_cgroup_is_stopped_err() {
+    let token = format!("h3disk{}", std::process::id());
+    let problem = PROBLEM.replace(
+        "judge-timeout = 20",
+        "judge-timeout = 20\njudge-memory = 64",
+    );
+    let ws = Workspace::new("pick", &problem, GEN, &disk_filler(&token));
+    for sandbox in ["auto", "off"] {
+        let (out, dir) = ws.run(
+            &["best"],
+            "1",
+            &format!("fill-{sandbox}"),
+            &["--cgroup", "off", "--sandbox", sandbox],
+        );
+        expect_exit(&out, 1);
+        // The start of the run says what holds the tools, and what does not.
+        let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains("contest tools without a cgroup: judge-memory holds"),
+            "--sandbox {sandbox}: {said}"
+        );
+        let log_path = dir.join("latest/pictures/pick/best/1/judge.log");
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        assert!(
+            log.contains("RAN disk-filler"),
+            "--sandbox {sandbox}: no marker:\n{log}"
+        );
+        let rows = scores(&dir);
+        assert_eq!(
+            rows[0]["verdict"], "ERR",
+            "--sandbox {sandbox}: {rows:?}\n{log}"
+        );
+        assert!(
+            rows[0]["reason"].contains("past 64 MB") && rows[0]["reason"].contains("judge-memory"),
+            "--sandbox {sandbox}: {rows:?}"
+        );
+        assert!(
+            !log.contains("wrote 300 MB"),
+            "--sandbox {sandbox}: not stopped:\n{log}"
+        );
+        let scratch = harness::sandbox::scratch::base();
+        assert!(
+            !left_under(scratch, &token),
+            "--sandbox {sandbox}: the vis's files were left in {}",
+            scratch.display()
+        );
+    }
+}
+
 #[test]
 fn a_gen_that_fails_is_err_and_resume_runs_the_test_again() {
     let ws = Workspace::new(

@@ -695,6 +695,18 @@ impl TestGroup {
         }
     }
 
+    /// The CPU time of every process that was ever in the test's group, reaped by anyone or
+    /// not (µs): cgroup v2's `cpu.stat`, in every v2 group; `None` in v1, where the test has
+    /// no CPU counter of its own (the init samples its tree instead: `tree_cpu`).
+    pub(crate) fn cpu_us(&self) -> Option<u64> {
+        if !self.v2 {
+            return None;
+        }
+        let stat = std::fs::read_to_string(self.mem.join("cpu.stat")).ok()?;
+        stat.lines()
+            .find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok())
+    }
+
     /// Removes the folders (call once no process is left in them).
     pub fn remove(self) -> Vec<String> {
         let mut notes = Vec::new();

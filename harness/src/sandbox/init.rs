@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::cgroup::TestGroup;
 use super::spec::{Mode, Report, Spec, StartError};
 use super::supervisor::Command;
+use super::tree_cpu::{self, stat_fields, TreeCpu};
 use super::{sys, view};
 
 /// Time allowed to kill and reap what is left of a test.
@@ -78,7 +79,8 @@ pub fn run(
         start_error: start_error(err_r),
         ..Report::default()
     };
-    let peak_kb = watch(spec, player, group.is_none(), stop, &sigchld, &mut report);
+    let mut cpu = TreeCpu::default();
+    let peak_kb = watch(spec, player, group, stop, &sigchld, &mut report, &mut cpu);
     let leftover = end_all(spec.mode, player, group, &sigchld);
     report.all_gone = leftover.is_empty();
     if !leftover.is_empty() {
@@ -89,6 +91,9 @@ pub fn run(
     if !report.all_gone {
         report.cpu_us += unreaped_cpu_us(spec.mode, player);
     }
+    // What the kernel reaped (children of a process that ignores SIGCHLD) reached no wait:
+    // the sampled tree then shows more.
+    report.cpu_us = report.cpu_us.max(cpu.total_us());
     report.max_memory_kb = max_rss_kb.max(peak_kb);
     report
 }
@@ -113,39 +118,66 @@ fn start_error(err_r: OwnedFd) -> Option<StartError> {
 }
 
 /// Reaps as processes end, until the player's own end or until told to stop (`stop`
-/// readable); sets the player's exit in `report`. Without a cgroup (`sample`), the tree's
-/// memory is watched by sampling: every process of the test, its resident memory less shared
-/// file pages, summed; over the limit, the test ends MLE (not sampled at a wake-up where
-/// nothing of the test is alive any more: [`only_ended`]). Returns the sampled peak (KB).
+/// readable); sets the player's exit in `report`. Without a cgroup, the tree's memory is
+/// watched by sampling: every process of the test, its resident memory less shared file
+/// pages, summed; over the limit, the test ends MLE (not sampled at a wake-up where nothing of
+/// the test is alive any more: [`only_ended`]). Without a per-test CPU counter, the tree's
+/// CPU time is sampled into `cpu` ([`tree_cpu`]). Returns the sampled peak memory (KB).
 fn watch(
     spec: &Spec,
     player: libc::pid_t,
-    sample: bool,
+    group: Option<&TestGroup>,
     stop: &OwnedFd,
     sigchld: &OwnedFd,
     report: &mut Report,
+    cpu: &mut TreeCpu,
 ) -> u64 {
-    let watch = (sample && spec.address_space > 0).then_some(spec.address_space);
+    let watch = (group.is_none() && spec.address_space > 0).then_some(spec.address_space);
     let interval = match spec.mode {
         Mode::Namespaces => 20,
         // Finding the tree means reading every process of the machine: less often.
         Mode::Process => 100,
     };
+    let cpu_every = match (spec.mode, group) {
+        (Mode::Process, None) => tree_cpu::INTERVAL.max(Duration::from_millis(interval)),
+        _ => tree_cpu::INTERVAL,
+    };
+    let sample_cpu = !has_cpu_counter(spec);
+    let mut next_cpu = Instant::now() + cpu_every;
     let mut peak_kb = 0;
     'test: loop {
-        let timeout = if watch.is_some() { interval } else { -1 };
+        let timeout = match (watch, sample_cpu) {
+            (Some(_), _) => interval as i32,
+            (None, true) => next_cpu
+                .saturating_duration_since(Instant::now())
+                .as_millis()
+                .max(1) as i32,
+            (None, false) => -1,
+        };
         let ready = sys::poll_read(&[stop.as_raw_fd(), sigchld.as_raw_fd()], timeout);
         // A test whose processes have all ended holds nothing: no walk of /proc at its end.
-        if let Some(limit) = watch.filter(|_| ready == 0 || !only_ended(spec.mode, player)) {
-            let held = tree_memory_kb(spec.mode, player);
-            peak_kb = peak_kb.max(held);
-            if held * 1024 > limit {
-                report.oom_killed = true;
-                report.notes.push(format!(
-                    "the test's processes held {} MB together, over the memory limit",
-                    held >> 10
-                ));
-                break;
+        let memory_due = watch.filter(|_| ready == 0 || !only_ended(spec.mode, player));
+        let cpu_due = sample_cpu && Instant::now() >= next_cpu;
+        if memory_due.is_some() || cpu_due {
+            let pids = match group {
+                Some(g) => g.pids(),
+                None => test_pids(spec.mode, player),
+            };
+            if cpu_due {
+                cpu.sample(&pids);
+                next_cpu = Instant::now() + cpu_every;
+            }
+            if let Some(limit) = memory_due {
+                let held = memory_kb_of(&pids);
+                peak_kb = peak_kb.max(held);
+                if held * 1024 > limit {
+                    report.oom_killed = true;
+                    report.notes.push(format!(
+                        "the test's processes held {} MB together, over the memory limit",
+                        held >> 10
+                    ));
+                    break;
+                }
             }
         }
         if ready & 2 != 0 {
@@ -168,6 +200,13 @@ fn watch(
         }
     }
     peak_kb
+}
+
+/// Whether the test has a CPU counter of its own that sees every process the player
+/// started, reaped by anyone or not: a cgroup v2 group's `cpu.stat` (read by the supervisor,
+/// [`TestGroup::cpu_us`]).
+fn has_cpu_counter(spec: &Spec) -> bool {
+    matches!(spec.cgroups, Some(super::spec::Cgroups::V2 { .. }))
 }
 
 /// Whether nothing of the test is alive but unreaped: the player has ended (a zombie not yet
@@ -436,13 +475,11 @@ fn peek_ended(child: Option<libc::pid_t>, block: bool) -> std::io::Result<libc::
     Ok(unsafe { info.si_pid() })
 }
 
-/// The memory the test's processes hold together, in KiB: resident pages less shared file
-/// pages (code and libraries), summed over the PID namespace's processes (namespaces) or over
-/// the caller's descendants (process mode).
-fn tree_memory_kb(mode: Mode, player: libc::pid_t) -> u64 {
+/// The memory these processes hold together, in KiB: resident pages less shared file pages
+/// (code and libraries), summed (the test's processes: [`test_pids`]).
+fn memory_kb_of(pids: &[libc::pid_t]) -> u64 {
     // SAFETY: sysconf has no preconditions.
     let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
-    let pids = test_pids(mode, player);
     pids.iter()
         .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/statm")).ok())
         .map(|statm| {
@@ -490,21 +527,22 @@ fn unreaped_cpu_us(mode: Mode, player: libc::pid_t) -> u64 {
 /// The CPU time (µs) of these processes, each one's own and that of the children it reaped,
 /// from `/proc/<pid>/stat`; a process gone counts nothing.
 fn cpu_us_of(pids: &[libc::pid_t]) -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    pids.iter()
+    let ticks = pids
+        .iter()
         .filter_map(|&pid| {
             // utime, stime, cutime, cstime: fields 14-17, the 12th to 15th from the state on.
             stat_fields(pid, |fields| {
-                let ticks: u64 = fields
-                    .skip(11)
-                    .take(4)
-                    .map(|v| v.parse().unwrap_or(0))
-                    .sum();
-                Some(ticks * 1_000_000 / ticks_per_s)
+                Some(
+                    fields
+                        .skip(11)
+                        .take(4)
+                        .map(|v| v.parse::<u64>().unwrap_or(0))
+                        .sum::<u64>(),
+                )
             })
         })
-        .sum()
+        .sum();
+    tree_cpu::ticks_to_us(ticks)
 }
 
 /// The caller's descendants (processes whose parent chain reaches it) and `first`.
@@ -536,16 +574,6 @@ fn descendants(first: libc::pid_t) -> Vec<libc::pid_t> {
 /// A process's parent, from `/proc/<pid>/stat`.
 pub(super) fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
     stat_fields(pid, |mut fields| fields.nth(1)?.parse().ok())
-}
-
-/// `read` of the fields of `/proc/<pid>/stat` after "pid (comm)", the state first (comm may
-/// hold spaces and parentheses); `None` when the process is gone.
-fn stat_fields<T>(
-    pid: libc::pid_t,
-    read: impl FnOnce(std::str::SplitWhitespace<'_>) -> Option<T>,
-) -> Option<T> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    read(stat.rsplit_once(')')?.1.split_whitespace())
 }
 
 /// The children of a process (escaped grandchildren are reparented to a subreaper).

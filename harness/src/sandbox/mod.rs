@@ -27,6 +27,7 @@ pub mod attribution;
 pub mod beneath;
 mod build;
 pub mod cgroup;
+mod folder_cap;
 mod forker;
 pub mod ids;
 mod init;
@@ -43,6 +44,7 @@ pub mod supervisor;
 mod sys;
 mod tidy;
 pub mod tool;
+mod tree_cpu;
 mod view;
 
 use std::io::Write;
@@ -280,6 +282,22 @@ impl Isolation {
             ));
         }
         Ok(isolation)
+    }
+
+    /// What a contest's tools (gen, a judge, a tester) are not held to in this run, when
+    /// there is no cgroup: for the start of a run with a problem of tools.
+    pub fn tools_note(&self) -> Option<String> {
+        if self.cgroups.is_some() {
+            return None;
+        }
+        let procs = match self.mode {
+            Mode::Namespaces => "their processes capped inside the sandbox (RLIMIT_NPROC)",
+            Mode::Process => "their processes not capped",
+        };
+        Some(format!(
+            "contest tools without a cgroup: judge-memory holds each process's address space (RLIMIT_AS), not shared memory, pipe buffers or kernel memory; their files are held to it by a watch of their folder every {} ms (what a tool writes faster passes it by that much) and a cap on each file (RLIMIT_FSIZE); {procs}",
+            folder_cap::INTERVAL.as_millis()
+        ))
     }
 
     /// How the run was contained, for run.toml and the summary.

@@ -89,9 +89,10 @@ pub struct Spec {
     pub landlock_write: Vec<PathBuf>,
     /// Leave RLIMIT_CORE as the harness had it (`--core-dumps`).
     pub core_dumps: bool,
-    /// Seconds of CPU each process of the test may use (RLIMIT_CPU), 0 = none: the time limit
-    /// of a player the harness does not talk to (`relay = "direct"`), whose thinking clock it
-    /// cannot run.
+    /// Seconds of CPU each process of the test may use (RLIMIT_CPU), 0 = none: for a player
+    /// the harness does not talk to (`relay = "direct"`), whose thinking clock it cannot
+    /// run, its time limit; for any other, its time limit plus the grace period (its CPU
+    /// time past those is TLE as well), a second more each.
     #[serde(default)]
     pub cpu_seconds: u64,
     /// The harness's own host uid and gid.
@@ -156,7 +157,9 @@ pub struct Report {
     /// The player's own exit (None: it was killed with the test, or never started).
     pub exit: Option<Exit>,
     pub start_error: Option<StartError>,
-    /// CPU time of every process of the test that was reaped (user + system), microseconds.
+    /// CPU time of every process of the test (user + system), microseconds: what the init
+    /// reaped, or the test's cgroup v2 counter, or its sampled tree where that shows more
+    /// (processes reaped by the kernel: `tree_cpu`).
     pub cpu_us: u64,
     /// Peak memory of the test in KiB: the cgroup's peak where there is one, else the
     /// largest peak RSS of the test's processes.

@@ -159,6 +159,8 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
         report.oom_killed = oom;
         report.memory_limit_hit = hit;
         report.procs_limit_hit = procs_hit;
+        // Counts what the kernel reaped too (children of a process that ignores SIGCHLD).
+        report.cpu_us = report.cpu_us.max(group.cpu_us().unwrap_or(0));
     }
     send(&report);
     if let Some(pid) = init {

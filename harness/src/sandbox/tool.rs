@@ -16,6 +16,7 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::folder_cap::FolderCap;
 use super::spec::{Bind, Exit, Mode, Report, Spec, StartError};
 use super::{Isolation, TestLimits};
 use crate::os::{self, Interest, Waiter};
@@ -63,6 +64,9 @@ pub enum ToolEnd {
     TimedOut,
     /// It wrote more than `max_output` bytes on stdout and was killed.
     OutputLimit,
+    /// Its folder took more than this many bytes (watched without a cgroup: [`FolderCap`])
+    /// and it was killed.
+    DiskLimit(u64),
     /// It never ran: the program could not be executed, or the sandbox refused.
     NotStarted(String),
     /// The run was interrupted (Ctrl-C) while it ran.
@@ -93,6 +97,10 @@ impl ToolRun {
             ToolEnd::Exited(exit) => exit.to_string(),
             ToolEnd::TimedOut => format!("timed out after {} s", timeout.as_secs_f64()),
             ToolEnd::OutputLimit => "wrote too much on stdout".to_string(),
+            ToolEnd::DiskLimit(cap) => format!(
+                "filled its folder past {} MB (its memory limit, which holds its files with no cgroup too) and was stopped",
+                cap >> 20
+            ),
             ToolEnd::NotStarted(why) => format!("could not start: {why}"),
             ToolEnd::Interrupted => "interrupted".to_string(),
         }
@@ -516,7 +524,10 @@ fn start(
             Err(e) => return Err(not_started(format!("sandbox: {e}"), None)),
         }
     };
-    Pump::new(launched, cmd, hold).map_err(|(launched, e)| {
+    // Without a cgroup, nothing else holds what the tool leaves in its folder.
+    let disk = (spec.cgroups.is_none() && cmd.limits.disk > 0)
+        .then(|| FolderCap::new(dir.path(), cmd.limits.disk));
+    Pump::new(launched, cmd, hold, disk).map_err(|(launched, e)| {
         let report = end_test(
             launched.pid,
             Some(launched.control),
@@ -584,15 +595,18 @@ struct Pump {
     stdout_tail: Vec<u8>,
     stderr_tail: Vec<u8>,
     scratch: Vec<u8>,
+    disk: Option<FolderCap>,
 }
 
 impl Pump {
     #[allow(clippy::result_large_err)]
-    /// `hold`: the first byte written on the tool's stdin is its go ([`Held`]).
+    /// `hold`: the first byte written on the tool's stdin is its go ([`Held`]); `disk`: the
+    /// tool's folder, watched.
     fn new(
         launched: super::Launched,
         cmd: &ToolCommand,
         hold: bool,
+        disk: Option<FolderCap>,
     ) -> Result<Pump, (super::Launched, std::io::Error)> {
         let setup = || -> std::io::Result<(Waiter, Option<OwnedFd>, Option<std::fs::File>)> {
             for fd in [
@@ -652,6 +666,7 @@ impl Pump {
             stdout_tail: Vec::new(),
             stderr_tail: Vec::new(),
             scratch: vec![0; 1 << 16],
+            disk,
         })
     }
 
@@ -668,11 +683,20 @@ impl Pump {
             if self.exited.is_none() && self.stdout.is_none() && self.stderr.is_none() {
                 return None;
             }
+            if let Some(disk) = &mut self.disk {
+                if disk.over() {
+                    return Some(ToolEnd::DiskLimit(disk.cap));
+                }
+            }
             let now = Instant::now();
             if now >= deadline {
                 return Some(ToolEnd::TimedOut);
             }
-            let ready = match self.waiter.wait(Some(deadline - now)) {
+            let until = self
+                .disk
+                .as_ref()
+                .map_or(deadline, |d| d.due().min(deadline));
+            let ready = match self.waiter.wait(Some(until.saturating_duration_since(now))) {
                 Ok(r) => r,
                 Err(e) => return Some(ToolEnd::NotStarted(format!("waiting on the tool: {e}"))),
             };

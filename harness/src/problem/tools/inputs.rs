@@ -255,11 +255,13 @@ fn gen_failed(def: &Def, run: &tool::ToolRun, seed: u64, dir: &str) -> String {
     format!("gen for seed {seed} {what}: {said}{hint}")
 }
 
-/// The containment limits of a tool (gen or judge) of `def`.
+/// The containment limits of a tool (gen or judge) of `def`: its memory limit also holds its
+/// files (its folder in the scratch space, its HOME and /tmp), which with a cgroup are memory
+/// charged to it and without one are capped on their own (`sandbox::tool`).
 pub fn tool_limits(def: &Def) -> TestLimits {
     TestLimits {
         memory: def.judge_memory << 20,
-        disk: 1 << 30,
+        disk: def.judge_memory << 20,
         procs: 512,
         core_dumps: false,
     }

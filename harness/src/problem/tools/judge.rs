@@ -437,8 +437,9 @@ pub fn judge_outcome(def: &Def, run: &ToolRun, moves: u64) -> Option<Outcome> {
 
 /// What a batch judge's run means once it has the player's answer (`said`):
 ///
-/// - it could not start, or it ran past `judge-timeout`: ERR (not the player's doing;
-///   `--resume` runs the test again);
+/// - it could not start, ran past `judge-timeout`, or filled its folder past its memory
+///   limit with no cgroup to hold it: ERR (not the player's doing; `--resume` runs the test
+///   again);
 /// - it exited 0 with a score that [`passes`]: OK with that score;
 /// - anything else (no score line, a score that does not pass, a non-zero exit status, a
 ///   panic, a flood of output): WA, with the tool's last lines as the reason, so no answer
@@ -462,6 +463,15 @@ fn outcome_of(def: &Def, run: &ToolRun, moves: u64, said: &str) -> Option<Outcom
             Verdict::HarnessError,
             format!(
                 "the judge {} (judge-timeout in {})",
+                run.describe_end(timeout),
+                def.file.display()
+            ),
+        ),
+        // What holds a tool's files without a cgroup: the tool's failure, not the player's.
+        ToolEnd::DiskLimit(_) => Outcome::failed(
+            Verdict::HarnessError,
+            format!(
+                "the judge {} (judge-memory in {})",
                 run.describe_end(timeout),
                 def.file.display()
             ),
