@@ -78,6 +78,15 @@ pub struct Recorder<'a> {
     last_answer: usize,
     /// Whether the judge's lines are kept (not in a compact transcript).
     judge: bool,
+    /// How many times the player was started ([`Channel::restart`]): a transcript of more
+    /// than one start has a [`start_header`] before each start's lines.
+    starts: u32,
+}
+
+/// The note that begins the lines of the player's `n`th start in a test whose judge started
+/// it more than once (a `# ` line: readers of answers skip it).
+pub(crate) fn start_header(n: u32) -> String {
+    format!("{NOTE}start {n} of the player\n")
 }
 
 impl<'a> Recorder<'a> {
@@ -88,6 +97,7 @@ impl<'a> Recorder<'a> {
             text: String::new(),
             last_answer: 0,
             judge: true,
+            starts: 1,
         }
     }
 
@@ -99,6 +109,7 @@ impl<'a> Recorder<'a> {
             text: COMPACT_HEADER.to_string(),
             last_answer: 0,
             judge: false,
+            starts: 1,
         }
     }
 
@@ -190,6 +201,23 @@ impl Channel for Recorder<'_> {
         stdout: std::os::fd::OwnedFd,
     ) -> Result<(), Fault> {
         self.inner.start_on(stdin, stdout)
+    }
+
+    fn restart(&mut self) -> Result<(), Fault> {
+        self.inner.restart()?;
+        self.starts += 1;
+        if self.starts == 2 {
+            // The first start's section begins where its game did: before every line.
+            let at = if is_compact(&self.text) {
+                COMPACT_HEADER.len()
+            } else {
+                0
+            };
+            self.text.insert_str(at, &start_header(1));
+            self.last_answer += start_header(1).len();
+        }
+        self.text.push_str(&start_header(self.starts));
+        Ok(())
     }
 
     fn wait_player(

@@ -51,8 +51,8 @@ pub const RELAY_ARG: &str = "__relay";
 const SOCKET: &str = "relay.sock";
 /// The name of the symlink to the harness binary in the tool's folder.
 const PROGRAM: &str = "relay";
-/// The mark a relay leaves in the tool's folder when the tester starts its player a second
-/// time ([`started_again`]).
+/// The mark a relay leaves in the tool's folder when the tester starts its player more times
+/// than the harness takes ([`started_again`]).
 const AGAIN: &str = "relay.again";
 /// Longest socket path the kernel takes (`sun_path`, with its terminating zero).
 const MAX_SOCKET_PATH: usize = 107;
@@ -81,15 +81,16 @@ fn relay() -> io::Result<()> {
     let socket = Path::new(&path);
     let stream = match UnixStream::connect(socket) {
         Ok(stream) => stream,
-        // The harness takes one connection and removes the socket: a tester that starts its
-        // player again finds none. It is told so, and so is the harness (a mark beside the
-        // socket), which then names what happened instead of the tester's complaint.
+        // The harness removes the socket once it has taken the last start `max-starts`
+        // allows: a tester that starts its player once more finds none. It is told so, and
+        // so is the harness (a mark beside the socket), which then names what happened
+        // instead of the tester's complaint.
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if let Some(dir) = socket.parent() {
                 let _ = std::fs::write(dir.join(AGAIN), b"");
             }
             return Err(io::Error::other(
-                "the tester started its player a second time: the harness relays one player per test",
+                "the tester started its player more times than the harness allows (max-starts in problem.toml)",
             ));
         }
         Err(e) => {
@@ -125,8 +126,9 @@ fn relay() -> io::Result<()> {
     }
 }
 
-/// Whether the tester whose relay listened in `dir` started its player more than once (a
-/// relay found no socket to connect to: the harness takes one connection per test).
+/// Whether the tester whose relay listened in `dir` started its player more times than the
+/// harness took (a relay found no socket to connect to: the harness removes it with the last
+/// start it allows).
 pub fn started_again(dir: &Path) -> bool {
     dir.join(AGAIN).exists()
 }
@@ -232,6 +234,20 @@ impl Relay {
         deadline: Instant,
         owner: &dyn Fn() -> Option<i32>,
     ) -> io::Result<Accepted> {
+        self.accept_next(ended, deadline, owner, true)
+    }
+
+    /// As [`Relay::accept`], for a tester that may start its player more than once
+    /// (`max-starts`): the relay keeps listening for the tool's next start, unless `last`
+    /// (the socket is then removed, and a start past it leaves the mark of
+    /// [`started_again`]).
+    pub fn accept_next(
+        &self,
+        ended: BorrowedFd<'_>,
+        deadline: Instant,
+        owner: &dyn Fn() -> Option<i32>,
+        last: bool,
+    ) -> io::Result<Accepted> {
         let control = loop {
             match self.listener.accept() {
                 Ok((stream, _)) => match from_the_tool(&stream, ended, deadline, owner)? {
@@ -248,7 +264,9 @@ impl Relay {
                 None => continue,
             }
         };
-        let _ = std::fs::remove_file(&self.socket);
+        if last {
+            let _ = std::fs::remove_file(&self.socket);
+        }
         // The relay sends its pipes at once; a tool that ends first ends the wait too.
         if let Some(accepted) = wait_for(control.as_fd(), ended, deadline)? {
             return Ok(accepted);
