@@ -20,8 +20,20 @@ use std::process::{Command, Output, Stdio};
 use support::{expect_exit, rows_of, scores};
 
 /// Players: `sh main.sh`.
-const PLAYERS: [(&str, &str); 4] = [
+const PLAYERS: [(&str, &str); 7] = [
     ("double", "read n\necho $((n * 2))\n"),
+    // Takes 3 s to answer each game: 6 s in two starts, each within a 5 s limit.
+    ("steady", "read n\nsleep 3\necho $((n * 2))\n"),
+    // Answers the first game (N < 100) at once; in the ground truth game (N > 100) it
+    // crashes, or thinks past the limit. A marker on stderr proves it got there.
+    (
+        "crash2",
+        "read n\nif [ $n -gt 100 ]; then echo reached game 2 >&2; kill -SEGV $$; fi\necho $((n * 2))\n",
+    ),
+    (
+        "slow2",
+        "read n\nif [ $n -gt 100 ]; then echo reached game 2 >&2; sleep 9; fi\necho $((n * 2))\n",
+    ),
     // A wrong answer that looks like a score line: it lands in the tester's stdout.
     ("liar", "read n\necho 'Score = 777 garbage'\n"),
     ("word", "read n\necho x\n"),
@@ -48,7 +60,12 @@ impl Workspace {
         for (id, tester, args, more) in [
             ("echo", "echo-tester.sh", "", ""),
             ("twice", "twice-tester.sh", "", "max-starts = 1\n"),
-            ("truth", "games-tester.sh", "\"2\", ", ""),
+            (
+                "truth",
+                "games-tester.sh",
+                "\"2\", ",
+                "[limits]\ntime-limit = 5\n",
+            ),
             ("loop", "games-tester.sh", "\"4\", ", ""),
             ("trace", "trace-tester.sh", "", ""),
         ] {
@@ -349,4 +366,33 @@ fn files_left_in_the_tools_folder_by_hand_keep_the_tools_hash() {
     let (out, third) = ws.run(&["echo-double"], "0", "third");
     expect_exit(&out, 0);
     assert_ne!(tools_hash(&first), tools_hash(&third));
+}
+
+#[test]
+fn each_start_has_its_own_clock_and_a_fault_in_a_later_start_is_the_players_verdict() {
+    let ws = Workspace::new();
+    let players = ["truth-steady", "truth-crash2", "truth-slow2"];
+    let (out, results) = ws.run(&players, "1", "truth-faults");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    // 3 s a game, twice, under a 5 s limit: the limit holds each start on its own.
+    let steady = one(&rows, "truth-steady");
+    assert_eq!(steady["verdict"], "OK", "{steady:?}");
+    assert_eq!(steady["score"], (42 + 242).to_string(), "{steady:?}");
+    let think: f64 = steady["think_ms"].parse().unwrap();
+    assert!(
+        (2900.0..5000.0).contains(&think),
+        "think_ms of one start: {think}"
+    );
+    for (player, verdict) in [("truth-crash2", "RE"), ("truth-slow2", "TLE")] {
+        let stderr = results.join(format!("latest/logs/truth/{player}/1.stderr"));
+        let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+        assert!(text.contains("reached game 2"), "{player}: {text:?}");
+        assert!(
+            text.contains("[harness: start 2 of the player]"),
+            "{text:?}"
+        );
+        let row = one(&rows, player);
+        assert_eq!(row["verdict"], verdict, "{row:?}");
+    }
 }
