@@ -25,7 +25,10 @@
 //! The relay belongs to its test alone, in every mode: the socket is its owner's (the tool's
 //! id) alone, the harness takes a connection only from a process below the tool's supervisor
 //! ([`super::peer`]; any other is closed and ignored, and the wait goes on), and the relay
-//! hands its pipes only to the harness's pid. A tool's message line is held until its newline
+//! hands its pipes only to the harness's pid. A tester may start its player more than once
+//! (`max-starts` in problem.toml): the harness then takes one connection per start
+//! ([`Relay::accept_next`]) and removes the socket with the last start it allows, so a
+//! start past it finds none and leaves a mark ([`started_again`]). A tool's message line is held until its newline
 //! up to [`MAX_TOOL_LINE`]; past it the test ends as the tool's failure.
 //!
 //! The harness's side is [`Relay`] (the listening socket and the command), [`Pipes`] (the

@@ -2,7 +2,8 @@
 //! tester jars): the tool runs contained with the relay's command in place of the player
 //! (`sandbox::relay`), and the game proxies between the relay and the player's [`Channel`],
 //! so the player is the harness's as in any built-in problem: the same checks of every line,
-//! limits, thinking clock, transcript, `--verbose` and verdicts.
+//! limits, thinking clock, transcript, `--verbose` and verdicts. A tester that starts its
+//! player more than once plays one game per start, up to `max-starts` ([`super::starts`]).
 //!
 //! With `relay = "direct"` ([`super::config::RelayMode::Direct`]) the player is instead
 //! started, in its own sandbox, on the tool's own pipes ([`Channel::start_on`]) and the game
