@@ -101,11 +101,23 @@ impl Workspace {
     /// Runs `players` on `seeds` into `results/<name>`; returns the harness's output and the
     /// results folder.
     fn run(&self, players: &[&str], seeds: &str, name: &str) -> (Output, PathBuf) {
+        self.run_with(players, seeds, name, &[])
+    }
+
+    /// [`Workspace::run`] with more of the harness's arguments.
+    fn run_with(
+        &self,
+        players: &[&str],
+        seeds: &str,
+        name: &str,
+        more: &[&str],
+    ) -> (Output, PathBuf) {
         let results = self.root().join("results").join(name);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
         cmd.current_dir(self.root())
             .stdin(Stdio::null())
             .env_remove("HARNESS_SECRET")
+            .args(more)
             .arg("--players");
         for p in players {
             cmd.arg(format!("players/{p}"));
@@ -180,9 +192,18 @@ fn a_tester_that_starts_its_player_a_second_time_under_one_start_is_err_naming_m
 #[test]
 fn a_tester_that_plays_a_ground_truth_game_starts_the_player_twice_and_is_judged_by_its_score() {
     let ws = Workspace::new();
-    let (out, results) = ws.run(&["truth-double", "truth-word"], "2,3", "truth");
-    expect_exit(&out, 0);
-    let rows = scores(&results);
+    for (name, mode) in [("truth", "auto"), ("truth-process", "off")] {
+        let players = ["truth-double", "truth-word"];
+        let (out, results) = ws.run_with(&players, "2,3", name, &["--sandbox", mode]);
+        ground_truth_games_are_judged(&out, &results);
+    }
+}
+
+/// What [`a_tester_that_plays_a_ground_truth_game_starts_the_player_twice_and_is_judged_by_its_score`]
+/// expects of a run.
+fn ground_truth_games_are_judged(out: &Output, results: &Path) {
+    expect_exit(out, 0);
+    let rows = scores(results);
     for seed in [2u64, 3] {
         let row = rows
             .iter()
