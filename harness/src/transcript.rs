@@ -19,6 +19,10 @@
 //!
 //! Which tests keep a transcript on disk at all is the run's [`Keep`] (`--transcripts`).
 //!
+//! A test whose judge started the player more than once ([`Channel::restart`]: a contest
+//! tester playing more games per input) has a section per start, each after a
+//! [`start_header`] note; a test of one start has none.
+//!
 //! What a player sends is kept as the judge understood it ([`Channel::understood`]: `7 3`
 //! for `007 3`), and one message of a player is kept up to [`KEEP_BYTES`] (an exact answer;
 //! a `# ` line then says how much was left out), so a transcript's size is bounded by the
@@ -311,6 +315,58 @@ mod tests {
         assert_eq!(rec.text, format!("{COMPACT_HEADER}< 0 1\n< \n< 2 3\n"));
         assert!(is_compact(&rec.text));
         assert_eq!(answers(&rec.text), ["0 1", "", "2 3"]);
+    }
+
+    /// A player that can be started again: another channel, restarted in place.
+    struct Restartable<'a>(&'a mut dyn Channel);
+
+    impl Channel for Restartable<'_> {
+        fn send(&mut self, text: &str) -> Result<(), Fault> {
+            self.0.send(text)
+        }
+        fn recv(&mut self) -> Result<&str, Fault> {
+            self.0.recv()
+        }
+        fn recv_to_end(&mut self) -> Result<&str, Fault> {
+            self.0.recv_to_end()
+        }
+        fn restart(&mut self) -> Result<(), Fault> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn each_start_of_the_player_gets_a_section_and_the_answers_read_through_them() {
+        for compact in [false, true] {
+            let mut inner = scripted(&["4", "6", "8"]);
+            let mut player = Restartable(&mut inner);
+            let mut rec = if compact {
+                Recorder::compact(&mut player)
+            } else {
+                Recorder::new(&mut player)
+            };
+            rec.send("2\n").unwrap();
+            assert_eq!(rec.recv().unwrap(), "4");
+            rec.restart().unwrap();
+            rec.send("3\n").unwrap();
+            assert_eq!(rec.recv().unwrap(), "6");
+            rec.restart().unwrap();
+            assert_eq!(rec.recv().unwrap(), "8");
+            let want = if compact {
+                format!("{COMPACT_HEADER}# start 1 of the player\n< 4\n# start 2 of the player\n< 6\n# start 3 of the player\n< 8\n")
+            } else {
+                "# start 1 of the player\n> 2\n< 4\n# start 2 of the player\n> 3\n< 6\n# start 3 of the player\n< 8\n".to_string()
+            };
+            assert_eq!(rec.text, want);
+            assert_eq!(answers(&rec.text), ["4", "6", "8"]);
+        }
+        // A player that cannot be started again: no section is written.
+        let mut player = scripted(&["4"]);
+        let mut rec = Recorder::new(&mut player);
+        rec.send("2\n").unwrap();
+        rec.recv().unwrap();
+        assert!(rec.restart().is_err());
+        assert_eq!(rec.text, "> 2\n< 4\n");
     }
 
     #[test]
