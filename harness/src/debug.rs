@@ -148,6 +148,14 @@ impl Channel for Tee<'_> {
         self.inner.wait_player(other, deadline)
     }
 
+    fn restart(&mut self) -> Result<(), Fault> {
+        let _ = writeln!(
+            std::io::stderr(),
+            "# the tester starts the player again (max-starts in problem.toml)"
+        );
+        self.inner.restart()
+    }
+
     fn understood(&mut self, canonical: &str) {
         self.inner.understood(canonical);
     }

@@ -21,6 +21,8 @@ use crate::problem::{Channel, Heard, Waited};
 use crate::sandbox::{self, Report, Spec};
 use crate::verdict::{clip, Fault, Overtime, Waiting, QUOTE_BYTES};
 
+mod again;
+
 /// What a session enforces.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -138,6 +140,10 @@ pub(crate) struct Session {
     /// The player talks to another program directly (`relay = "direct"`): its time is its
     /// CPU time.
     direct: bool,
+    /// The spec it was started from, to start it again ([`Channel::restart`]).
+    spec: Option<Box<Spec>>,
+    /// How the earlier starts of the player in this test ended ([`Channel::restart`]).
+    earlier: Vec<Ending>,
 }
 
 /// Tokens of the descriptors a session waits on.
@@ -177,6 +183,13 @@ impl Session {
             }
             None => spec,
         };
+        session.launch(spec)?;
+        session.spec = Some(Box::new(spec.clone()));
+        Ok(session)
+    }
+
+    /// Starts the player as `spec` says, on pipes of the harness's own.
+    fn launch(&mut self, spec: &Spec) -> std::io::Result<()> {
         let l = sandbox::launch(spec)?;
         let started = sandbox::OnPipes {
             pid: l.pid,
@@ -185,13 +198,13 @@ impl Session {
             report: l.report,
             net: l.net,
         };
-        session.adopt(Some((l.stdin, l.stdout)), started)?;
+        self.adopt(Some((l.stdin, l.stdout)), started)?;
         if sandbox::cgroup::in_worker_cpu(spec) {
             // A game with the harness on the pipes, and the player in this worker thread's
             // cpu group: the thread shares it until the test's end.
             sandbox::cgroup::join_worker_cpu();
         }
-        Ok(session)
+        Ok(())
     }
 
     /// A player to be started later on another program's pipes ([`Channel::start_on`]:
@@ -240,6 +253,8 @@ impl Session {
             other_ready: false,
             pending: None,
             direct: false,
+            spec: None,
+            earlier: Vec::new(),
         })
     }
 
@@ -583,6 +598,16 @@ impl Session {
     /// the supervisor to end the test and reads its report. Never blocks longer than the
     /// grace period plus the supervisor's teardown time.
     pub fn finish(mut self) -> Ending {
+        let last = self.end_start();
+        let mut ending = again::merged(std::mem::take(&mut self.earlier), last);
+        self.stderr_tail.trim();
+        ending.stderr = std::mem::take(&mut self.stderr_tail);
+        ending
+    }
+
+    /// Ends the current start of the player (as [`Session::finish`] says); its stderr stays
+    /// in the session's tail.
+    fn end_start(&mut self) -> Ending {
         if self.pid == 0 {
             // Never started (the other program never started its player): nothing ran.
             return Ending {
@@ -620,7 +645,6 @@ impl Session {
         // No exit in the report: the player was still running when the test ended.
         let killed = report.as_ref().is_none_or(|r| r.exit.is_none());
         self.read_stderr();
-        self.stderr_tail.trim();
         Self::close(&mut self.waiter, &mut self.stdout);
         Self::close(&mut self.waiter, &mut self.stderr);
         let think = match (&report, self.direct) {
@@ -631,7 +655,7 @@ impl Session {
             report,
             killed,
             late_output: (!late.is_empty()).then(|| clip(&late, QUOTE_BYTES)),
-            stderr: std::mem::take(&mut self.stderr_tail),
+            stderr: StderrTail::default(),
             think,
             direct: self.direct,
         }
@@ -794,6 +818,10 @@ impl Channel for Session {
             }
             self.wait_once(Some(deadline - now))?;
         }
+    }
+
+    fn restart(&mut self) -> Result<(), Fault> {
+        self.start_again()
     }
 
     fn recv_to_end(&mut self) -> Result<&str, Fault> {

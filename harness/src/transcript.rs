@@ -19,6 +19,10 @@
 //!
 //! Which tests keep a transcript on disk at all is the run's [`Keep`] (`--transcripts`).
 //!
+//! A test whose judge started the player more than once ([`Channel::restart`]: a contest
+//! tester playing more games per input) has a section per start, each after a
+//! [`start_header`] note; a test of one start has none.
+//!
 //! What a player sends is kept as the judge understood it ([`Channel::understood`]: `7 3`
 //! for `007 3`), and one message of a player is kept up to [`KEEP_BYTES`] (an exact answer;
 //! a `# ` line then says how much was left out), so a transcript's size is bounded by the
@@ -78,6 +82,15 @@ pub struct Recorder<'a> {
     last_answer: usize,
     /// Whether the judge's lines are kept (not in a compact transcript).
     judge: bool,
+    /// How many times the player was started ([`Channel::restart`]): a transcript of more
+    /// than one start has a [`start_header`] before each start's lines.
+    starts: u32,
+}
+
+/// The note that begins the lines of the player's `n`th start in a test whose judge started
+/// it more than once (a `# ` line: readers of answers skip it).
+pub(crate) fn start_header(n: u32) -> String {
+    format!("{NOTE}start {n} of the player\n")
 }
 
 impl<'a> Recorder<'a> {
@@ -88,6 +101,7 @@ impl<'a> Recorder<'a> {
             text: String::new(),
             last_answer: 0,
             judge: true,
+            starts: 1,
         }
     }
 
@@ -99,6 +113,7 @@ impl<'a> Recorder<'a> {
             text: COMPACT_HEADER.to_string(),
             last_answer: 0,
             judge: false,
+            starts: 1,
         }
     }
 
@@ -192,6 +207,23 @@ impl Channel for Recorder<'_> {
         self.inner.start_on(stdin, stdout)
     }
 
+    fn restart(&mut self) -> Result<(), Fault> {
+        self.inner.restart()?;
+        self.starts += 1;
+        if self.starts == 2 {
+            // The first start's section begins where its game did: before every line.
+            let at = if is_compact(&self.text) {
+                COMPACT_HEADER.len()
+            } else {
+                0
+            };
+            self.text.insert_str(at, &start_header(1));
+            self.last_answer += start_header(1).len();
+        }
+        self.text.push_str(&start_header(self.starts));
+        Ok(())
+    }
+
     fn wait_player(
         &mut self,
         other: Option<std::os::fd::BorrowedFd<'_>>,
@@ -283,6 +315,58 @@ mod tests {
         assert_eq!(rec.text, format!("{COMPACT_HEADER}< 0 1\n< \n< 2 3\n"));
         assert!(is_compact(&rec.text));
         assert_eq!(answers(&rec.text), ["0 1", "", "2 3"]);
+    }
+
+    /// A player that can be started again: another channel, restarted in place.
+    struct Restartable<'a>(&'a mut dyn Channel);
+
+    impl Channel for Restartable<'_> {
+        fn send(&mut self, text: &str) -> Result<(), Fault> {
+            self.0.send(text)
+        }
+        fn recv(&mut self) -> Result<&str, Fault> {
+            self.0.recv()
+        }
+        fn recv_to_end(&mut self) -> Result<&str, Fault> {
+            self.0.recv_to_end()
+        }
+        fn restart(&mut self) -> Result<(), Fault> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn each_start_of_the_player_gets_a_section_and_the_answers_read_through_them() {
+        for compact in [false, true] {
+            let mut inner = scripted(&["4", "6", "8"]);
+            let mut player = Restartable(&mut inner);
+            let mut rec = if compact {
+                Recorder::compact(&mut player)
+            } else {
+                Recorder::new(&mut player)
+            };
+            rec.send("2\n").unwrap();
+            assert_eq!(rec.recv().unwrap(), "4");
+            rec.restart().unwrap();
+            rec.send("3\n").unwrap();
+            assert_eq!(rec.recv().unwrap(), "6");
+            rec.restart().unwrap();
+            assert_eq!(rec.recv().unwrap(), "8");
+            let want = if compact {
+                format!("{COMPACT_HEADER}# start 1 of the player\n< 4\n# start 2 of the player\n< 6\n# start 3 of the player\n< 8\n")
+            } else {
+                "# start 1 of the player\n> 2\n< 4\n# start 2 of the player\n> 3\n< 6\n# start 3 of the player\n< 8\n".to_string()
+            };
+            assert_eq!(rec.text, want);
+            assert_eq!(answers(&rec.text), ["4", "6", "8"]);
+        }
+        // A player that cannot be started again: no section is written.
+        let mut player = scripted(&["4"]);
+        let mut rec = Recorder::new(&mut player);
+        rec.send("2\n").unwrap();
+        rec.recv().unwrap();
+        assert!(rec.restart().is_err());
+        assert_eq!(rec.text, "> 2\n< 4\n");
     }
 
     #[test]

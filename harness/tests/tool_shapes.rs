@@ -1,7 +1,9 @@
 //! Habits of real contests' tools that the harness must read right (issue 27, tried on
 //! AtCoder's and TopCoder's own tools): an interactive tester that copies the player's lines
 //! to its stdout (the reason must come from its messages, not that transcript), a tester
-//! that starts the player a second time (ERR, saying so), a TopCoder tester's Java stack
+//! that plays a "ground truth" game with a second start of the player (judged by its score,
+//! a transcript section per start), one that starts the player more than `max-starts`
+//! times (ERR naming the key), a TopCoder tester's Java stack
 //! trace (the reason is its message; the whole trace is kept in the test's `judge.log`), a
 //! player that writes on after the tester ended the game (not a protocol error: by hand the
 //! tester never reads it), a gen edited to write outside its folder (ERR saying where it may
@@ -18,8 +20,20 @@ use std::process::{Command, Output, Stdio};
 use support::{expect_exit, rows_of, scores};
 
 /// Players: `sh main.sh`.
-const PLAYERS: [(&str, &str); 4] = [
+const PLAYERS: [(&str, &str); 7] = [
     ("double", "read n\necho $((n * 2))\n"),
+    // Takes 3 s to answer each game: 6 s in two starts, each within a 5 s limit.
+    ("steady", "read n\nsleep 3\necho $((n * 2))\n"),
+    // Answers the first game (N < 100) at once; in the ground truth game (N > 100) it
+    // crashes, or thinks past the limit. A marker on stderr proves it got there.
+    (
+        "crash2",
+        "read n\nif [ $n -gt 100 ]; then echo reached game 2 >&2; kill -SEGV $$; fi\necho $((n * 2))\n",
+    ),
+    (
+        "slow2",
+        "read n\nif [ $n -gt 100 ]; then echo reached game 2 >&2; sleep 9; fi\necho $((n * 2))\n",
+    ),
     // A wrong answer that looks like a score line: it lands in the tester's stdout.
     ("liar", "read n\necho 'Score = 777 garbage'\n"),
     ("word", "read n\necho x\n"),
@@ -42,10 +56,18 @@ impl Workspace {
         let root = dir.path();
         std::fs::write(root.join("scoring.toml"), "").unwrap();
         let fixtures = support::root().join("harness/tests/fixtures/tool-shapes");
-        for (id, tester) in [
-            ("echo", "echo-tester.sh"),
-            ("twice", "twice-tester.sh"),
-            ("trace", "trace-tester.sh"),
+        // (problem, tester, its arguments before the player's, more of problem.toml)
+        for (id, tester, args, more) in [
+            ("echo", "echo-tester.sh", "", ""),
+            ("twice", "twice-tester.sh", "", "max-starts = 1\n"),
+            (
+                "truth",
+                "games-tester.sh",
+                "\"2\", ",
+                "[limits]\ntime-limit = 5\n",
+            ),
+            ("loop", "games-tester.sh", "\"4\", ", ""),
+            ("trace", "trace-tester.sh", "", ""),
         ] {
             let p = root.join("testcases").join(id);
             std::fs::create_dir_all(p.join("tools")).unwrap();
@@ -57,7 +79,7 @@ impl Workspace {
             let problem = if id == "trace" {
                 format!("shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = [\"{tester}\", \"-exec\", \"{{player}}\", \"-seed\", \"{{seed}}\"]\njudge-timeout = 30\n")
             } else {
-                format!("shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ dir = \"in\", name = \"{{seed}}.txt\" }}\njudge = [\"{tester}\", \"{{player...}}\"]\njudge-timeout = 30\n")
+                format!("shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ dir = \"in\", name = \"{{seed}}.txt\" }}\njudge = [\"{tester}\", {args}\"{{player...}}\"]\njudge-timeout = 30\n{more}")
             };
             std::fs::write(p.join("problem.toml"), problem).unwrap();
             for seed in 0..5 {
@@ -79,11 +101,23 @@ impl Workspace {
     /// Runs `players` on `seeds` into `results/<name>`; returns the harness's output and the
     /// results folder.
     fn run(&self, players: &[&str], seeds: &str, name: &str) -> (Output, PathBuf) {
+        self.run_with(players, seeds, name, &[])
+    }
+
+    /// [`Workspace::run`] with more of the harness's arguments.
+    fn run_with(
+        &self,
+        players: &[&str],
+        seeds: &str,
+        name: &str,
+        more: &[&str],
+    ) -> (Output, PathBuf) {
         let results = self.root().join("results").join(name);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
         cmd.current_dir(self.root())
             .stdin(Stdio::null())
             .env_remove("HARNESS_SECRET")
+            .args(more)
             .arg("--players");
         for p in players {
             cmd.arg(format!("players/{p}"));
@@ -130,21 +164,105 @@ fn an_interactive_testers_reason_is_its_messages_not_the_players_transcript() {
 }
 
 #[test]
-fn a_tester_that_starts_its_player_a_second_time_is_err_naming_it() {
+fn a_tester_that_starts_its_player_a_second_time_under_one_start_is_err_naming_max_starts() {
     let ws = Workspace::new();
     let (out, results) = ws.run(&["twice-double"], "2", "twice");
+    // The tester tried its second game: it says so when that start fails.
+    let log = judge_log(&results, "twice", "twice-double", 2);
+    assert!(
+        log.contains("game 2:"),
+        "the second start was never tried: {log}"
+    );
     // ERR: exit status 1.
     expect_exit(&out, 1);
     let rows = scores(&results);
     let row = one(&rows, "twice-double");
     assert_eq!(row["verdict"], "ERR", "{row:?}");
+    let reason = &row["reason"];
     assert!(
-        row["reason"].contains("started its player a second time"),
-        "{}",
-        row["reason"]
+        reason.contains("started its player a second time"),
+        "{reason}"
     );
+    assert!(reason.contains("`max-starts = 1`"), "{reason}");
+    assert!(reason.contains("twice/problem.toml"), "{reason}");
     // The first game is told, for whoever changes the tester.
-    assert!(row["reason"].contains("Score = 44"), "{}", row["reason"]);
+    assert!(reason.contains("Score = 44"), "{reason}");
+}
+
+#[test]
+fn a_tester_that_plays_a_ground_truth_game_starts_the_player_twice_and_is_judged_by_its_score() {
+    let ws = Workspace::new();
+    for (name, mode) in [("truth", "auto"), ("truth-process", "off")] {
+        let players = ["truth-double", "truth-word"];
+        let (out, results) = ws.run_with(&players, "2,3", name, &["--sandbox", mode]);
+        ground_truth_games_are_judged(&out, &results);
+    }
+}
+
+/// What [`a_tester_that_plays_a_ground_truth_game_starts_the_player_twice_and_is_judged_by_its_score`]
+/// expects of a run.
+fn ground_truth_games_are_judged(out: &Output, results: &Path) {
+    expect_exit(out, 0);
+    let rows = scores(results);
+    for seed in [2u64, 3] {
+        let row = rows
+            .iter()
+            .find(|r| r["player"] == "truth-double" && r["seed"] == seed.to_string())
+            .unwrap_or_else(|| panic!("no row of seed {seed}: {rows:#?}"));
+        // By hand: N = 20 + seed; game 1 answers 2N, the ground truth game 2(N + 100); the
+        // tester's score is their sum.
+        let n = 20 + seed;
+        let want = (2 * n + 2 * (n + 100)).to_string();
+        assert_eq!(
+            (row["verdict"].as_str(), row["score"].as_str()),
+            ("OK", want.as_str())
+        );
+        // One section per start of the player, each with its own game.
+        let path = results.join(format!("latest/transcripts/truth/truth-double/{seed}.txt"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let want = format!(
+            "# start 1 of the player\n> {n}\n< {}\n# start 2 of the player\n> {}\n< {}\n",
+            2 * n,
+            n + 100,
+            2 * (n + 100)
+        );
+        assert_eq!(text, want);
+    }
+    // A wrong answer in either game is the tool's judgement: WA with its words.
+    let wrong = rows_of(&rows, "truth-word");
+    assert_eq!(wrong.len(), 2, "{rows:#?}");
+    for row in wrong {
+        assert_eq!(row["verdict"], "WA", "{row:?}");
+        assert!(row["reason"].contains("game 1: not a number"), "{row:?}");
+    }
+}
+
+#[test]
+fn a_tester_that_starts_its_player_past_max_starts_is_err_naming_it() {
+    let ws = Workspace::new();
+    let (out, results) = ws.run(&["loop-double"], "1", "loop");
+    // The tester got its three games and tried a fourth.
+    let log = judge_log(&results, "loop", "loop-double", 1);
+    assert!(
+        log.contains("game 4:"),
+        "the fourth start was never tried: {log}"
+    );
+    expect_exit(&out, 1);
+    let rows = scores(&results);
+    let row = one(&rows, "loop-double");
+    assert_eq!(row["verdict"], "ERR", "{row:?}");
+    let reason = &row["reason"];
+    assert!(reason.contains("more than 3 times"), "{reason}");
+    assert!(reason.contains("`max-starts = 3`"), "{reason}");
+    assert!(reason.contains("loop/problem.toml"), "{reason}");
+    // A transcript of the three games the harness played.
+    let path = results.join("latest/transcripts/loop/loop-double/1.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        text.contains("# start 3 of the player\n> 221\n< 442\n"),
+        "{text}"
+    );
+    assert!(!text.contains("# start 4"), "{text}");
 }
 
 #[test]
@@ -269,4 +387,33 @@ fn files_left_in_the_tools_folder_by_hand_keep_the_tools_hash() {
     let (out, third) = ws.run(&["echo-double"], "0", "third");
     expect_exit(&out, 0);
     assert_ne!(tools_hash(&first), tools_hash(&third));
+}
+
+#[test]
+fn each_start_has_its_own_clock_and_a_fault_in_a_later_start_is_the_players_verdict() {
+    let ws = Workspace::new();
+    let players = ["truth-steady", "truth-crash2", "truth-slow2"];
+    let (out, results) = ws.run(&players, "1", "truth-faults");
+    expect_exit(&out, 0);
+    let rows = scores(&results);
+    // 3 s a game, twice, under a 5 s limit: the limit holds each start on its own.
+    let steady = one(&rows, "truth-steady");
+    assert_eq!(steady["verdict"], "OK", "{steady:?}");
+    assert_eq!(steady["score"], (42 + 242).to_string(), "{steady:?}");
+    let think: f64 = steady["think_ms"].parse().unwrap();
+    assert!(
+        (2900.0..5000.0).contains(&think),
+        "think_ms of one start: {think}"
+    );
+    for (player, verdict) in [("truth-crash2", "RE"), ("truth-slow2", "TLE")] {
+        let stderr = results.join(format!("latest/logs/truth/{player}/1.stderr"));
+        let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+        assert!(text.contains("reached game 2"), "{player}: {text:?}");
+        assert!(
+            text.contains("[harness: start 2 of the player]"),
+            "{text:?}"
+        );
+        let row = one(&rows, player);
+        assert_eq!(row["verdict"], verdict, "{row:?}");
+    }
 }

@@ -339,6 +339,14 @@ pub trait Channel {
         let _ = (other, deadline);
         Ok(Waited::PlayerEnded)
     }
+    /// Ends the player's current start and starts the same player again, a fresh process in
+    /// a fresh sandbox with the same limits, on the same test (a contest tester that plays
+    /// more than one game per input: `max-starts` in problem.toml). What the earlier start
+    /// left (its end, CPU time, memory) is kept for the test's verdict; the thinking clock
+    /// and the output count start anew. Channels that cannot start a player refuse.
+    fn restart(&mut self) -> Result<(), Fault> {
+        Err(Fault::Gone("this player cannot be started again".into()))
+    }
     /// Tells the channel how the judge read the player's last line, when that differs from
     /// the bytes sent: its canonical form (`7 3` for ` 007  3`). A transcript keeps this
     /// instead, so its size depends on the number of moves, never on padding. Channels that

@@ -25,7 +25,10 @@
 //! The relay belongs to its test alone, in every mode: the socket is its owner's (the tool's
 //! id) alone, the harness takes a connection only from a process below the tool's supervisor
 //! ([`super::peer`]; any other is closed and ignored, and the wait goes on), and the relay
-//! hands its pipes only to the harness's pid. A tool's message line is held until its newline
+//! hands its pipes only to the harness's pid. A tester may start its player more than once
+//! (`max-starts` in problem.toml): the harness then takes one connection per start
+//! ([`Relay::accept_next`]) and removes the socket with the last start it allows, so a
+//! start past it finds none and leaves a mark ([`started_again`]). A tool's message line is held until its newline
 //! up to [`MAX_TOOL_LINE`]; past it the test ends as the tool's failure.
 //!
 //! The harness's side is [`Relay`] (the listening socket and the command), [`Pipes`] (the
@@ -51,8 +54,8 @@ pub const RELAY_ARG: &str = "__relay";
 const SOCKET: &str = "relay.sock";
 /// The name of the symlink to the harness binary in the tool's folder.
 const PROGRAM: &str = "relay";
-/// The mark a relay leaves in the tool's folder when the tester starts its player a second
-/// time ([`started_again`]).
+/// The mark a relay leaves in the tool's folder when the tester starts its player more times
+/// than the harness takes ([`started_again`]).
 const AGAIN: &str = "relay.again";
 /// Longest socket path the kernel takes (`sun_path`, with its terminating zero).
 const MAX_SOCKET_PATH: usize = 107;
@@ -81,15 +84,16 @@ fn relay() -> io::Result<()> {
     let socket = Path::new(&path);
     let stream = match UnixStream::connect(socket) {
         Ok(stream) => stream,
-        // The harness takes one connection and removes the socket: a tester that starts its
-        // player again finds none. It is told so, and so is the harness (a mark beside the
-        // socket), which then names what happened instead of the tester's complaint.
+        // The harness removes the socket once it has taken the last start `max-starts`
+        // allows: a tester that starts its player once more finds none. It is told so, and
+        // so is the harness (a mark beside the socket), which then names what happened
+        // instead of the tester's complaint.
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if let Some(dir) = socket.parent() {
                 let _ = std::fs::write(dir.join(AGAIN), b"");
             }
             return Err(io::Error::other(
-                "the tester started its player a second time: the harness relays one player per test",
+                "the tester started its player more times than the harness allows (max-starts in problem.toml)",
             ));
         }
         Err(e) => {
@@ -125,8 +129,9 @@ fn relay() -> io::Result<()> {
     }
 }
 
-/// Whether the tester whose relay listened in `dir` started its player more than once (a
-/// relay found no socket to connect to: the harness takes one connection per test).
+/// Whether the tester whose relay listened in `dir` started its player more times than the
+/// harness took (a relay found no socket to connect to: the harness removes it with the last
+/// start it allows).
 pub fn started_again(dir: &Path) -> bool {
     dir.join(AGAIN).exists()
 }
@@ -232,6 +237,20 @@ impl Relay {
         deadline: Instant,
         owner: &dyn Fn() -> Option<i32>,
     ) -> io::Result<Accepted> {
+        self.accept_next(ended, deadline, owner, true)
+    }
+
+    /// As [`Relay::accept`], for a tester that may start its player more than once
+    /// (`max-starts`): the relay keeps listening for the tool's next start, unless `last`
+    /// (the socket is then removed, and a start past it leaves the mark of
+    /// [`started_again`]).
+    pub fn accept_next(
+        &self,
+        ended: BorrowedFd<'_>,
+        deadline: Instant,
+        owner: &dyn Fn() -> Option<i32>,
+        last: bool,
+    ) -> io::Result<Accepted> {
         let control = loop {
             match self.listener.accept() {
                 Ok((stream, _)) => match from_the_tool(&stream, ended, deadline, owner)? {
@@ -248,7 +267,9 @@ impl Relay {
                 None => continue,
             }
         };
-        let _ = std::fs::remove_file(&self.socket);
+        if last {
+            let _ = std::fs::remove_file(&self.socket);
+        }
         // The relay sends its pipes at once; a tool that ends first ends the wait too.
         if let Some(accepted) = wait_for(control.as_fd(), ended, deadline)? {
             return Ok(accepted);

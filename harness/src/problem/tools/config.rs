@@ -83,6 +83,7 @@ struct Raw {
     judge_timeout: Option<f64>,
     judge_memory: Option<u64>,
     relay: Option<RelayMode>,
+    max_starts: Option<i64>,
     limits: Option<toml::Table>,
 }
 
@@ -135,6 +136,9 @@ pub struct Def {
     pub judge_memory: u64,
     /// Interactive and TopCoder shapes: how the player is connected to the tester.
     pub relay: RelayMode,
+    /// Interactive and TopCoder shapes: how many times the tester may start the player in
+    /// one test (an edited tester playing more games per input), [`max_starts`].
+    pub max_starts: u32,
     /// The `[limits]` table, checked (merged under scoring.toml's `[problem.<id>]`).
     pub limits: toml::Table,
     /// Every key of the file as read, in one canonical text (keys sorted, no comments): a
@@ -410,6 +414,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         ));
     }
     let relay = raw.relay.unwrap_or(RelayMode::Proxy);
+    let max_starts = max_starts(raw.shape, relay, raw.max_starts, &at)?;
     let limits = raw.limits.unwrap_or_default();
     let checked: ProblemConfig = limits
         .clone()
@@ -447,9 +452,49 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         judge_timeout,
         judge_memory,
         relay,
+        max_starts,
         limits,
         keys,
     })
+}
+
+/// The most starts of the player a tester may make in one test when `max-starts` is left
+/// out: an edited tester plays two games per input (the player's and a "ground truth" or
+/// baseline game), three leaves room for one more, and a tester that starts its player in
+/// a loop is stopped after a few (its time, `judge-timeout` plus this many time limits,
+/// grows with the cap).
+pub const DEFAULT_MAX_STARTS: u32 = 3;
+
+/// `max-starts`, checked: from 1 to 100, interactive and TopCoder shapes only, and 1 with
+/// `relay = "direct"` (the harness sees no game there to tell one start from the next:
+/// left out, it is 1).
+fn max_starts(
+    shape: Shape,
+    relay: RelayMode,
+    given: Option<i64>,
+    at: &dyn Fn(&str, String) -> String,
+) -> Result<u32, String> {
+    let key = "max-starts";
+    let Some(n) = given else {
+        return Ok(match (shape, relay) {
+            (Shape::Batch, _) | (_, RelayMode::Direct) => 1,
+            _ => DEFAULT_MAX_STARTS,
+        });
+    };
+    if shape == Shape::Batch {
+        let why = "a batch judge never starts the player (leave it out)";
+        return Err(at(key, why.into()));
+    }
+    if !(1..=100).contains(&n) {
+        return Err(at(key, format!("{n}: a number of starts from 1 to 100")));
+    }
+    if n > 1 && relay == RelayMode::Direct {
+        let why = format!(
+            "{n}: relay = \"direct\" starts the player once per test (the harness sees none of its games); use the proxy (leave `relay` out) for a tester that plays more games"
+        );
+        return Err(at(key, why));
+    }
+    Ok(n as u32)
 }
 
 /// The keys of a TOML text in one canonical text: sorted, without comments or layout.
@@ -720,6 +765,43 @@ judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
         );
         let err = parse(&format!("{BATCH}relay = \"direct\"\n"), &file, &[]).unwrap_err();
         assert!(err.contains("relay: a batch judge"), "{err}");
+    }
+
+    #[test]
+    fn max_starts_defaults_to_a_few_and_is_one_with_direct() {
+        let (_root, file) = folder("p");
+        let inter = interactive();
+        let def = parse(&inter, &file, &[]).unwrap();
+        assert_eq!(def.max_starts, DEFAULT_MAX_STARTS);
+        let two = parse(&format!("{inter}max-starts = 2\n"), &file, &[]).unwrap();
+        assert_eq!(two.max_starts, 2);
+        let direct = format!("{inter}relay = \"direct\"\n");
+        assert_eq!(parse(&direct, &file, &[]).unwrap().max_starts, 1);
+        let one = parse(&format!("{direct}max-starts = 1\n"), &file, &[]).unwrap();
+        assert_eq!(one.max_starts, 1);
+        let refused = [
+            (
+                format!("{direct}max-starts = 2\n"),
+                "max-starts: 2: relay = \"direct\"",
+            ),
+            (
+                format!("{inter}max-starts = 0\n"),
+                "max-starts: 0: a number",
+            ),
+            (
+                format!("{inter}max-starts = 101\n"),
+                "max-starts: 101: a number",
+            ),
+            (
+                format!("{BATCH}max-starts = 2\n"),
+                "max-starts: a batch judge",
+            ),
+        ];
+        for (text, want) in refused {
+            let err = parse(&text, &file, &[]).unwrap_err();
+            assert!(err.contains("problem.toml: max-starts"), "{err}");
+            assert!(err.contains(want), "{want:?} not in {err}");
+        }
     }
 
     #[test]

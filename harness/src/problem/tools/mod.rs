@@ -42,6 +42,7 @@ pub mod inputs;
 pub mod judge;
 pub mod relayed;
 pub mod scaffold;
+mod starts;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,7 +2,8 @@
 //! tester jars): the tool runs contained with the relay's command in place of the player
 //! (`sandbox::relay`), and the game proxies between the relay and the player's [`Channel`],
 //! so the player is the harness's as in any built-in problem: the same checks of every line,
-//! limits, thinking clock, transcript, `--verbose` and verdicts.
+//! limits, thinking clock, transcript, `--verbose` and verdicts. A tester that starts its
+//! player more than once plays one game per start, up to `max-starts` ([`super::starts`]).
 //!
 //! With `relay = "direct"` ([`super::config::RelayMode::Direct`]) the player is instead
 //! started, in its own sandbox, on the tool's own pipes ([`Channel::start_on`]) and the game
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use super::config::{Def, RelayMode, Shape};
 use super::inputs::{self, Made};
 use super::judge::{self, Placeholders};
+use super::starts;
 use std::os::fd::BorrowedFd;
 
 use crate::problem::{CaseError, Channel, Game, Heard, Picture, Waited};
@@ -85,6 +87,7 @@ pub fn play(
     command: impl FnOnce(&[String]) -> ToolCommand,
     player: &mut dyn Channel,
     direct: bool,
+    max_starts: u32,
 ) -> (Talk, Option<ToolRun>) {
     let own_pid_ns = isolation.mode == crate::sandbox::spec::Mode::Namespaces;
     let relay = match Relay::listen(dir.path(), own_pid_ns) {
@@ -112,34 +115,26 @@ pub fn play(
         // is told as such, whichever thread the machine runs first.
         // Only the tool's own processes may connect: a player that found the socket is
         // ignored (`sandbox::peer`).
-        let talk = match relay.accept(ended.fd(), tool_deadline, &|| dir.supervisor()) {
-            Ok(Accepted::Pipes(pipes)) if direct => {
-                talk_directly(pipes, ended.fd(), tool_deadline, player)
-            }
-            Ok(Accepted::Pipes(pipes)) => match Link::new(pipes) {
-                Ok(mut link) => {
-                    let talk = first_message(&link, Instant::now() + timeout)
-                        .unwrap_or_else(|| proxy(&mut link, player));
-                    // Closing the connection ends the relay: the tool sees its player end.
-                    drop(link);
-                    talk
+        let owner = || dir.supervisor();
+        let talk = if direct {
+            match relay.accept(ended.fd(), tool_deadline, &owner) {
+                Ok(Accepted::Pipes(pipes)) => {
+                    talk_directly(pipes, ended.fd(), tool_deadline, player)
                 }
+                Ok(other) => starts::not_started(other, timeout),
                 Err(e) => Talk::Broken(format!("the relay failed: {e}")),
-            },
-            // One prefix for both ways (which one a hung tool shows depends on which thread
-            // the machine runs first), then how.
-            Ok(Accepted::ToolEnded) => {
-                Talk::NeverStarted("the tool did not start the player: it ended first".into())
             }
-            Ok(Accepted::TimedOut) => Talk::NeverStarted(format!(
-                "the tool did not start the player within {} s",
-                timeout.as_secs_f64()
-            )),
-            Ok(Accepted::Interrupted) => Talk::Fault {
-                fault: Fault::Interrupted,
-                moves: 0,
-            },
-            Err(e) => Talk::Broken(format!("the relay failed: {e}")),
+        } else {
+            let ended = ended.fd();
+            starts::games(
+                relay,
+                ended,
+                tool_deadline,
+                timeout,
+                &owner,
+                max_starts,
+                player,
+            )
         };
         let run = tool.join().expect("the tool's thread");
         (talk, Some(run))
@@ -186,7 +181,7 @@ fn talk_directly(
 /// Waits for the tool's first message (a JVM starting, a tester reading its input): that
 /// time is never the player's. `None` once it has come; the end of the conversation when
 /// it never does.
-fn first_message(link: &Link, deadline: Instant) -> Option<Talk> {
+pub(super) fn first_message(link: &Link, deadline: Instant) -> Option<Talk> {
     match link.wait(deadline) {
         Ok(true) => None,
         Ok(false) if crate::os::interrupted() => Some(Talk::Fault {
@@ -311,23 +306,6 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
     outcome
 }
 
-/// A tester that started its player a second time (some contestants' edited testers play
-/// several games per input): the harness gives a test one player, so the test cannot be
-/// judged as the tool means it. ERR, not the player's fault, naming what happened and what
-/// the first game gave; the tool must be changed (or `judge` made to play one game).
-fn started_twice(first: &Outcome) -> Outcome {
-    let game = match first.verdict {
-        Verdict::Ok => format!("score {}", first.score),
-        v => format!("{}: {}", v.code(), first.reason),
-    };
-    Outcome::failed(
-        Verdict::HarnessError,
-        format!(
-            "the tester started its player a second time; the harness gives a test one player (the first game: {game})"
-        ),
-    )
-}
-
 /// The outcome of a `relay = "direct"` test. The harness saw no line of the game, so it
 /// cannot tell who failed first: a tool that fails once the player is started is the
 /// player's WA (never ERR), and a tool that runs past its time while the player is still
@@ -433,8 +411,11 @@ impl RelayedGame {
                 Stdin::Null
             },
             stdout: interactive.then(|| work.join(OUTPUT)),
-            // The tester runs while the player thinks: its own time on top of the player's.
-            timeout: Duration::from_secs_f64(self.def.judge_timeout + self.think),
+            // The tester runs while the player thinks: its own time on top of the player's,
+            // in each start of the player it may make.
+            timeout: Duration::from_secs_f64(
+                self.def.judge_timeout + self.think * f64::from(self.def.max_starts),
+            ),
             limits: inputs::tool_limits(&self.def),
             max_output: 64 << 20,
         }
@@ -488,6 +469,7 @@ impl Game for RelayedGame {
             |relay| self.command(&dir, relay),
             player,
             self.def.relay == RelayMode::Direct,
+            self.def.max_starts,
         );
         let drawn = super::drawing::draw(
             &self.def,
@@ -505,9 +487,11 @@ impl Game for RelayedGame {
         let closed = crate::sandbox::relay::folder_closed(dir.path());
         // Off the test's path: the folder was a mount point of the tool's sandbox.
         dir.dispose();
+        // A fault on the wire stands, whatever the tool did after (a start past the cap).
+        let wire_fault = matches!(talk, Talk::Fault { .. });
         let mut outcome = outcome(&self.def, talk, run.as_ref());
-        if again {
-            outcome = started_twice(&outcome);
+        if again && !wire_fault {
+            outcome = super::starts::past_the_cap(&self.def, &outcome);
         }
         if !matches!(outcome.fault, Some(Fault::Interrupted)) {
             outcome = judge::with_pictures(outcome, left, &mut self.pictures);
