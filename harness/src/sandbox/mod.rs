@@ -39,6 +39,7 @@ pub mod spec;
 pub mod supervisor;
 mod sys;
 pub mod tool;
+pub mod tool_view;
 mod view;
 
 use std::io::Write;
@@ -396,6 +397,7 @@ impl Isolation {
             cwd,
             binds,
             writable_binds: Vec::new(),
+            overlay: None,
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {

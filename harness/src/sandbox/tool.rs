@@ -3,11 +3,12 @@
 //! network, a clean environment, a time limit of its own, and a file system that shows the
 //! system folders, the tools folder read-only and one fresh writable folder for this run of
 //! the tool, nothing else (no results, no other test, no player, no key: the key never
-//! reaches a child's environment).
+//! reaches a child's environment). The working folder in it shows the tools folder as by
+//! hand, writable anywhere, the original unchanged ([`super::tool_view`]).
 //!
-//! The caller makes the folder with [`ToolDir::new`], puts the files the tool needs in its
-//! `work/` (the tool's working folder: inputs, a player's output), runs [`run`], and reads
-//! what the tool left there. The tool's stdin comes from [`Stdin`]; its stdout goes to a file
+//! The caller makes the folder with [`ToolDir::new`] and fills its `work/` (the tool's
+//! working folder: the tools' entries, inputs, a player's output) with
+//! [`ToolDir::show_tools`], runs [`run`], and reads what the tool left there. The tool's stdin comes from [`Stdin`]; its stdout goes to a file
 //! or is only kept as a tail; both tails are returned for the score and the reason. Nothing
 //! here judges: [`ToolRun`] says how the tool ended, and the problem decides what it means.
 
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::spec::{Bind, Exit, Mode, Report, Spec, StartError};
+use super::tool_view;
 use super::{Isolation, TestLimits};
 use crate::os::{self, Interest, Waiter};
 
@@ -124,6 +126,8 @@ const TEARDOWN: Duration = Duration::from_secs(2);
 #[derive(Debug)]
 pub struct ToolDir {
     dir: tempfile::TempDir,
+    /// The overlay its working folder is shown as, when it is one.
+    overlay: Option<super::spec::Overlay>,
 }
 
 impl ToolDir {
@@ -133,7 +137,20 @@ impl ToolDir {
             .prefix("tool-")
             .tempdir_in(parent)?;
         std::fs::create_dir(dir.path().join("work"))?;
-        Ok(ToolDir { dir })
+        Ok(ToolDir { dir, overlay: None })
+    }
+
+    /// Fills the working folder with what the tool sees of `tools` ([`tool_view::fill`]):
+    /// `files` made empty (for the harness to write), the entries named in `hidden` left out.
+    pub fn show_tools(
+        &mut self,
+        kind: tool_view::Kind,
+        tools: &Path,
+        hidden: &[&str],
+        files: &[&str],
+    ) -> std::io::Result<()> {
+        self.overlay = tool_view::fill(kind, self.dir.path(), &self.work(), tools, hidden, files)?;
+        Ok(())
     }
 
     /// The tool's working folder.
@@ -152,6 +169,14 @@ impl ToolDir {
     /// not wait for.
     pub fn dispose(self) {
         JANITOR.run_bounded(Box::new(move || drop(self)));
+    }
+}
+
+impl Drop for ToolDir {
+    fn drop(&mut self) {
+        if self.overlay.is_some() {
+            tool_view::before_removal(self.dir.path());
+        }
     }
 }
 
@@ -349,6 +374,7 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         landlock_read,
         landlock_write,
         writable_binds: vec![dir.path().to_path_buf()],
+        overlay: dir.overlay.clone(),
         // A contest's tool is other people's code too: under a root harness it runs as the
         // same unprivileged id as a player, never host root.
         ..isolation.contained(program, argv, env, dir.work(), binds, &cmd.limits)

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::config::{Def, Shape, Stream};
 use crate::problem::Picture;
 use crate::sandbox::tool::{self, ToolDir, ToolEnd, ToolRun, TAIL};
+use crate::sandbox::tool_view;
 use crate::sandbox::{Isolation, Mode};
 use crate::verdict::{Outcome, Verdict};
 use std::sync::Arc;
@@ -71,49 +72,27 @@ pub fn program(tools: &Path, first: &str) -> PathBuf {
     p.to_path_buf()
 }
 
-/// A fresh folder for one run of a tool whose working folder shows the tools folder: a
-/// symbolic link to each of its entries but those named in `outputs` (what the tool writes
-/// there: its inputs folder, its pictures), so a tool finds its files where its README says
-/// and writes only into its own folder.
-pub fn workspace(scratch: &Path, tools: &Path, outputs: &[&str]) -> std::io::Result<ToolDir> {
-    let dir = ToolDir::new(scratch)?;
-    link_tools(&dir.work(), tools, outputs)?;
-    Ok(dir)
-}
-
-/// Makes in `folder` a symbolic link to each entry of `tools` but those named in `outputs`;
-/// returns their names.
-fn link_tools(
-    folder: &Path,
+/// A fresh folder for one run of a tool in `isolation`'s scratch space whose working folder
+/// shows the tools folder as by hand, writable ([`tool_view`]), but for the entries named in
+/// `outputs` (what the tool writes there: its inputs folder, its pictures), with `files`
+/// made empty for the harness to write.
+pub fn workspace(
+    isolation: &Isolation,
     tools: &Path,
     outputs: &[&str],
-) -> std::io::Result<Vec<std::ffi::OsString>> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(tools)?.flatten() {
-        let name = entry.file_name();
-        if outputs.iter().any(|o| Path::new(o).starts_with(&name)) {
-            continue;
-        }
-        std::os::unix::fs::symlink(entry.path(), folder.join(&name))?;
-        names.push(name);
-    }
-    Ok(names)
+    files: &[&str],
+) -> std::io::Result<ToolDir> {
+    let mut dir = ToolDir::new(isolation.scratch())?;
+    dir.show_tools(tool_view::kind(isolation.mode), tools, outputs, files)?;
+    Ok(dir)
 }
 
 /// Fresh working folders for the judges of a run's tests, filled as [`workspace`] fills
 /// one, with the empty files a judge is handed (its input and answer, written by the test),
 /// made a little ahead of the tests that take them, on a thread of the harness's
-/// ([`tool::AHEAD`]), so
-/// that a test need not wait for any of it before its judge's sandbox can be launched.
-///
-/// The symbolic links are made once per run, the first time, in a folder of the run's
-/// scratch space that no tool is shown; each folder then gets them as hard links. A new
-/// symbolic link (or folder, or file) is a new inode, which some file systems make slowly
-/// (0.2 to 1 ms apiece on this project's ext4 `/tmp`, seven links per test for the example);
-/// a hard link is a directory entry (microseconds). What the tool sees is the same: symbolic
-/// links to the tools' entries in a folder of its own, which it may remove or rename without
-/// changing what another test's folder shows (nobody can change a symbolic link's target).
-/// Every folder is used by one test only, and nothing but the harness touches it before.
+/// ([`tool::AHEAD`]), so that a test need not wait for any of it before its judge's sandbox
+/// can be launched. Every folder is used by one test only, and nothing but the harness
+/// touches it before.
 #[derive(Debug)]
 pub struct JudgeFolders {
     tools: PathBuf,
@@ -121,19 +100,11 @@ pub struct JudgeFolders {
     outputs: Vec<String>,
     /// The empty files made in each working folder.
     files: Vec<String>,
-    links: std::sync::Mutex<Option<Links>>,
     stock: std::sync::Mutex<Stock>,
 }
 
 /// Folders made ahead for the tests to come: at most this many at once.
 const MADE_AHEAD: usize = 2;
-
-/// The links made once ([`JudgeFolders`]): their folder and their names.
-#[derive(Debug)]
-struct Links {
-    dir: tempfile::TempDir,
-    names: Vec<std::ffi::OsString>,
-}
 
 /// The folders made ahead, in `scratch`.
 #[derive(Debug, Default)]
@@ -150,7 +121,6 @@ impl JudgeFolders {
             tools: tools.to_path_buf(),
             outputs,
             files,
-            links: std::sync::Mutex::new(None),
             stock: std::sync::Mutex::new(Stock::default()),
         }
     }
@@ -184,47 +154,14 @@ impl JudgeFolders {
         }
     }
 
-    /// Makes a filled folder in `scratch` (the links too, the first time), with the tool's
-    /// own HOME and TMPDIR where they are in its folder in `mode` ([`tool::own_folders`]).
-    /// An entry that cannot be hard-linked (another file system) gets a symbolic link of its
-    /// own.
+    /// Makes a filled folder in `scratch`, with the tool's own HOME and TMPDIR where they
+    /// are in its folder in `mode` ([`tool::own_folders`]).
     fn make(&self, scratch: &Path, mode: Mode) -> std::io::Result<ToolDir> {
-        let (from, names) = {
-            let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
-            if links
-                .as_ref()
-                .is_none_or(|l| l.dir.path().parent() != Some(scratch))
-            {
-                let made = tempfile::Builder::new()
-                    .prefix("shown-tools-")
-                    .tempdir_in(scratch)?;
-                let outputs: Vec<&str> = self.outputs.iter().map(String::as_str).collect();
-                let names = link_tools(made.path(), &self.tools, &outputs)?;
-                *links = Some(Links { dir: made, names });
-            }
-            let links = links.as_ref().expect("made above");
-            (links.dir.path().to_path_buf(), links.names.clone())
-        };
-        let dir = ToolDir::new(scratch)?;
+        let mut dir = ToolDir::new(scratch)?;
         tool::own_folders(mode, &dir);
-        let work = dir.work();
-        for name in names {
-            // Not a follow of the link: the new entry is the symbolic link itself.
-            if std::fs::hard_link(from.join(&name), work.join(&name)).is_err() {
-                std::os::unix::fs::symlink(self.tools.join(&name), work.join(&name))?;
-            }
-        }
-        for name in &self.files {
-            // Readable by the judge whatever the umask: under a root harness the folder is
-            // handed to the judge's id when its sandbox is set up, which may come first.
-            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(work.join(name))?;
-            file.set_permissions(std::fs::Permissions::from_mode(0o644))?;
-        }
+        let outputs: Vec<&str> = self.outputs.iter().map(String::as_str).collect();
+        let files: Vec<&str> = self.files.iter().map(String::as_str).collect();
+        dir.show_tools(tool_view::kind(mode), &self.tools, &outputs, &files)?;
         Ok(dir)
     }
 }
@@ -537,14 +474,9 @@ mod tests {
         let first = folders.take(&isolation).unwrap();
         let shows = |dir: &ToolDir| {
             let work = dir.work();
-            assert_eq!(
-                fs::read_link(work.join("seeds.txt")).unwrap(),
-                tools.path().join("seeds.txt")
-            );
-            assert_eq!(
-                fs::read_link(work.join("src")).unwrap(),
-                tools.path().join("src")
-            );
+            // Process mode: a copy of the tools, theirs to write.
+            assert_eq!(fs::read_to_string(work.join("seeds.txt")).unwrap(), "0\n");
+            assert!(fs::symlink_metadata(work.join("src")).unwrap().is_dir());
             assert!(fs::symlink_metadata(work.join("out.svg")).is_err());
             let input = fs::symlink_metadata(work.join("input.txt")).unwrap();
             use std::os::unix::fs::PermissionsExt;
@@ -554,10 +486,12 @@ mod tests {
             assert!(dir.path().join("home").is_dir() && dir.path().join("tmp").is_dir());
         };
         shows(&first);
-        // What a judge does to its folder's entries is not seen by the next test's judge.
-        fs::remove_file(first.work().join("seeds.txt")).unwrap();
-        fs::remove_file(first.work().join("src")).unwrap();
-        std::os::unix::fs::symlink("/", first.work().join("src")).unwrap();
+        // What a judge does to its folder's entries is not seen by the next test's judge,
+        // nor by the tools folder.
+        fs::write(first.work().join("seeds.txt"), "9\n").unwrap();
+        fs::write(first.work().join("src/new.rs"), "").unwrap();
+        fs::remove_dir(first.work().join("src")).unwrap_err();
+        assert!(!tools.path().join("src/new.rs").exists());
         judge_folders_write(&first.work().join("input.txt"), "1 2\n");
         let second = folders.take(&isolation).unwrap();
         assert_ne!(first.path(), second.path());

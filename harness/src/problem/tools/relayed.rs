@@ -17,7 +17,8 @@
 //! - The tool ran and scored: that score. It reported an invalid answer (no score, an error
 //!   score, or a failure once the player has spoken, a panic included): WA with the tool's
 //!   last lines, never a rerun; a player that left or crashed first then gets RE or MLE from
-//!   the runner as on a built-in problem.
+//!   the runner as on a built-in problem. A tool that ended the game first (it died while
+//!   the player was still in it) keeps its WA, whatever the player does once its input ends.
 //! - The tool could not start, never started its player, failed before the player spoke, or
 //!   ran past its own time: ERR (not the player's fault; `--resume` runs it again).
 //!
@@ -288,6 +289,9 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
             );
         }
         // A player that left first: the runner tells a crash (RE, MLE) from a clean exit.
+        // A tool that ended the game first (it died, or judged and exited): its WA stands,
+        // however the player ends once its input is closed.
+        outcome.ended_by_tool = left.is_none();
         outcome.fault = left;
     }
     outcome
@@ -451,7 +455,14 @@ impl Game for RelayedGame {
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
         let mut outputs = vec![INPUT, OUTPUT];
         outputs.extend(self.def.pictures.iter().map(String::as_str));
-        let dir = match judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs) {
+        // The input and the output file the harness writes (interactive): made with the
+        // folder, never shown from the tools folder.
+        let files: &[&str] = if self.made.is_some() {
+            &[INPUT, OUTPUT]
+        } else {
+            &[]
+        };
+        let dir = match judge::workspace(&self.isolation, &self.def.tools, &outputs, files) {
             Ok(d) => d,
             Err(e) => {
                 let why = format!("cannot make the tester's folder: {e}");
