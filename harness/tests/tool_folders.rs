@@ -26,7 +26,7 @@ struct Workspace {
 }
 
 impl Workspace {
-    /// Problem `files` (topcoder, `files-tester.sh`, its picture `vis/picture.svg`) and
+    /// Problem `files` (topcoder, `files-tester.sh`, its picture `picture.svg`) and
     /// problem `dying` (`dying-tester.sh`), each with player `<id>-double`.
     fn new() -> Workspace {
         let dir = tempfile::tempdir().unwrap();
@@ -40,8 +40,13 @@ impl Workspace {
             std::fs::copy(fixtures.join(tester), &dest).unwrap();
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let pictures = if id == "files" {
+                "pictures = [\"picture.svg\"]\n"
+            } else {
+                ""
+            };
             let problem = format!(
-                "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = [\"{tester}\", \"-exec\", \"{{player}}\", \"-seed\", \"{{seed}}\"]\npictures = [\"vis/picture.svg\"]\njudge-timeout = 30\n"
+                "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = [\"{tester}\", \"-exec\", \"{{player}}\", \"-seed\", \"{{seed}}\"]\n{pictures}judge-timeout = 30\n"
             );
             std::fs::write(p.join("problem.toml"), problem).unwrap();
             support::sh_player(
@@ -145,7 +150,7 @@ fn results_of(results: &Path, player: &str) -> BTreeMap<String, (String, String)
 
 fn picture(results: &Path, seed: u64) -> String {
     let path = results.join(format!(
-        "latest/pictures/files/files-double/{seed}/vis/picture.svg"
+        "latest/pictures/files/files-double/{seed}/picture.svg"
     ));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -265,7 +265,16 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
     let timeout = Duration::from_secs_f64(def.judge_timeout);
     let (moves, left) = match talk {
         Talk::Fault { fault, moves } => return Outcome::fault(&fault, 0.0, moves),
-        Talk::Broken(why) => return Outcome::failed(Verdict::HarnessError, why),
+        Talk::Broken(why) => {
+            // A tool that died at once takes its relay with it: its words say why.
+            let tail = match run {
+                Some(r) if !r.succeeded() && r.end != ToolEnd::Interrupted => {
+                    format!("; the tool ended first{}", tool_words(def, r, timeout))
+                }
+                _ => String::new(),
+            };
+            return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
+        }
         Talk::NeverStarted(why) => {
             let tail = run.map(|r| tool_words(def, r, timeout)).unwrap_or_default();
             return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
