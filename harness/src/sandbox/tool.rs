@@ -140,16 +140,14 @@ impl ToolDir {
         Ok(ToolDir { dir, overlay: None })
     }
 
-    /// Fills the working folder with what the tool sees of `tools` ([`tool_view::fill`]):
-    /// `files` made empty (for the harness to write), the entries named in `hidden` left out.
+    /// Fills the working folder with what the tool sees of `tools` ([`tool_view::fill`]).
     pub fn show_tools(
         &mut self,
         kind: tool_view::Kind,
         tools: &Path,
-        hidden: &[&str],
-        files: &[&str],
+        shown: tool_view::Shown<'_>,
     ) -> std::io::Result<()> {
-        self.overlay = tool_view::fill(kind, self.dir.path(), &self.work(), tools, hidden, files)?;
+        self.overlay = tool_view::fill(kind, self.dir.path(), &self.work(), tools, shown)?;
         Ok(())
     }
 

@@ -20,8 +20,9 @@
 //!   run of the tool ([`copy_tools`]): real folders, and every file of up to
 //!   [`COPY_MOST_BYTES`] copied (a reflink where the file system has them), within
 //!   [`COPY_BUDGET_BYTES`] and [`COPY_BUDGET_ENTRIES`] for the whole copy; a larger file,
-//!   what is past the budget and the build folders of [`LINKED_FOLDERS`] (Cargo's `target/`,
-//!   with the program in it) are symbolic links to the originals: readable, not writable.
+//!   what is past the budget, the build folders of [`LINKED_FOLDERS`] (Cargo's `target/`,
+//!   with the program in it) and for a judge gen's inputs folder (AtCoder ships 100 inputs
+//!   in `in/`) are symbolic links to the originals: readable, not writable.
 //!
 //! This module touches only the tool's own folder (made by `ToolDir`) and reads the tools
 //! folder; the mount runs in the tool's sandbox init, before its view's pivot.
@@ -75,17 +76,30 @@ fn overlay_in_user_namespaces() -> bool {
     })
 }
 
-/// Fills `dir`'s working folder `work` with what the tool must see of `tools` in `kind`:
-/// `files` made empty (the harness writes them before the tool runs), the tools' entries
-/// named in `hidden` left out. Returns the overlay to mount, if any.
+/// What a working folder shows of the tools folder: the top-level names left out (what the
+/// tool writes for the harness), the empty files the harness writes before the tool runs,
+/// and the top-level folders a copy links whole instead (gen's inputs, for a judge).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shown<'a> {
+    pub hidden: &'a [&'a str],
+    pub files: &'a [&'a str],
+    pub linked: &'a [&'a str],
+}
+
+/// Fills `dir`'s working folder `work` with what the tool must see of `tools` in `kind`, as
+/// `shown` says. Returns the overlay to mount, if any.
 pub fn fill(
     kind: Kind,
     dir: &Path,
     work: &Path,
     tools: &Path,
-    hidden: &[&str],
-    files: &[&str],
+    shown: Shown<'_>,
 ) -> io::Result<Option<Overlay>> {
+    let Shown {
+        hidden,
+        files,
+        linked,
+    } = shown;
     for name in files {
         make_file(&work.join(name))?;
     }
@@ -118,7 +132,7 @@ pub fn fill(
             }))
         }
         Kind::Copy => {
-            copy_tools(tools, work, &hidden, files)?;
+            copy_tools(tools, work, &hidden, files, linked)?;
             Ok(None)
         }
     }
@@ -152,8 +166,14 @@ struct Budget {
 }
 
 /// Copies `tools` into `work` ([`Kind::Copy`]), leaving out the top-level names in `hidden`
-/// and `files` (made by the harness).
-pub fn copy_tools(tools: &Path, work: &Path, hidden: &[&str], files: &[&str]) -> io::Result<()> {
+/// and `files` (made by the harness), linking those in `linked`.
+pub fn copy_tools(
+    tools: &Path,
+    work: &Path,
+    hidden: &[&str],
+    files: &[&str],
+    linked: &[&str],
+) -> io::Result<()> {
     let mut budget = Budget {
         bytes: COPY_BUDGET_BYTES,
         entries: COPY_BUDGET_ENTRIES,
@@ -162,6 +182,10 @@ pub fn copy_tools(tools: &Path, work: &Path, hidden: &[&str], files: &[&str]) ->
         let name = entry.file_name();
         let left_out = |n: &&str| Path::new(n).starts_with(&name);
         if hidden.iter().any(left_out) || files.iter().any(left_out) {
+            continue;
+        }
+        if linked.iter().any(|l| Path::new(l) == Path::new(&name)) {
+            std::os::unix::fs::symlink(entry.path(), work.join(&name))?;
             continue;
         }
         copy_entry(&entry.path(), &work.join(&name), true, &mut budget)?;
@@ -314,15 +338,14 @@ mod tests {
         std::os::unix::fs::symlink("test/1.in", t.join("last.in")).unwrap();
         let work = tempfile::tempdir().unwrap();
         let w = work.path();
-        fill(
-            Kind::Copy,
-            w,
-            w,
-            t,
-            &["out.svg", "input.txt"],
-            &["input.txt"],
-        )
-        .unwrap();
+        std::fs::create_dir(t.join("in")).unwrap();
+        std::fs::write(t.join("in/0000.txt"), "shipped").unwrap();
+        let shown = Shown {
+            hidden: &["out.svg", "input.txt"],
+            files: &["input.txt"],
+            linked: &["in"],
+        };
+        fill(Kind::Copy, w, w, t, shown).unwrap();
         // A copy: writing it leaves the original as it was.
         std::fs::write(w.join("test/1.in"), "the tool's\n").unwrap();
         assert_eq!(
@@ -331,7 +354,8 @@ mod tests {
         );
         std::fs::write(w.join("test/2.in"), "new\n").unwrap();
         assert!(!t.join("test/2.in").exists());
-        // Linked: the build folder and a large file; a relative link stays relative.
+        // Linked: the build folder, gen's inputs and a large file; a relative link stays so.
+        assert_eq!(std::fs::read_link(w.join("in")).unwrap(), t.join("in"));
         assert_eq!(
             std::fs::read_link(w.join("target")).unwrap(),
             t.join("target")

@@ -127,6 +127,7 @@ impl Store {
                         &def.tools,
                         vec![dir.clone(), SEEDS.to_string()],
                         vec![SEEDS.to_string()],
+                        Vec::new(),
                     ))
                 });
                 let ws = folders

@@ -1,5 +1,5 @@
 //! What every shape shares once a contest tool has run: its command with the placeholders
-//! put in ([`Placeholders`]), the folder it runs in ([`workspace`]), and what its run means
+//! put in ([`Placeholders`]), the folder it runs in ([`JudgeFolders`]), and what its run means
 //! for the player ([`judge_outcome`]: the score, or WA with the tool's last lines, or ERR).
 
 use std::path::{Path, PathBuf};
@@ -72,23 +72,10 @@ pub fn program(tools: &Path, first: &str) -> PathBuf {
     p.to_path_buf()
 }
 
-/// A fresh folder for one run of a tool in `isolation`'s scratch space whose working folder
-/// shows the tools folder as by hand, writable ([`tool_view`]), but for the entries named in
-/// `outputs` (what the tool writes there: its inputs folder, its pictures), with `files`
-/// made empty for the harness to write.
-pub fn workspace(
-    isolation: &Isolation,
-    tools: &Path,
-    outputs: &[&str],
-    files: &[&str],
-) -> std::io::Result<ToolDir> {
-    let mut dir = ToolDir::new(isolation.scratch())?;
-    dir.show_tools(tool_view::kind(isolation.mode), tools, outputs, files)?;
-    Ok(dir)
-}
-
-/// Fresh working folders for the judges of a run's tests, filled as [`workspace`] fills
-/// one, with the empty files a judge is handed (its input and answer, written by the test),
+/// Fresh working folders for the judges (and testers) of a run's tests, each showing the
+/// tools folder as by hand, writable ([`tool_view`]), but for the entries the judge writes
+/// there (its input, its answer, its pictures; gen's inputs folder), with the empty files a
+/// judge is handed (its input and answer, written by the test),
 /// made a little ahead of the tests that take them, on a thread of the harness's
 /// ([`tool::AHEAD`]), so that a test need not wait for any of it before its judge's sandbox
 /// can be launched. Every folder is used by one test only, and nothing but the harness
@@ -100,6 +87,8 @@ pub struct JudgeFolders {
     outputs: Vec<String>,
     /// The empty files made in each working folder.
     files: Vec<String>,
+    /// The tools' folders a copy links whole ([`linked_in_copies`]).
+    linked: Vec<String>,
     stock: std::sync::Mutex<Stock>,
 }
 
@@ -116,11 +105,17 @@ struct Stock {
 impl JudgeFolders {
     /// Folders showing the entries of `tools` but those named in `outputs`, with `files`
     /// (empty) in their working folder.
-    pub fn new(tools: &Path, outputs: Vec<String>, files: Vec<String>) -> JudgeFolders {
+    pub fn new(
+        tools: &Path,
+        outputs: Vec<String>,
+        files: Vec<String>,
+        linked: Vec<String>,
+    ) -> JudgeFolders {
         JudgeFolders {
             tools: tools.to_path_buf(),
             outputs,
             files,
+            linked,
             stock: std::sync::Mutex::new(Stock::default()),
         }
     }
@@ -159,11 +154,39 @@ impl JudgeFolders {
     fn make(&self, scratch: &Path, mode: Mode) -> std::io::Result<ToolDir> {
         let mut dir = ToolDir::new(scratch)?;
         tool::own_folders(mode, &dir);
-        let outputs: Vec<&str> = self.outputs.iter().map(String::as_str).collect();
-        let files: Vec<&str> = self.files.iter().map(String::as_str).collect();
-        dir.show_tools(tool_view::kind(mode), &self.tools, &outputs, &files)?;
+        let (hidden, files, linked) = (strs(&self.outputs), strs(&self.files), strs(&self.linked));
+        let shown = tool_view::Shown {
+            hidden: &hidden,
+            files: &files,
+            linked: &linked,
+        };
+        dir.show_tools(tool_view::kind(mode), &self.tools, shown)?;
         Ok(dir)
     }
+}
+
+/// The tools' folders a judge's copy of the tools folder links whole rather than copies
+/// (process mode, a root harness: [`tool_view::Kind::Copy`]): gen's inputs folder, which a
+/// hand run fills (AtCoder ships 100 inputs in `in/`) and no judge writes.
+pub fn linked_in_copies(def: &Def) -> Vec<String> {
+    use super::config::Inputs;
+    let folder = match &def.inputs {
+        Inputs::Gen { dir, .. } => Path::new(dir).iter().next().map(PathBuf::from),
+        Inputs::Ready { dir, .. } => dir
+            .strip_prefix(&def.tools)
+            .ok()
+            .and_then(|rel| rel.iter().next())
+            .map(PathBuf::from),
+        Inputs::ByJudge => None,
+    };
+    folder
+        .map(|f| f.display().to_string())
+        .into_iter()
+        .collect()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 /// Opens for writing a file of a folder made by [`JudgeFolders`], never through a symbolic
@@ -470,6 +493,7 @@ mod tests {
             tools.path(),
             vec!["input.txt".into(), "out.svg".into()],
             vec!["input.txt".into()],
+            Vec::new(),
         ));
         let first = folders.take(&isolation).unwrap();
         let shows = |dir: &ToolDir| {

@@ -78,14 +78,17 @@ pub struct ToolProblem {
     /// The tools' hash, made once (a run joins it to each player's hash and writes it in
     /// run.toml: one reading of the folder for both, so they cannot differ).
     identity: std::sync::OnceLock<String>,
-    /// The judges' folders of a batch problem, made ahead of its tests.
+    /// The judges' (testers') folders, made ahead of the tests.
     folders: Arc<judge::JudgeFolders>,
 }
 
 impl ToolProblem {
     pub fn new(def: Arc<Def>) -> ToolProblem {
         ToolProblem {
-            folders: Arc::new(batch::BatchGame::folders(&def)),
+            folders: Arc::new(match def.shape {
+                Shape::Batch => batch::BatchGame::folders(&def),
+                Shape::Interactive | Shape::Topcoder => relayed::RelayedGame::folders(&def),
+            }),
             def,
             inputs: inputs::Store::default(),
             isolation: Mutex::new(None),
@@ -175,6 +178,7 @@ impl Problem for ToolProblem {
                 let game = relayed::RelayedGame::new(
                     self.def.clone(),
                     isolation,
+                    self.folders.clone(),
                     Some(made),
                     tool_seed,
                     env.config.time_limit,
@@ -186,6 +190,7 @@ impl Problem for ToolProblem {
                 let game = relayed::RelayedGame::new(
                     self.def.clone(),
                     isolation,
+                    self.folders.clone(),
                     None,
                     tool_seed,
                     env.config.time_limit,

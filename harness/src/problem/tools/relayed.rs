@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use super::config::{Def, RelayMode, Shape};
 use super::inputs::{self, Made};
-use super::judge::{self, Placeholders};
+use super::judge::{self, JudgeFolders, Placeholders};
 use std::os::fd::BorrowedFd;
 
 use crate::problem::{CaseError, Channel, Game, Heard, Picture, Waited};
@@ -368,6 +368,8 @@ const OUTPUT: &str = "output.txt";
 pub struct RelayedGame {
     def: Arc<Def>,
     isolation: Arc<Isolation>,
+    /// The testers' folders, made ahead of the tests.
+    folders: Arc<JudgeFolders>,
     /// The input made by `gen` (interactive); TopCoder testers make their own from the seed.
     made: Option<Arc<Made>>,
     tool_seed: u64,
@@ -383,6 +385,7 @@ impl RelayedGame {
     pub fn new(
         def: Arc<Def>,
         isolation: Arc<Isolation>,
+        folders: Arc<JudgeFolders>,
         made: Option<Arc<Made>>,
         tool_seed: u64,
         think: f64,
@@ -394,6 +397,7 @@ impl RelayedGame {
         Ok(RelayedGame {
             def,
             isolation,
+            folders,
             made,
             tool_seed,
             think,
@@ -401,6 +405,19 @@ impl RelayedGame {
             printed: String::new(),
             pictures: Vec::new(),
         })
+    }
+
+    /// The testers' folders of a problem's run: the tools shown but for the names a tester
+    /// writes (its input, its output file, its pictures), the input's and the output's files
+    /// made where the harness writes them (interactive).
+    pub fn folders(def: &Def) -> JudgeFolders {
+        let mut outputs = vec![INPUT.to_string(), OUTPUT.to_string()];
+        outputs.extend(def.pictures.iter().cloned());
+        let files = match def.shape {
+            Shape::Interactive => vec![INPUT.to_string(), OUTPUT.to_string()],
+            _ => Vec::new(),
+        };
+        JudgeFolders::new(&def.tools, outputs, files, judge::linked_in_copies(def))
     }
 
     /// The tester's command with the relay in place of the player.
@@ -462,16 +479,7 @@ impl Game for RelayedGame {
     }
 
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
-        let mut outputs = vec![INPUT, OUTPUT];
-        outputs.extend(self.def.pictures.iter().map(String::as_str));
-        // The input and the output file the harness writes (interactive): made with the
-        // folder, never shown from the tools folder.
-        let files: &[&str] = if self.made.is_some() {
-            &[INPUT, OUTPUT]
-        } else {
-            &[]
-        };
-        let dir = match judge::workspace(&self.isolation, &self.def.tools, &outputs, files) {
+        let dir = match self.folders.take(&self.isolation) {
             Ok(d) => d,
             Err(e) => {
                 let why = format!("cannot make the tester's folder: {e}");
@@ -479,7 +487,9 @@ impl Game for RelayedGame {
             }
         };
         if self.made.is_some() {
-            if let Err(e) = std::fs::write(dir.work().join(INPUT), &self.input) {
+            let written = judge::open_made(&dir.work().join(INPUT))
+                .and_then(|mut f| std::io::Write::write_all(&mut f, self.input.as_bytes()));
+            if let Err(e) = written {
                 let why = format!("cannot write the tester's input: {e}");
                 return Outcome::failed(Verdict::HarnessError, why);
             }
