@@ -670,11 +670,14 @@ fn refine(
     let crashed = !ending.killed
         && !broken_pipe
         && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
-    // A player that left mid-game, or one that answers at exit and did not answer right.
+    // A player that left mid-game, or one that answers at exit and did not answer right
+    // (unless a contest's tool ended the game first: how the player ends after is no news).
     let vanished = matches!(
         outcome.fault,
         Some(Fault::Eof) | Some(Fault::Gone(_)) | Some(Fault::Unterminated(_))
-    ) || (problem.answers_at_exit() && outcome.verdict == Verdict::WrongAnswer);
+    ) || (problem.answers_at_exit()
+        && outcome.verdict == Verdict::WrongAnswer
+        && !outcome.ended_by_tool);
     let stderr = String::from_utf8_lossy(&ending.stderr.bytes);
     let near_limit = memory_limit > 0
         && report

@@ -223,6 +223,10 @@ pub struct Outcome {
     /// The wire fault that ended the test, if one did (the runner refines its verdict with
     /// what it learns from the process: a crash, a memory limit).
     pub fault: Option<Fault>,
+    /// A contest's tool ended the game (it died, or judged and exited) while the player was
+    /// still in it: the player's exit after that (a crash at the end of its input) is no
+    /// news, and the tool's verdict stands.
+    pub ended_by_tool: bool,
 }
 
 impl Outcome {
@@ -234,6 +238,7 @@ impl Outcome {
             moves,
             reason: String::new(),
             fault: None,
+            ended_by_tool: false,
         }
     }
 
@@ -255,6 +260,7 @@ impl Outcome {
             moves,
             reason: reason.into(),
             fault: None,
+            ended_by_tool: false,
         }
     }
 
@@ -266,6 +272,7 @@ impl Outcome {
             moves,
             reason: fault.to_string(),
             fault: Some(fault.clone()),
+            ended_by_tool: false,
         }
     }
 }

@@ -44,6 +44,7 @@ pub mod supervisor;
 mod sys;
 mod tidy;
 pub mod tool;
+pub mod tool_view;
 mod tree_cpu;
 mod view;
 
@@ -454,6 +455,7 @@ impl Isolation {
             cwd,
             binds,
             writable_binds: Vec::new(),
+            overlay: None,
             root: self.scratch.path().join("root"),
             etc: self.scratch.path().join("etc"),
             memory: if self.cgroups.is_some() {

@@ -52,6 +52,16 @@ pub struct Bind {
     pub path: PathBuf,
 }
 
+/// A contest tool's working folder as an overlay (namespaces only): the tools folder below,
+/// the tool's own folder above, mounted at `upper`'s path ([`super::tool_view`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlay {
+    pub lower: PathBuf,
+    pub upper: PathBuf,
+    /// The overlay's own work folder, beside `upper`.
+    pub work: PathBuf,
+}
+
 /// Everything the supervisor needs to start one player.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Spec {
@@ -71,6 +81,10 @@ pub struct Spec {
     /// private copy and output folder ([`super::build`]); namespaces only. Empty for a test.
     #[serde(default)]
     pub writable_binds: Vec<PathBuf>,
+    /// A tool's working folder shown as an overlay of the tools folder, mounted after the
+    /// writable binds (inside one of them).
+    #[serde(default)]
+    pub overlay: Option<Overlay>,
     /// An empty host folder to build the new root on (namespaces only).
     pub root: PathBuf,
     /// The run's prepared /etc (namespaces only).

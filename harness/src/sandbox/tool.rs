@@ -4,11 +4,12 @@
 //! system folders, the tools folder read-only and one fresh writable folder for this run of
 //! the tool, nothing else (no results, no other test, no player, no key: the key never
 //! reaches a child's environment). Under a root harness it runs as the tools' own id
-//! (`ids::TOOL_UID`), never a player's.
+//! (`ids::TOOL_UID`), never a player's. The working folder in it shows the tools folder as by
+//! hand, writable anywhere, the original unchanged ([`super::tool_view`]).
 //!
-//! The caller makes the folder with [`ToolDir::new`], puts the files the tool needs in its
-//! `work/` (the tool's working folder: inputs, a player's output), runs [`run`], and reads
-//! what the tool left there. The tool's stdin comes from [`Stdin`]; its stdout goes to a file
+//! The caller makes the folder with [`ToolDir::new`] and fills its `work/` (the tool's
+//! working folder: the tools' entries, inputs, a player's output) with
+//! [`ToolDir::show_tools`], runs [`run`], and reads what the tool left there. The tool's stdin comes from [`Stdin`]; its stdout goes to a file
 //! or is only kept as a tail; both tails are returned for the score and the reason. Nothing
 //! here judges: [`ToolRun`] says how the tool ended, and the problem decides what it means.
 
@@ -18,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::folder_cap::FolderCap;
 use super::spec::{Bind, Exit, Mode, Report, Spec, StartError};
+use super::tool_view;
 use super::{Isolation, TestLimits};
 use crate::os::{self, Interest, Waiter};
 
@@ -136,10 +138,14 @@ pub struct ToolDir {
     dir: tempfile::TempDir,
     /// The tool's supervisor once launched: its processes (a relay) descend from it.
     supervisor: std::sync::OnceLock<i32>,
+    /// The overlay its working folder is shown as, when it is one.
+    overlay: Option<super::spec::Overlay>,
 }
 
 impl Drop for ToolDir {
     fn drop(&mut self) {
+        // Folders a player or the overlay's kernel work folder left without rights are made
+        // the owner's again first.
         super::tidy::remove_all(self.dir.path());
     }
 }
@@ -154,7 +160,19 @@ impl ToolDir {
         Ok(ToolDir {
             dir,
             supervisor: std::sync::OnceLock::new(),
+            overlay: None,
         })
+    }
+
+    /// Fills the working folder with what the tool sees of `tools` ([`tool_view::fill`]).
+    pub fn show_tools(
+        &mut self,
+        kind: tool_view::Kind,
+        tools: &Path,
+        shown: tool_view::Shown<'_>,
+    ) -> std::io::Result<()> {
+        self.overlay = tool_view::fill(kind, self.dir.path(), &self.work(), tools, shown)?;
+        Ok(())
     }
 
     /// The pid of the supervisor of the tool run in this folder, once it is launched.
@@ -379,6 +397,7 @@ fn spec(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Spec {
         landlock_read,
         landlock_write,
         writable_binds: vec![dir.path().to_path_buf()],
+        overlay: dir.overlay.clone(),
         // A contest's tool is other people's code too: under a root harness it runs as an
         // unprivileged id, never host root, and not the players' (in either mode a player
         // of any run, a process-mode one included, can neither change its folder nor

@@ -257,6 +257,10 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         }
         bind_rw(path, &inside(root, path))?;
     }
+    if let Some(overlay) = &spec.overlay {
+        step.set("tools overlay");
+        super::tool_view::mount(overlay, &inside(root, &overlay.upper))?;
+    }
     step.set("proc");
     proc_of_the_test(root, &spec.etc)?;
     step.set("pivot");

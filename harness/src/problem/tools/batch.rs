@@ -68,7 +68,7 @@ impl BatchGame {
         let mut outputs = vec![INPUT.to_string(), OUTPUT.to_string()];
         outputs.extend(def.pictures.iter().cloned());
         let files = vec![INPUT.to_string(), OUTPUT.to_string()];
-        JudgeFolders::new(&def.tools, outputs, files)
+        JudgeFolders::new(&def.tools, outputs, files, judge::linked_in_copies(def))
     }
 
     /// Launches the judge's sandbox in a fresh folder (made ahead, [`JudgeFolders`]), held

@@ -182,6 +182,7 @@ impl Store {
                 &def.tools,
                 vec![dir.to_string(), SEEDS.to_string()],
                 vec![SEEDS.to_string()],
+                Vec::new(),
             ))
         });
         let ws = folders
@@ -245,10 +246,10 @@ fn gen_failed(def: &Def, run: &tool::ToolRun, seed: u64, dir: &str) -> String {
         run.describe_end(timeout)
     };
     let said = run.last_lines(judge::REASON_LINES).replace('\n', " | ");
-    // A gen edited to write elsewhere (AHC003 copies write `in1/`, `ans/`) meets the tools
-    // folder, read-only to it: say where it may write.
+    // Where its working folder is a copy, its large files and build folders are links to
+    // the tools folder, read-only: say so.
     let hint = if said.contains("Read-only file system") || said.contains("Permission denied") {
-        format!(" (gen may write only its {dir}/ folder: the rest of its working folder is the tools folder, read-only; name the folder it writes as inputs.dir in {})", def.file.display())
+        " (in process mode and under a root harness, gen's working folder is a copy of the tools folder whose files over 1 MiB and target/, .git/, node_modules/ are read-only links to the originals)".to_string()
     } else {
         String::new()
     };

@@ -1,5 +1,5 @@
 //! What every shape shares once a contest tool has run: its command with the placeholders
-//! put in ([`Placeholders`]), the folder it runs in ([`workspace`]), and what its run means
+//! put in ([`Placeholders`]), the folder it runs in ([`JudgeFolders`]), and what its run means
 //! for the player ([`judge_outcome`]: the score, or WA with the tool's last lines, or ERR).
 
 use std::path::{Path, PathBuf};
@@ -9,6 +9,7 @@ use super::config::{Def, Shape, Stream};
 use crate::problem::Picture;
 use crate::sandbox::beneath::{self, Rules};
 use crate::sandbox::tool::{self, ToolDir, ToolEnd, ToolRun, TAIL};
+use crate::sandbox::tool_view;
 use crate::sandbox::{Isolation, Mode};
 use crate::verdict::{Outcome, Verdict};
 use std::sync::Arc;
@@ -72,52 +73,14 @@ pub fn program(tools: &Path, first: &str) -> PathBuf {
     p.to_path_buf()
 }
 
-/// A fresh folder for one run of a tool whose working folder shows the tools folder: a
-/// symbolic link to each of its entries but those named in `outputs` (what the tool writes
-/// there: its inputs folder, its pictures), so a tool finds its files where its README says
-/// and writes only into its own folder.
-pub fn workspace(scratch: &Path, tools: &Path, outputs: &[&str]) -> std::io::Result<ToolDir> {
-    let dir = ToolDir::new(scratch)?;
-    link_tools(&dir.work(), tools, outputs)?;
-    Ok(dir)
-}
-
-/// Makes in `folder` a symbolic link to each entry of `tools` but those named in `outputs`;
-/// returns their names.
-fn link_tools(
-    folder: &Path,
-    tools: &Path,
-    outputs: &[&str],
-) -> std::io::Result<Vec<std::ffi::OsString>> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(tools)?.flatten() {
-        let name = entry.file_name();
-        let output = |o: &&str| {
-            Path::new(o).starts_with(&name) || super::drawing::may_name(o, &name.to_string_lossy())
-        };
-        if outputs.iter().any(output) {
-            continue;
-        }
-        std::os::unix::fs::symlink(entry.path(), folder.join(&name))?;
-        names.push(name);
-    }
-    Ok(names)
-}
-
-/// Fresh working folders for the judges of a run's tests, filled as [`workspace`] fills
-/// one, with the empty files a judge is handed (its input and answer, written by the test),
+/// Fresh working folders for the judges (and testers) of a run's tests, each showing the
+/// tools folder as by hand, writable ([`tool_view`]), but for the entries the judge writes
+/// there (its input, its answer, its pictures; gen's inputs folder), with the empty files a
+/// judge is handed (its input and answer, written by the test),
 /// made a little ahead of the tests that take them, on a thread of the harness's
-/// ([`tool::AHEAD`]), so
-/// that a test need not wait for any of it before its judge's sandbox can be launched.
-///
-/// The symbolic links are made once per run, the first time, in a folder of the run's
-/// scratch space that no tool is shown; each folder then gets them as hard links. A new
-/// symbolic link (or folder, or file) is a new inode, which some file systems make slowly
-/// (0.2 to 1 ms apiece on this project's ext4 `/tmp`, seven links per test for the example);
-/// a hard link is a directory entry (microseconds). What the tool sees is the same: symbolic
-/// links to the tools' entries in a folder of its own, which it may remove or rename without
-/// changing what another test's folder shows (nobody can change a symbolic link's target).
-/// Every folder is used by one test only, and nothing but the harness touches it before.
+/// ([`tool::AHEAD`]), so that a test need not wait for any of it before its judge's sandbox
+/// can be launched. Every folder is used by one test only, and nothing but the harness
+/// touches it before.
 #[derive(Debug)]
 pub struct JudgeFolders {
     tools: PathBuf,
@@ -125,19 +88,13 @@ pub struct JudgeFolders {
     outputs: Vec<String>,
     /// The empty files made in each working folder.
     files: Vec<String>,
-    links: std::sync::Mutex<Option<Links>>,
+    /// The tools' folders a copy links whole ([`linked_in_copies`]).
+    linked: Vec<String>,
     stock: std::sync::Mutex<Stock>,
 }
 
 /// Folders made ahead for the tests to come: at most this many at once.
 const MADE_AHEAD: usize = 2;
-
-/// The links made once ([`JudgeFolders`]): their folder and their names.
-#[derive(Debug)]
-struct Links {
-    dir: tempfile::TempDir,
-    names: Vec<std::ffi::OsString>,
-}
 
 /// The folders made ahead, in `scratch`.
 #[derive(Debug, Default)]
@@ -149,12 +106,31 @@ struct Stock {
 impl JudgeFolders {
     /// Folders showing the entries of `tools` but those named in `outputs`, with `files`
     /// (empty) in their working folder.
-    pub fn new(tools: &Path, outputs: Vec<String>, files: Vec<String>) -> JudgeFolders {
+    pub fn new(
+        tools: &Path,
+        outputs: Vec<String>,
+        files: Vec<String>,
+        linked: Vec<String>,
+    ) -> JudgeFolders {
+        // A name holding the seed (`{seed}.png`) leaves out every entry it may name (what a
+        // run by hand left: `4.png`), for the tools to write their own.
+        let mut outputs = outputs;
+        let patterns: Vec<String> = outputs
+            .iter()
+            .filter(|o| o.contains("{seed"))
+            .cloned()
+            .collect();
+        for entry in std::fs::read_dir(tools).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if patterns.iter().any(|p| super::drawing::may_name(p, &name)) {
+                outputs.push(name);
+            }
+        }
         JudgeFolders {
             tools: tools.to_path_buf(),
             outputs,
             files,
-            links: std::sync::Mutex::new(None),
+            linked,
             stock: std::sync::Mutex::new(Stock::default()),
         }
     }
@@ -188,49 +164,44 @@ impl JudgeFolders {
         }
     }
 
-    /// Makes a filled folder in `scratch` (the links too, the first time), with the tool's
-    /// own HOME and TMPDIR where they are in its folder in `mode` ([`tool::own_folders`]).
-    /// An entry that cannot be hard-linked (another file system) gets a symbolic link of its
-    /// own.
+    /// Makes a filled folder in `scratch`, with the tool's own HOME and TMPDIR where they
+    /// are in its folder in `mode` ([`tool::own_folders`]).
     fn make(&self, scratch: &Path, mode: Mode) -> std::io::Result<ToolDir> {
-        let (from, names) = {
-            let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
-            if links
-                .as_ref()
-                .is_none_or(|l| l.dir.path().parent() != Some(scratch))
-            {
-                let made = tempfile::Builder::new()
-                    .prefix("shown-tools-")
-                    .tempdir_in(scratch)?;
-                let outputs: Vec<&str> = self.outputs.iter().map(String::as_str).collect();
-                let names = link_tools(made.path(), &self.tools, &outputs)?;
-                *links = Some(Links { dir: made, names });
-            }
-            let links = links.as_ref().expect("made above");
-            (links.dir.path().to_path_buf(), links.names.clone())
-        };
-        let dir = ToolDir::new(scratch)?;
+        let mut dir = ToolDir::new(scratch)?;
         tool::own_folders(mode, &dir);
-        let work = dir.work();
-        for name in names {
-            // Not a follow of the link: the new entry is the symbolic link itself.
-            if std::fs::hard_link(from.join(&name), work.join(&name)).is_err() {
-                std::os::unix::fs::symlink(self.tools.join(&name), work.join(&name))?;
-            }
-        }
-        for name in &self.files {
-            // Readable by the judge whatever the umask: under a root harness the folder is
-            // handed to the judge's id when its sandbox is set up, which may come first.
-            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(work.join(name))?;
-            file.set_permissions(std::fs::Permissions::from_mode(0o644))?;
-        }
+        let (hidden, files, linked) = (strs(&self.outputs), strs(&self.files), strs(&self.linked));
+        let shown = tool_view::Shown {
+            hidden: &hidden,
+            files: &files,
+            linked: &linked,
+        };
+        dir.show_tools(tool_view::kind(mode), &self.tools, shown)?;
         Ok(dir)
     }
+}
+
+/// The tools' folders a judge's copy of the tools folder links whole rather than copies
+/// (process mode, a root harness: [`tool_view::Kind::Copy`]): gen's inputs folder, which a
+/// hand run fills (AtCoder ships 100 inputs in `in/`) and no judge writes.
+pub fn linked_in_copies(def: &Def) -> Vec<String> {
+    use super::config::Inputs;
+    let folder = match &def.inputs {
+        Inputs::Gen { dir, .. } => Path::new(dir).iter().next().map(PathBuf::from),
+        Inputs::Ready { dir, .. } => dir
+            .strip_prefix(&def.tools)
+            .ok()
+            .and_then(|rel| rel.iter().next())
+            .map(PathBuf::from),
+        Inputs::ByJudge => None,
+    };
+    folder
+        .map(|f| f.display().to_string())
+        .into_iter()
+        .collect()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 /// Opens for writing a file of a folder made by [`JudgeFolders`], never through a symbolic
@@ -796,18 +767,14 @@ mod tests {
             tools.path(),
             vec!["input.txt".into(), "out.svg".into()],
             vec!["input.txt".into()],
+            Vec::new(),
         ));
         let first = folders.take(&isolation).unwrap();
         let shows = |dir: &ToolDir| {
             let work = dir.work();
-            assert_eq!(
-                fs::read_link(work.join("seeds.txt")).unwrap(),
-                tools.path().join("seeds.txt")
-            );
-            assert_eq!(
-                fs::read_link(work.join("src")).unwrap(),
-                tools.path().join("src")
-            );
+            // Process mode: a copy of the tools, theirs to write.
+            assert_eq!(fs::read_to_string(work.join("seeds.txt")).unwrap(), "0\n");
+            assert!(fs::symlink_metadata(work.join("src")).unwrap().is_dir());
             assert!(fs::symlink_metadata(work.join("out.svg")).is_err());
             let input = fs::symlink_metadata(work.join("input.txt")).unwrap();
             use std::os::unix::fs::PermissionsExt;
@@ -817,10 +784,12 @@ mod tests {
             assert!(dir.path().join("home").is_dir() && dir.path().join("tmp").is_dir());
         };
         shows(&first);
-        // What a judge does to its folder's entries is not seen by the next test's judge.
-        fs::remove_file(first.work().join("seeds.txt")).unwrap();
-        fs::remove_file(first.work().join("src")).unwrap();
-        std::os::unix::fs::symlink("/", first.work().join("src")).unwrap();
+        // What a judge does to its folder's entries is not seen by the next test's judge,
+        // nor by the tools folder.
+        fs::write(first.work().join("seeds.txt"), "9\n").unwrap();
+        fs::write(first.work().join("src/new.rs"), "").unwrap();
+        fs::remove_dir(first.work().join("src")).unwrap_err();
+        assert!(!tools.path().join("src/new.rs").exists());
         judge_folders_write(&first.work().join("input.txt"), "1 2\n");
         let second = folders.take(&isolation).unwrap();
         assert_ne!(first.path(), second.path());

@@ -35,8 +35,8 @@
 pub mod batch;
 pub mod built;
 pub mod config;
-pub mod drawing;
 pub mod discover;
+pub mod drawing;
 pub mod identity;
 pub mod inputs;
 pub mod judge;
@@ -103,14 +103,17 @@ pub struct ToolProblem {
     /// The tools' hash, made once (a run joins it to each player's hash and writes it in
     /// run.toml: one reading of the folder for both, so they cannot differ).
     identity: std::sync::OnceLock<String>,
-    /// The judges' folders of a batch problem, made ahead of its tests.
+    /// The judges' (testers') folders, made ahead of the tests.
     folders: Arc<judge::JudgeFolders>,
 }
 
 impl ToolProblem {
     pub fn new(def: Arc<Def>) -> ToolProblem {
         ToolProblem {
-            folders: Arc::new(batch::BatchGame::folders(&def)),
+            folders: Arc::new(match def.shape {
+                Shape::Batch => batch::BatchGame::folders(&def),
+                Shape::Interactive | Shape::Topcoder => relayed::RelayedGame::folders(&def),
+            }),
             def,
             inputs: inputs::Store::default(),
             isolation: Mutex::new(None),
@@ -200,6 +203,7 @@ impl Problem for ToolProblem {
                 let game = relayed::RelayedGame::new(
                     self.def.clone(),
                     isolation,
+                    self.folders.clone(),
                     Some(made),
                     tool_seed,
                     think(&env.config),
@@ -211,6 +215,7 @@ impl Problem for ToolProblem {
                 let game = relayed::RelayedGame::new(
                     self.def.clone(),
                     isolation,
+                    self.folders.clone(),
                     None,
                     tool_seed,
                     think(&env.config),

@@ -18,7 +18,8 @@
 //! - The tool ran and scored: that score. It reported an invalid answer (no score, an error
 //!   score, or a failure once the player has spoken, a panic included): WA with the tool's
 //!   last lines, never a rerun; a player that left or crashed first then gets RE or MLE from
-//!   the runner as on a built-in problem.
+//!   the runner as on a built-in problem. A tool that ended the game first (it died while
+//!   the player was still in it) keeps its WA, whatever the player does once its input ends.
 //! - The tool could not start, never started its player, failed before the player spoke, or
 //!   ran past its own time: ERR (not the player's fault; `--resume` runs it again).
 //!
@@ -38,7 +39,7 @@ use std::sync::Arc;
 
 use super::config::{Def, RelayMode, Shape};
 use super::inputs::{self, Made};
-use super::judge::{self, Placeholders};
+use super::judge::{self, JudgeFolders, Placeholders};
 use super::starts;
 use std::os::fd::BorrowedFd;
 
@@ -271,7 +272,16 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
     let timeout = Duration::from_secs_f64(def.judge_timeout);
     let (moves, left) = match talk {
         Talk::Fault { fault, moves } => return Outcome::fault(&fault, 0.0, moves),
-        Talk::Broken(why) => return Outcome::failed(Verdict::HarnessError, why),
+        Talk::Broken(why) => {
+            // A tool that died at once takes its relay with it: its words say why.
+            let tail = match run {
+                Some(r) if !r.succeeded() && r.end != ToolEnd::Interrupted => {
+                    format!("; the tool ended first{}", tool_words(def, r, timeout))
+                }
+                _ => String::new(),
+            };
+            return Outcome::failed(Verdict::HarnessError, format!("{why}{tail}"));
+        }
         Talk::ToolFailed(why) => {
             let tool = def.judge.first().map_or("", String::as_str);
             let tail = run.map(|r| tool_words(def, r, timeout)).unwrap_or_default();
@@ -301,6 +311,9 @@ pub fn outcome(def: &Def, talk: Talk, run: Option<&ToolRun>) -> Outcome {
             );
         }
         // A player that left first: the runner tells a crash (RE, MLE) from a clean exit.
+        // A tool that ended the game first (it died, or judged and exited): its WA stands,
+        // however the player ends once its input is closed.
+        outcome.ended_by_tool = left.is_none();
         outcome.fault = left;
     }
     outcome
@@ -351,6 +364,8 @@ pub(super) const OUTPUT: &str = "output.txt";
 pub struct RelayedGame {
     def: Arc<Def>,
     isolation: Arc<Isolation>,
+    /// The testers' folders, made ahead of the tests.
+    folders: Arc<JudgeFolders>,
     /// The input made by `gen` (interactive); TopCoder testers make their own from the seed.
     made: Option<Arc<Made>>,
     tool_seed: u64,
@@ -366,6 +381,7 @@ impl RelayedGame {
     pub fn new(
         def: Arc<Def>,
         isolation: Arc<Isolation>,
+        folders: Arc<JudgeFolders>,
         made: Option<Arc<Made>>,
         tool_seed: u64,
         think: f64,
@@ -377,6 +393,7 @@ impl RelayedGame {
         Ok(RelayedGame {
             def,
             isolation,
+            folders,
             made,
             tool_seed,
             think,
@@ -384,6 +401,19 @@ impl RelayedGame {
             printed: String::new(),
             pictures: Vec::new(),
         })
+    }
+
+    /// The testers' folders of a problem's run: the tools shown but for the names a tester
+    /// writes (its input, its output file, its pictures), the input's and the output's files
+    /// made where the harness writes them (interactive).
+    pub fn folders(def: &Def) -> JudgeFolders {
+        let mut outputs = vec![INPUT.to_string(), OUTPUT.to_string()];
+        outputs.extend(def.pictures.iter().cloned());
+        let files = match def.shape {
+            Shape::Interactive => vec![INPUT.to_string(), OUTPUT.to_string()],
+            _ => Vec::new(),
+        };
+        JudgeFolders::new(&def.tools, outputs, files, judge::linked_in_copies(def))
     }
 
     /// The tester's command with the relay in place of the player.
@@ -448,9 +478,7 @@ impl Game for RelayedGame {
     }
 
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
-        let mut outputs = vec![INPUT, OUTPUT];
-        outputs.extend(self.def.pictures.iter().map(String::as_str));
-        let dir = match judge::workspace(self.isolation.scratch(), &self.def.tools, &outputs) {
+        let dir = match self.folders.take(&self.isolation) {
             Ok(d) => d,
             Err(e) => {
                 let why = format!("cannot make the tester's folder: {e}");
@@ -458,7 +486,9 @@ impl Game for RelayedGame {
             }
         };
         if self.made.is_some() {
-            if let Err(e) = std::fs::write(dir.work().join(INPUT), &self.input) {
+            let written = judge::open_made(&dir.work().join(INPUT))
+                .and_then(|mut f| std::io::Write::write_all(&mut f, self.input.as_bytes()));
+            if let Err(e) = written {
                 let why = format!("cannot write the tester's input: {e}");
                 return Outcome::failed(Verdict::HarnessError, why);
             }
