@@ -12,6 +12,7 @@ pub mod relative;
 pub mod report;
 pub mod runs;
 pub mod stats;
+pub mod yardstick;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
