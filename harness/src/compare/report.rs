@@ -11,6 +11,7 @@ use super::group::{Filter, GroupBy, Value};
 use super::relative;
 use super::runs::{BestTable, Entry};
 use super::stats::{self, Interval, SignTest, Wilcoxon, WilcoxonMethod};
+use super::yardstick::{self, Mark, RankBy};
 use crate::problem::{CaseKey, Objective};
 use crate::verdict::Verdict;
 
@@ -36,15 +37,34 @@ pub struct Options<'a> {
     pub best: Option<&'a BestTable>,
     /// The relative score of a player best on every test (1,000,000).
     pub scale: f64,
+    /// `--rank-by`: what every problem ranks by, over `configured`.
+    pub rank_by: Option<RankBy>,
+    /// Each problem's `rank-by` (scoring.toml, problem.toml); a problem not named: relative.
+    pub configured: std::collections::BTreeMap<String, RankBy>,
+}
+
+impl Options<'_> {
+    /// What `problem`'s entries are ranked by.
+    pub fn rank_by(&self, problem: &str) -> RankBy {
+        self.rank_by
+            .or_else(|| self.configured.get(problem).copied())
+            .unwrap_or_default()
+    }
 }
 
 /// One entry's totals over some tests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Totals {
     pub tests: usize,
+    /// The mean raw score: over every test when maximising (a failed test counting its
+    /// score), over the OK tests when minimising (NaN when none is).
     pub mean: f64,
     /// `scale x mean(relative)`.
     pub relative: f64,
+    /// pahcer's rank score among the entries, 0..=100.
+    pub rank: f64,
+    /// The entry's standing by the problem's yardstick (what ranks it).
+    pub mark: Mark,
 }
 
 /// Two entries on the common tests: `a` is the better-ranked one, differences are `a - b`
@@ -85,6 +105,10 @@ pub struct Comparison {
     pub vs_best: bool,
     /// The relative score of an entry best on every test (`Options::scale`).
     pub scale: f64,
+    /// What the entries are ranked by.
+    pub rank_by: RankBy,
+    /// Whether every score of every entry is a whole number.
+    pub integral: bool,
 }
 
 /// Compares entries problem by problem, on the tests every entry of a problem has.
@@ -176,20 +200,21 @@ fn compare_problem(
         })
         .collect();
     let rel = relative_scores(&entries, &common, &best, info.objective, counted);
-    let raw: Vec<Vec<f64>> = entries
-        .iter()
-        .map(|e| common.iter().map(|c| e.tests[c].score).collect())
-        .collect();
+    let rank_by = options.rank_by(problem);
+    let scores = Scores::new(&entries, &common, rel.clone(), info, rank_by, counted);
     let all: Vec<usize> = (0..common.len()).collect();
-    let totals_of = |i: usize, on: &[usize]| totals(&raw[i], &rel[i], on, options.scale);
-    // Rank: best relative score first, then name.
+    let totals_of = |i: usize, on: &[usize]| scores.totals(i, on, options.scale);
+    // Rank: by the yardstick, then name.
     let mut order: Vec<usize> = (0..entries.len()).collect();
     let labels = labels(&entries);
     order.sort_by(|&x, &y| {
-        totals_of(y, &all)
-            .relative
-            .total_cmp(&totals_of(x, &all).relative)
-            .then_with(|| labels[x].cmp(&labels[y]))
+        yardstick::order(
+            &totals_of(x, &all).mark,
+            &totals_of(y, &all).mark,
+            rank_by,
+            info.objective,
+        )
+        .then_with(|| labels[x].cmp(&labels[y]))
     });
     let pairs = paired_tests(&order, &rel);
     let groups = groupings(
@@ -220,6 +245,102 @@ fn compare_problem(
         groups,
         vs_best: options.best.is_some(),
         scale: options.scale,
+        rank_by,
+        integral: scores.integral,
+    }
+}
+
+/// Per entry and common test, what the totals are made of.
+struct Scores {
+    /// Recorded raw scores.
+    raw: Vec<Vec<f64>>,
+    /// Counted scores (`None`: failed).
+    counted: Vec<Vec<Option<f64>>>,
+    rel: Vec<Vec<f64>>,
+    /// Rank scores among the entries, 0..=1.
+    rank: Vec<Vec<f64>>,
+    /// The yardstick's value (`None`: set beside it).
+    value: Vec<Vec<Option<f64>>>,
+    beside: bool,
+    objective: Objective,
+    integral: bool,
+}
+
+impl Scores {
+    fn new(
+        entries: &[Entry],
+        common: &[CaseKey],
+        rel: Vec<Vec<f64>>,
+        info: &ProblemInfo,
+        rank_by: RankBy,
+        counted: impl Fn(&Entry, &CaseKey) -> Option<f64>,
+    ) -> Scores {
+        let raw: Vec<Vec<f64>> = entries
+            .iter()
+            .map(|e| common.iter().map(|c| e.tests[c].score).collect())
+            .collect();
+        let counted: Vec<Vec<Option<f64>>> = entries
+            .iter()
+            .map(|e| common.iter().map(|c| counted(e, c)).collect())
+            .collect();
+        let mut rank = vec![Vec::with_capacity(common.len()); entries.len()];
+        for t in 0..common.len() {
+            let column: Vec<Option<f64>> = counted.iter().map(|c| c[t]).collect();
+            for (i, r) in yardstick::rank_scores(&column, info.objective)
+                .into_iter()
+                .enumerate()
+            {
+                rank[i].push(r);
+            }
+        }
+        let objective = info.objective;
+        let value = (0..entries.len())
+            .map(|i| {
+                (0..common.len())
+                    .map(|t| match rank_by {
+                        RankBy::Relative => Some(rel[i][t]),
+                        RankBy::Rank => Some(rank[i][t]),
+                        RankBy::Log => yardstick::log_score(counted[i][t]),
+                        RankBy::Raw if objective == Objective::Maximize => Some(raw[i][t]),
+                        RankBy::Raw => counted[i][t],
+                    })
+                    .collect()
+            })
+            .collect();
+        Scores {
+            integral: raw.iter().flatten().all(|x| x.fract() == 0.0),
+            raw,
+            counted,
+            rel,
+            rank,
+            value,
+            beside: yardstick::failures_beside(rank_by, objective),
+            objective,
+        }
+    }
+
+    /// Entry `i`'s totals over the tests `on`.
+    fn totals(&self, i: usize, on: &[usize], scale: f64) -> Totals {
+        let n = on.len();
+        let mean = |xs: &[f64]| {
+            if n == 0 {
+                0.0
+            } else {
+                on.iter().map(|&t| xs[t]).sum::<f64>() / n as f64
+            }
+        };
+        let ok: Vec<f64> = on.iter().filter_map(|&t| self.counted[i][t]).collect();
+        let values: Vec<Option<f64>> = on.iter().map(|&t| self.value[i][t]).collect();
+        Totals {
+            tests: n,
+            mean: match self.objective {
+                Objective::Maximize => mean(&self.raw[i]),
+                Objective::Minimize => ok.iter().sum::<f64>() / ok.len() as f64,
+            },
+            relative: scale * mean(&self.rel[i]),
+            rank: yardstick::RANK_SCALE * mean(&self.rank[i]),
+            mark: yardstick::mark(&values, self.beside),
+        }
     }
 }
 
@@ -322,22 +443,6 @@ fn groupings(
     groups
 }
 
-fn totals(raw: &[f64], rel: &[f64], on: &[usize], scale: f64) -> Totals {
-    let n = on.len();
-    let mean = |xs: &[f64]| {
-        if n == 0 {
-            0.0
-        } else {
-            on.iter().map(|&i| xs[i]).sum::<f64>() / n as f64
-        }
-    };
-    Totals {
-        tests: n,
-        mean: mean(raw),
-        relative: scale * mean(rel),
-    }
-}
-
 /// Player names, or `player@run` where a name appears more than once.
 fn labels(entries: &[Entry]) -> Vec<String> {
     entries
@@ -412,6 +517,12 @@ fn scope_line(c: &Comparison) -> String {
         format!("the best of these {} entries", c.entries.len())
     };
     let mut line = format!("{}: {n} common tests, relative to {against}", c.problem);
+    match c.rank_by {
+        RankBy::Relative => {}
+        RankBy::Rank => line.push_str(", ranked by rank score"),
+        RankBy::Log => line.push_str(", ranked by log10 average"),
+        RankBy::Raw => line.push_str(", ranked by mean score"),
+    }
     if c.available.iter().any(|&a| a != n) {
         let had: Vec<String> = c
             .labels
@@ -428,29 +539,74 @@ fn scope_line(c: &Comparison) -> String {
     line
 }
 
+/// Characters of a player's hash a table shows (`compare.csv` has it in full).
+const HASH: usize = 12;
+
+/// A hash cut to [`HASH`] characters.
+fn short_hash(hash: &str) -> &str {
+    hash.char_indices()
+        .nth(HASH)
+        .map_or(hash, |(i, _)| &hash[..i])
+}
+
+/// A mean raw score as the table shows it (`-` for a minimised entry without an OK test).
+fn mean_cell(c: &Comparison, mean: f64) -> String {
+    if mean.is_nan() {
+        "-".to_string()
+    } else {
+        crate::report::number::mean(mean, c.integral, 4)
+    }
+}
+
+/// The column of a rank or log yardstick: its header and each entry's cell, in rank order.
+fn yardstick_cells(c: &Comparison) -> Option<(&'static str, Vec<String>)> {
+    let cell = |f: &dyn Fn(&Totals) -> Option<String>| -> Vec<String> {
+        c.totals
+            .iter()
+            .map(|t| f(t).unwrap_or_else(|| "-".into()))
+            .collect()
+    };
+    match c.rank_by {
+        RankBy::Rank => Some(("rank", cell(&|t| Some(format!("{:.2}", t.rank))))),
+        RankBy::Log => Some(("log10", cell(&|t| t.mark.value.map(|v| format!("{v:.4}"))))),
+        RankBy::Relative | RankBy::Raw => None,
+    }
+}
+
 /// The comparison as a text table.
 pub fn render(comparisons: &[Comparison]) -> String {
     let mut out = String::new();
     for c in comparisons {
         let _ = writeln!(out, "{}", scope_line(c));
         let width = c.labels.iter().map(String::len).max().unwrap_or(6).max(6);
-        let _ = writeln!(
+        let means: Vec<String> = c.totals.iter().map(|t| mean_cell(c, t.mean)).collect();
+        let mw = crate::report::number::width(&means, 12);
+        let extra = yardstick_cells(c);
+        let _ = write!(
             out,
-            "  {:>2}  {:<width$}  {:<17}  {:<16}  {:>5}  {:>12}  {:>12}",
+            "  {:>2}  {:<width$}  {:<17}  {:<HASH$}  {:>5}  {:>mw$}  {:>12}",
             "#", "player", "run", "hash", "tests", "mean", "relative"
         );
+        if let Some((header, _)) = &extra {
+            let _ = write!(out, "  {header:>8}");
+        }
+        out.push('\n');
         for (i, (e, t)) in c.entries.iter().zip(&c.totals).enumerate() {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "  {:>2}  {:<width$}  {:<17}  {:<16}  {:>5}  {:>12.4}  {:>12.2}",
+                "  {:>2}  {:<width$}  {:<17}  {:<HASH$}  {:>5}  {:>mw$}  {:>12.2}",
                 i + 1,
                 c.labels[i],
                 e.run,
-                e.player_hash,
+                short_hash(&e.player_hash),
                 t.tests,
-                t.mean,
+                means[i],
                 t.relative
             );
+            if let Some((_, cells)) = &extra {
+                let _ = write!(out, "  {:>8}", cells[i]);
+            }
+            out.push('\n');
         }
         let mut tagged: Vec<(&str, &str)> = Vec::new();
         for e in &c.entries {
@@ -483,7 +639,7 @@ pub fn render(comparisons: &[Comparison]) -> String {
                     totals.first().map_or(0, |t| t.tests)
                 );
                 for t in totals {
-                    let both = format!("{:.2} ({:.4})", t.relative, t.mean);
+                    let both = format!("{:.2} ({})", t.relative, mean_cell(c, t.mean));
                     let _ = write!(out, "  {both:>cell$}");
                 }
                 out.push('\n');
@@ -578,6 +734,9 @@ pub(crate) fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
                     tests: 1,
                     mean: entry.tests[case].score,
                     relative: c.scale * c.rel[i][t],
+                    // Not in compare.csv's columns.
+                    rank: 0.0,
+                    mark: Mark::default(),
                 };
                 w.write_record(row(i, "test", &case.to_string(), &one))?;
             }

@@ -1,10 +1,14 @@
 //! The leaderboard: per problem and player, the count, sum, mean, min and max of the raw
-//! scores, the count of each verdict and the thinking time. Built from test results as they
-//! come, so a partial run has a partial leaderboard.
+//! scores (also over the OK tests alone, and their log10), the count of each verdict and the
+//! thinking time. Built from test results as they come, so a partial run has a partial
+//! leaderboard; the relative and rank scores, which need every player's tests, are set once
+//! the run ends, with what each problem ranks by.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::compare::yardstick::{self, Mark, RankBy};
+use crate::problem::Objective;
 use crate::rundir::ScoreRow;
 use crate::verdict::Verdict;
 
@@ -21,6 +25,18 @@ pub struct Standing {
     pub max_think: Duration,
     /// The TopCoder relative score (`scale x mean(YOUR/BEST)`), set once the run ends.
     pub relative: Option<f64>,
+    /// pahcer's rank score (0..=100), set once the run ends.
+    pub rank: Option<f64>,
+    /// Over the OK tests alone: their count, sum, min and max.
+    pub ok: u64,
+    pub ok_sum: f64,
+    pub ok_min: f64,
+    pub ok_max: f64,
+    /// OK tests with a score above 0, and the sum of their log10.
+    pub logged: u64,
+    pub log_sum: f64,
+    /// Whether some score was not a whole number (an integer problem shows integers).
+    pub fractional: bool,
 }
 
 impl Standing {
@@ -41,7 +57,57 @@ impl Standing {
         self.tests - self.count(Verdict::Ok)
     }
 
+    /// The mean a person reads beside the player (`None` without a test to average): over
+    /// every test when maximising (a failed test counting its score, 0); over the OK tests
+    /// when minimising, where a failed test's 0 would look like the best score.
+    pub fn shown_mean(&self, objective: Objective) -> Option<f64> {
+        match objective {
+            Objective::Maximize => (self.tests > 0).then(|| self.mean()),
+            Objective::Minimize => (self.ok > 0).then(|| self.ok_sum / self.ok as f64),
+        }
+    }
+
+    /// The sum, min and max over the tests [`Standing::shown_mean`] averages.
+    pub fn shown_range(&self, objective: Objective) -> Option<(f64, f64, f64)> {
+        match objective {
+            Objective::Maximize => (self.tests > 0).then_some((self.sum, self.min, self.max)),
+            Objective::Minimize => (self.ok > 0).then_some((self.ok_sum, self.ok_min, self.ok_max)),
+        }
+    }
+
+    /// The player's mark by `rank_by`; a relative or rank score not (yet) set is no value.
+    pub fn mark(&self, rank_by: RankBy, objective: Objective) -> Mark {
+        let plain = |value| Mark { value, left_out: 0 };
+        match rank_by {
+            RankBy::Relative => plain(self.relative),
+            RankBy::Rank => plain(self.rank),
+            RankBy::Log => Mark {
+                value: (self.logged > 0).then(|| self.log_sum / self.logged as f64),
+                left_out: self.tests - self.logged,
+            },
+            RankBy::Raw if yardstick::failures_beside(rank_by, objective) => Mark {
+                value: self.shown_mean(objective),
+                left_out: self.failures(),
+            },
+            RankBy::Raw => plain(self.shown_mean(objective)),
+        }
+    }
+
     pub fn add(&mut self, score: f64, verdict: Verdict, think: Duration) {
+        if verdict == Verdict::Ok {
+            if self.ok == 0 {
+                (self.ok_min, self.ok_max) = (score, score);
+            }
+            self.ok += 1;
+            self.ok_sum += score;
+            self.ok_min = self.ok_min.min(score);
+            self.ok_max = self.ok_max.max(score);
+            if let Some(log) = yardstick::log_score(Some(score)) {
+                self.logged += 1;
+                self.log_sum += log;
+            }
+        }
+        self.fractional |= score.fract() != 0.0;
         if self.tests == 0 {
             self.min = score;
             self.max = score;
@@ -82,6 +148,10 @@ pub struct Summary {
     pub problems: Vec<(String, Vec<(String, Standing)>)>,
     /// Tests the run was to have.
     pub planned: u64,
+    /// What each problem ranks by, when not [`RankBy::Relative`].
+    pub rank_by: BTreeMap<String, RankBy>,
+    /// Each problem's objective (its judge's; maximised for a problem not known).
+    pub objectives: BTreeMap<String, Objective>,
 }
 
 impl Summary {
@@ -101,7 +171,28 @@ impl Summary {
                 })
                 .collect(),
             planned,
+            rank_by: BTreeMap::new(),
+            objectives: problems
+                .iter()
+                .map(|(p, _)| {
+                    let o = crate::problem::by_id(p).map_or(Objective::Maximize, |p| p.objective());
+                    (p.clone(), o)
+                })
+                .collect(),
         }
+    }
+
+    /// Whether `problem`'s higher or lower scores are better.
+    pub fn objective(&self, problem: &str) -> Objective {
+        self.objectives
+            .get(problem)
+            .copied()
+            .unwrap_or(Objective::Maximize)
+    }
+
+    /// What `problem`'s players are ranked by.
+    pub fn rank_by(&self, problem: &str) -> RankBy {
+        self.rank_by.get(problem).copied().unwrap_or_default()
     }
 
     /// Counts one test of a player (also the rows of a resumed run).
@@ -119,6 +210,15 @@ impl Summary {
         if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
             if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
                 s.relative = Some(relative);
+            }
+        }
+    }
+
+    /// Sets a player's rank score (known only once every player's tests are in).
+    pub(crate) fn set_rank(&mut self, problem: &str, player: &str, rank: f64) {
+        if let Some((_, players)) = self.problems.iter_mut().find(|(p, _)| p == problem) {
+            if let Some((_, s)) = players.iter_mut().find(|(n, _)| n == player) {
+                s.rank = Some(rank);
             }
         }
     }
