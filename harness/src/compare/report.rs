@@ -749,6 +749,78 @@ pub(crate) fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rundir::ScoreRow;
+
+    /// A minimised integer problem: `tle` wins the two tests it passes and times out on two;
+    /// `steady` passes all four. Hashes are long, as a contest tool's may be.
+    fn minimised(rank_by: Option<RankBy>) -> Comparison {
+        let mut rows = Vec::new();
+        let tests = [
+            ("tle", [Some(100.0), Some(200.0), None, None]),
+            (
+                "steady",
+                [Some(150.0), Some(400.0), Some(900.0), Some(1000.0)],
+            ),
+        ];
+        for (player, scores) in tests {
+            for (seed, score) in scores.iter().enumerate() {
+                let (score, verdict) = match score {
+                    Some(s) => (*s, Verdict::Ok),
+                    None => (0.0, Verdict::TimeLimit),
+                };
+                let mut row = ScoreRow::new("m", player, &(seed + 1).to_string(), score, verdict);
+                row.player_hash = format!("{player}-0123456789abcdef0123456789");
+                rows.push(row);
+            }
+        }
+        let entries = super::super::runs::entries("20260101-000000", None, &rows);
+        let info = |_: &str| ProblemInfo {
+            objective: Objective::Minimize,
+            keeps_score_on_fault: false,
+            groups: Vec::new(),
+        };
+        let options = Options {
+            groups: Some(Vec::new()),
+            scale: 100.0,
+            rank_by,
+            ..Options::default()
+        };
+        compare(&entries, info, &options).unwrap().remove(0)
+    }
+
+    #[test]
+    fn compare_ranks_by_the_yardstick_and_a_failure_never_flatters_a_minimised_mean() {
+        // relative (the default): tle 1 + 1 + 0 + 0 = 2 of 4; steady 2/3 + 1/2 + 1 + 1.
+        let c = minimised(None);
+        assert_eq!(c.labels, ["steady", "tle"]);
+        assert!((c.totals[1].relative - 50.0).abs() < 1e-9, "{:?}", c.totals);
+        let steady = 100.0 * (2.0 / 3.0 + 0.5 + 1.0 + 1.0) / 4.0;
+        assert!((c.totals[0].relative - steady).abs() < 1e-9);
+        // tle's mean is over its OK tests (150), never (100 + 200 + 0 + 0) / 4 = 75.
+        assert_eq!(c.totals[1].mean, 150.0);
+        // rank: tle 1, 1, 0, 0; steady 0.5, 0.5, 1, 1 (alone on the last two).
+        let c = minimised(Some(RankBy::Rank));
+        assert_eq!(c.labels, ["steady", "tle"]);
+        assert_eq!((c.totals[0].rank, c.totals[1].rank), (75.0, 50.0));
+        // log and raw set the two failures beside the value: steady first.
+        for rank_by in [RankBy::Log, RankBy::Raw] {
+            let c = minimised(Some(rank_by));
+            assert_eq!(c.labels, ["steady", "tle"], "{rank_by:?}");
+            assert_eq!(c.totals[1].mark.left_out, 2);
+        }
+        let c = minimised(Some(RankBy::Log));
+        assert!((c.totals[1].mark.value.unwrap() - (2.0 + 200f64.log10()) / 2.0).abs() < 1e-12);
+        let text = render(std::slice::from_ref(&c));
+        assert!(text.contains("ranked by log10 average"), "{text}");
+        // Whole numbers: means with two decimals; hashes cut in the table, whole in the CSV.
+        assert!(
+            text.contains(" 150.00 ") && text.contains("steady-01234 "),
+            "{text}"
+        );
+        assert!(!text.contains("steady-0123456789abcdef"), "{text}");
+        let csv = String::from_utf8(to_csv(&[c]).unwrap()).unwrap();
+        assert!(csv.contains("steady-0123456789abcdef0123456789"), "{csv}");
+    }
 
     #[test]
     fn a_p_value_too_small_for_a_float_is_a_bound_not_zero() {
