@@ -22,7 +22,17 @@ pub enum Objective {
 /// problem.toml's `[limits]`, `--rank-by` on the command line): the leaderboard's order,
 /// `compare`'s order and what `harness tune` optimises. Defined in docs/compare.md; the
 /// arithmetic is in `compare::yardstick`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RankBy {
     /// AtCoder's and TopCoder's relative score: per test YOURS/BEST (or BEST/YOURS when

@@ -22,18 +22,21 @@ const TIE_TOLERANCE: f64 = 1e-9;
 /// failed test counts 0. A lone player with a score, or one better than every other, gets 1;
 /// two tied players alone get 0.75 each.
 pub fn rank_scores(counted: &[Option<f64>], objective: Objective) -> Vec<f64> {
-    let scored: Vec<f64> = counted.iter().flatten().copied().collect();
+    let mut scored: Vec<f64> = counted.iter().flatten().copied().collect();
+    scored.sort_by(f64::total_cmp);
     let n = scored.len() as f64;
     counted
         .iter()
         .map(|mine| {
             let Some(s) = *mine else { return 0.0 };
-            let better = scored
-                .iter()
-                .filter(|&&t| super::relative::better(t, s, objective))
-                .count() as f64;
-            let tied = scored.iter().filter(|&&t| t == s).count() as f64 - 1.0;
-            1.0 - (better + 0.5 * tied) / n
+            // Sorted: those below s, and those equal to it (s among them).
+            let below = scored.partition_point(|&t| t < s);
+            let equal = scored.partition_point(|&t| t <= s) - below;
+            let better = match objective {
+                Objective::Maximize => scored.len() - below - equal,
+                Objective::Minimize => below,
+            } as f64;
+            1.0 - (better + 0.5 * (equal as f64 - 1.0)) / n
         })
         .collect()
 }
