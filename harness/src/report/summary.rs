@@ -123,20 +123,13 @@ impl Standing {
     }
 }
 
-/// Means closer than this (relatively) are equal scores: the same scores summed in another
-/// order (tests finish in any order) differ in their last bits.
-const TIE_TOLERANCE: f64 = 1e-9;
-
-/// Competition ranks ("1, 1, 3") of means given best first: a mean equal to the one before it
-/// shares its rank, and the next different one takes its place in the order.
-pub(crate) fn competition_ranks(means: &[f64]) -> Vec<usize> {
-    let mut ranks: Vec<usize> = Vec::with_capacity(means.len());
-    for (i, &mean) in means.iter().enumerate() {
-        let tied = i > 0 && {
-            let before = means[i - 1];
-            (mean - before).abs() <= TIE_TOLERANCE * mean.abs().max(before.abs())
-        };
-        ranks.push(if tied { ranks[i - 1] } else { i + 1 });
+/// Competition ranks ("1, 1, 3") of items given best first: an item `tied` with the one
+/// before it shares its rank, and the next different one takes its place in the order.
+pub(crate) fn competition_ranks<T>(sorted: &[T], tied: impl Fn(&T, &T) -> bool) -> Vec<usize> {
+    let mut ranks: Vec<usize> = Vec::with_capacity(sorted.len());
+    for i in 0..sorted.len() {
+        let same = i > 0 && tied(&sorted[i - 1], &sorted[i]);
+        ranks.push(if same { ranks[i - 1] } else { i + 1 });
     }
     ranks
 }
@@ -243,21 +236,34 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::competition_ranks;
+    use crate::compare::yardstick::{order, Mark, RankBy};
+    use crate::problem::Objective;
+
+    /// Ranks of means, best first, tied as the leaderboard ties them.
+    fn ranks(means: &[f64]) -> Vec<usize> {
+        let marks: Vec<Mark> = means
+            .iter()
+            .map(|&m| Mark {
+                value: Some(m),
+                left_out: 0,
+            })
+            .collect();
+        competition_ranks(&marks, |a, b| {
+            order(a, b, RankBy::Raw, Objective::Maximize).is_eq()
+        })
+    }
 
     #[test]
     fn equal_means_share_a_rank_and_the_next_one_skips_past_them() {
-        assert_eq!(competition_ranks(&[5.0, 5.0, 3.0]), [1, 1, 3]);
-        assert_eq!(
-            competition_ranks(&[5.0, 4.0, 4.0, 4.0, 1.0]),
-            [1, 2, 2, 2, 5]
-        );
-        assert_eq!(competition_ranks(&[0.0, 0.0]), [1, 1]);
+        assert_eq!(ranks(&[5.0, 5.0, 3.0]), [1, 1, 3]);
+        assert_eq!(ranks(&[5.0, 4.0, 4.0, 4.0, 1.0]), [1, 2, 2, 2, 5]);
+        assert_eq!(ranks(&[0.0, 0.0]), [1, 1]);
         // The same scores summed in another order.
         let a = (0.1 + 0.2) + 0.3;
         let b = 0.1 + (0.2 + 0.3);
         assert_ne!(a, b);
-        assert_eq!(competition_ranks(&[a, b]), [1, 1]);
-        assert_eq!(competition_ranks(&[1.0, 0.999]), [1, 2]);
-        assert!(competition_ranks(&[]).is_empty());
+        assert_eq!(ranks(&[a, b]), [1, 1]);
+        assert_eq!(ranks(&[1.0, 0.999]), [1, 2]);
+        assert!(ranks(&[]).is_empty());
     }
 }

@@ -105,11 +105,7 @@ fn ranked(
         )
     };
     ranked.sort_by(|a, b| order(&a.1, &b.1).then(a.0.cmp(&b.0)));
-    let mut ranks: Vec<usize> = Vec::with_capacity(ranked.len());
-    for i in 0..ranked.len() {
-        let tied = i > 0 && order(&ranked[i - 1].1, &ranked[i].1).is_eq();
-        ranks.push(if tied { ranks[i - 1] } else { i + 1 });
-    }
+    let ranks = super::summary::competition_ranks(&ranked, |a, b| order(&a.1, &b.1).is_eq());
     ranks.into_iter().zip(ranked).collect()
 }
 
