@@ -550,7 +550,7 @@ fn short_hash(hash: &str) -> &str {
 }
 
 /// A mean raw score as the table shows it (`-` for a minimised entry without an OK test).
-fn mean_cell(c: &Comparison, mean: f64) -> String {
+pub(crate) fn mean_cell(c: &Comparison, mean: f64) -> String {
     if mean.is_nan() {
         "-".to_string()
     } else {
@@ -818,6 +818,13 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("steady-0123456789abcdef"), "{text}");
+        // The largest losses list whole scores too: tle's TLE shows as `0 TLE`.
+        let lists = super::super::extremes::render(std::slice::from_ref(&c), 5, |_| false, None);
+        assert!(
+            lists.contains("1000 vs 0 TLE") || lists.contains("0 TLE vs 1000"),
+            "{lists}"
+        );
+        assert!(!lists.contains(".0000"), "{lists}");
         let csv = String::from_utf8(to_csv(&[c]).unwrap()).unwrap();
         assert!(csv.contains("steady-0123456789abcdef0123456789"), "{csv}");
     }

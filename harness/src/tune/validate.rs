@@ -94,6 +94,8 @@ where
 pub(crate) struct Summary {
     pub yardstick: Yardstick,
     pub seeds: usize,
+    /// Whether every held-out score is a whole number (the means then show two decimals).
+    pub integral: bool,
     /// Mean raw scores over the seeds both played with an OK test.
     pub default_mean: f64,
     pub best_mean: f64,
@@ -137,6 +139,7 @@ pub(super) fn summarize(rows: &[ValidationRow], yardstick: Yardstick) -> Summary
     let n = raw.len().max(1) as f64;
     Summary {
         yardstick,
+        integral: rows.iter().all(|r| r.score.score.fract() == 0.0),
         seeds: both.len(),
         default_mean: raw.iter().map(|p| p.0).sum::<f64>() / n,
         best_mean: raw.iter().map(|p| p.1).sum::<f64>() / n,
@@ -170,10 +173,7 @@ pub(crate) fn summary_lines(s: &Summary) -> Vec<String> {
     } else {
         String::new()
     };
-    let integral = [s.default_mean, s.best_mean]
-        .iter()
-        .all(|m| m.fract() == 0.0);
-    let mean = |m: f64| crate::report::number::mean(m, integral, 4);
+    let mean = |m: f64| crate::report::number::mean(m, s.integral, 4);
     let mut lines = vec![
         format!(
             "held-out seeds: {}; mean score of the OK tests: defaults {}, best {}{relative}",
