@@ -1,9 +1,10 @@
-//! The leaderboard as a text table, one section per problem, players ranked by the problem's
-//! yardstick (`rank-by`: the relative score unless the problem or `--rank-by` says
-//! otherwise; the raw mean before relative scores are known): compact by default (fits 100 columns for names
-//! up to [`COMPACT_NAME`] characters: mean, relative score, the longest thinking time of a
-//! test, OK and the failures by verdict), or wide (`--wide`: sum, min, max, a column per
-//! verdict, total and longest thinking time).
+//! The leaderboard as a text table, one section per problem, players ranked by the
+//! problem's yardstick (`rank-by`: the relative score unless the problem or `--rank-by` says
+//! otherwise; the raw mean before relative scores are known): compact by default (fits 100
+//! columns for names up to [`COMPACT_NAME`] characters: mean, relative score, the rank or log
+//! column when ranked by it, the longest thinking time of a test, OK and the failures by
+//! verdict), or wide (`--wide`: sum, min, max, a column per verdict, total and longest
+//! thinking time). A minimised problem's mean, sum, min and max are over its OK tests.
 //! Pure rendering: the caller decides where it goes and whether colours are on.
 
 use std::fmt::Write;
