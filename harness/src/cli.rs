@@ -218,6 +218,11 @@ pub struct CompareFlags {
     /// match).
     #[arg(long, value_name = "NAME=VALUES")]
     pub filter: Vec<String>,
+    /// What players are ranked by: relative (AtCoder's relative score), rank (pahcer's rank
+    /// score), log (mean log10 of the OK scores), raw (the mean score); see docs/compare.md
+    /// [default: the problem's rank-by in scoring.toml or problem.toml, else relative].
+    #[arg(long, value_name = "YARDSTICK")]
+    pub rank_by: Option<crate::config::RankBy>,
 }
 
 #[derive(Debug, Args)]
@@ -315,6 +320,10 @@ pub struct TuneArgs {
     /// [default: 0.1].
     #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub prune_p: Option<f64>,
+    /// What a trial is judged by: relative, rank, log or raw, as the leaderboard ranks
+    /// players (see docs/compare.md) [default: the problem's rank-by, else relative].
+    #[arg(long, value_name = "YARDSTICK")]
+    pub rank_by: Option<crate::config::RankBy>,
     /// Seed of the sampler's random numbers [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub sampler_seed: Option<u64>,

@@ -18,6 +18,50 @@ pub enum Objective {
     Minimize,
 }
 
+/// What a problem's players are ranked by (`rank-by` in scoring.toml's `[problem.<id>]` or
+/// problem.toml's `[limits]`, `--rank-by` on the command line): the leaderboard's order,
+/// `compare`'s order and what `harness tune` optimises. Defined in docs/compare.md; the
+/// arithmetic is in `compare::yardstick`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankBy {
+    /// AtCoder's and TopCoder's relative score: per test YOURS/BEST (or BEST/YOURS when
+    /// minimising), a failed test 0, averaged.
+    #[default]
+    Relative,
+    /// pahcer's rank score: per test, 100 x (1 - (players better + half those tied) / players
+    /// with a score), a failed test 0, averaged.
+    Rank,
+    /// pahcer's and psytester's log average: fewer failed tests first, then the mean of log10
+    /// of the OK scores.
+    Log,
+    /// The raw mean score (a failed test counting 0 when maximising; when minimising, fewer
+    /// failed tests first, then the mean of the OK tests).
+    Raw,
+}
+
+impl RankBy {
+    /// The setting's spelling (`relative`), for messages and headers.
+    pub fn name(self) -> &'static str {
+        match self {
+            RankBy::Relative => "relative",
+            RankBy::Rank => "rank",
+            RankBy::Log => "log",
+            RankBy::Raw => "raw",
+        }
+    }
+}
+
 /// Which tests of a run keep their transcript on disk: `--transcripts`, or `transcripts` in
 /// scoring.toml's `[harness]`.
 #[derive(
@@ -163,6 +207,8 @@ pub struct ProblemConfig {
     /// judge is the source of truth (it computes the score); this key states it where users
     /// read, and a value that contradicts the judge is an error rather than an override.
     pub objective: Option<Objective>,
+    /// What players are ranked by: `relative` (the default), `rank`, `log` or `raw`.
+    pub rank_by: RankBy,
 }
 
 impl Default for ProblemConfig {
@@ -180,6 +226,7 @@ impl Default for ProblemConfig {
             max_procs: 256,
             move_cap: 0,
             objective: None,
+            rank_by: RankBy::Relative,
         }
     }
 }
@@ -386,6 +433,37 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("relative-scale"), "{err}");
+    }
+
+    #[test]
+    fn rank_by_defaults_to_relative_and_names_each_yardstick() {
+        assert_eq!(
+            Scoring::default().problem("linez").rank_by,
+            RankBy::Relative
+        );
+        for (text, want) in [
+            ("relative", RankBy::Relative),
+            ("rank", RankBy::Rank),
+            ("log", RankBy::Log),
+            ("raw", RankBy::Raw),
+        ] {
+            let s = Scoring::parse(
+                &format!("[problem.linez]\nrank-by = \"{text}\"\n"),
+                "s",
+                &[("linez", Objective::Maximize)],
+            )
+            .unwrap();
+            assert_eq!(s.problem("linez").rank_by, want);
+            assert_eq!(want.name(), text);
+        }
+        let err = Scoring::parse(
+            "[problem.linez]\nrank-by = \"median\"\n",
+            "s",
+            &[("linez", Objective::Maximize)],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("median") && err.contains("rank-by"), "{err}");
     }
 
     #[test]

@@ -200,7 +200,14 @@ fn an_interrupted_tuning_resumes_without_playing_any_test_twice_then_validates_o
         .iter()
         .filter(|r| r["arm"] == "default")
         .all(|r| r["cut-off"] == "0"));
-    assert!(stdout.contains("best vs defaults: "), "{stdout}");
+    assert!(
+        stdout.contains("best vs defaults by relative score: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("trials are judged by the relative score"),
+        "{stdout}"
+    );
     assert!(stdout.contains("Wilcoxon p = "), "{stdout}");
     let best = std::fs::read_to_string(tuning.join("best.toml")).unwrap();
     assert!(best.contains("PARAM_CUT_OFF = "), "{best}");

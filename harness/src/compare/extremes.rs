@@ -56,13 +56,15 @@ fn transcript_place(c: &Comparison, i: usize, case: &CaseKey) -> String {
     )
 }
 
-/// An entry's score on a test as a cell: `0.5700`, or `0.0000 TLE` when it failed.
+/// An entry's score on a test as a cell: `0.5700`, or `0.0000 TLE` when it failed (`28400`
+/// and `0 TLE` when every score compared is a whole number).
 fn score_cell(c: &Comparison, i: usize, case: &CaseKey) -> String {
     let t = &c.entries[i].tests[case];
+    let score = crate::report::number::score(t.score, c.integral, 4);
     if t.verdict == Verdict::Ok {
-        format!("{:.4}", t.score)
+        score
     } else {
-        format!("{:.4} {}", t.score, t.verdict.code())
+        format!("{score} {}", t.verdict.code())
     }
 }
 
@@ -145,12 +147,12 @@ th{background:#f0f0f0}td.l,th.l{text-align:left}code{background:#f4f4f4;padding:
         for (i, t) in c.totals.iter().enumerate() {
             let _ = writeln!(
                 h,
-                "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{:.4}</td><td>{:.2}</td></tr>",
+                "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.2}</td></tr>",
                 i + 1,
                 escape(&c.labels[i]),
                 escape(&c.entries[i].run),
                 t.tests,
-                t.mean,
+                super::report::mean_cell(c, t.mean),
                 t.relative
             );
         }

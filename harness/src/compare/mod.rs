@@ -12,6 +12,7 @@ pub mod relative;
 pub mod report;
 pub mod runs;
 pub mod stats;
+pub mod yardstick;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -51,6 +52,19 @@ pub struct Flags {
     pub filters: Vec<Filter>,
     pub groups: Option<Vec<GroupBy>>,
     pub vs_best: bool,
+    /// `--rank-by`.
+    pub rank_by: Option<yardstick::RankBy>,
+}
+
+/// Each problem's `rank-by` (scoring.toml's `[problem.<id>]`, problem.toml's `[limits]`).
+pub(crate) fn configured_rank_by(
+    scoring: &Scoring,
+) -> std::collections::BTreeMap<String, yardstick::RankBy> {
+    scoring
+        .problem
+        .iter()
+        .map(|(id, cfg)| (id.clone(), cfg.rank_by))
+        .collect()
 }
 
 impl Flags {
@@ -77,6 +91,7 @@ impl Flags {
             filters,
             groups,
             vs_best: flags.vs_best,
+            rank_by: flags.rank_by,
         })
     }
 }
@@ -142,6 +157,8 @@ pub struct History {
     /// The results folder (earlier runs, `best.csv`).
     results: PathBuf,
     scale: f64,
+    /// Each problem's `rank-by`.
+    configured: std::collections::BTreeMap<String, yardstick::RankBy>,
     /// The fingerprint of the run's secret key.
     secret: Option<String>,
     /// A debugging run ([`crate::rundir::Meta::debug`]).
@@ -170,6 +187,7 @@ impl History {
             flags: parsed,
             results: results.to_path_buf(),
             scale: scoring.harness.relative_scale,
+            configured: configured_rank_by(scoring),
             secret: secret.map(|s| s.fingerprint().to_string()),
             debug,
         })
@@ -199,11 +217,15 @@ impl History {
             filters: Vec::new(),
             best: self.flags.vs_best.then_some(&best),
             scale: self.scale,
+            rank_by: self.flags.rank_by,
+            configured: self.configured.clone(),
         };
         let comparisons = report::compare(&entries, info, &options)?;
         for c in &comparisons {
+            summary.rank_by.insert(c.problem.clone(), c.rank_by);
             for (label, t) in c.labels.iter().zip(&c.totals) {
                 summary.set_relative(&c.problem, label, t.relative);
+                summary.set_rank(&c.problem, label, t.rank);
             }
         }
         lines.push(yardstick(
@@ -621,6 +643,8 @@ pub(crate) fn compare_main(args: &CompareArgs) -> Result<u8, Error> {
         filters: flags.filters.clone(),
         best: best.as_ref(),
         scale: scoring.harness.relative_scale,
+        rank_by: flags.rank_by,
+        configured: configured_rank_by(&scoring),
     };
     let comparisons = report::compare(&entries, info, &options).usage()?;
     print!("{}", report::render(&comparisons));

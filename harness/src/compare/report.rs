@@ -11,6 +11,7 @@ use super::group::{Filter, GroupBy, Value};
 use super::relative;
 use super::runs::{BestTable, Entry};
 use super::stats::{self, Interval, SignTest, Wilcoxon, WilcoxonMethod};
+use super::yardstick::{self, Mark, RankBy};
 use crate::problem::{CaseKey, Objective};
 use crate::verdict::Verdict;
 
@@ -36,15 +37,34 @@ pub struct Options<'a> {
     pub best: Option<&'a BestTable>,
     /// The relative score of a player best on every test (1,000,000).
     pub scale: f64,
+    /// `--rank-by`: what every problem ranks by, over `configured`.
+    pub rank_by: Option<RankBy>,
+    /// Each problem's `rank-by` (scoring.toml, problem.toml); a problem not named: relative.
+    pub configured: std::collections::BTreeMap<String, RankBy>,
+}
+
+impl Options<'_> {
+    /// What `problem`'s entries are ranked by.
+    pub fn rank_by(&self, problem: &str) -> RankBy {
+        self.rank_by
+            .or_else(|| self.configured.get(problem).copied())
+            .unwrap_or_default()
+    }
 }
 
 /// One entry's totals over some tests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Totals {
     pub tests: usize,
+    /// The mean raw score: over every test when maximising (a failed test counting its
+    /// score), over the OK tests when minimising (NaN when none is).
     pub mean: f64,
     /// `scale x mean(relative)`.
     pub relative: f64,
+    /// pahcer's rank score among the entries, 0..=100.
+    pub rank: f64,
+    /// The entry's standing by the problem's yardstick (what ranks it).
+    pub mark: Mark,
 }
 
 /// Two entries on the common tests: `a` is the better-ranked one, differences are `a - b`
@@ -85,6 +105,10 @@ pub struct Comparison {
     pub vs_best: bool,
     /// The relative score of an entry best on every test (`Options::scale`).
     pub scale: f64,
+    /// What the entries are ranked by.
+    pub rank_by: RankBy,
+    /// Whether every score of every entry is a whole number.
+    pub integral: bool,
 }
 
 /// Compares entries problem by problem, on the tests every entry of a problem has.
@@ -176,20 +200,21 @@ fn compare_problem(
         })
         .collect();
     let rel = relative_scores(&entries, &common, &best, info.objective, counted);
-    let raw: Vec<Vec<f64>> = entries
-        .iter()
-        .map(|e| common.iter().map(|c| e.tests[c].score).collect())
-        .collect();
+    let rank_by = options.rank_by(problem);
+    let scores = Scores::new(&entries, &common, rel.clone(), info, rank_by, counted);
     let all: Vec<usize> = (0..common.len()).collect();
-    let totals_of = |i: usize, on: &[usize]| totals(&raw[i], &rel[i], on, options.scale);
-    // Rank: best relative score first, then name.
+    let totals_of = |i: usize, on: &[usize]| scores.totals(i, on, options.scale);
+    // Rank: by the yardstick, then name.
     let mut order: Vec<usize> = (0..entries.len()).collect();
     let labels = labels(&entries);
     order.sort_by(|&x, &y| {
-        totals_of(y, &all)
-            .relative
-            .total_cmp(&totals_of(x, &all).relative)
-            .then_with(|| labels[x].cmp(&labels[y]))
+        yardstick::order(
+            &totals_of(x, &all).mark,
+            &totals_of(y, &all).mark,
+            rank_by,
+            info.objective,
+        )
+        .then_with(|| labels[x].cmp(&labels[y]))
     });
     let pairs = paired_tests(&order, &rel);
     let groups = groupings(
@@ -220,6 +245,102 @@ fn compare_problem(
         groups,
         vs_best: options.best.is_some(),
         scale: options.scale,
+        rank_by,
+        integral: scores.integral,
+    }
+}
+
+/// Per entry and common test, what the totals are made of.
+struct Scores {
+    /// Recorded raw scores.
+    raw: Vec<Vec<f64>>,
+    /// Counted scores (`None`: failed).
+    counted: Vec<Vec<Option<f64>>>,
+    rel: Vec<Vec<f64>>,
+    /// Rank scores among the entries, 0..=1.
+    rank: Vec<Vec<f64>>,
+    /// The yardstick's value (`None`: set beside it).
+    value: Vec<Vec<Option<f64>>>,
+    beside: bool,
+    objective: Objective,
+    integral: bool,
+}
+
+impl Scores {
+    fn new(
+        entries: &[Entry],
+        common: &[CaseKey],
+        rel: Vec<Vec<f64>>,
+        info: &ProblemInfo,
+        rank_by: RankBy,
+        counted: impl Fn(&Entry, &CaseKey) -> Option<f64>,
+    ) -> Scores {
+        let raw: Vec<Vec<f64>> = entries
+            .iter()
+            .map(|e| common.iter().map(|c| e.tests[c].score).collect())
+            .collect();
+        let counted: Vec<Vec<Option<f64>>> = entries
+            .iter()
+            .map(|e| common.iter().map(|c| counted(e, c)).collect())
+            .collect();
+        let mut rank = vec![Vec::with_capacity(common.len()); entries.len()];
+        for t in 0..common.len() {
+            let column: Vec<Option<f64>> = counted.iter().map(|c| c[t]).collect();
+            for (i, r) in yardstick::rank_scores(&column, info.objective)
+                .into_iter()
+                .enumerate()
+            {
+                rank[i].push(r);
+            }
+        }
+        let objective = info.objective;
+        let value = (0..entries.len())
+            .map(|i| {
+                (0..common.len())
+                    .map(|t| match rank_by {
+                        RankBy::Relative => Some(rel[i][t]),
+                        RankBy::Rank => Some(rank[i][t]),
+                        RankBy::Log => yardstick::log_score(counted[i][t]),
+                        RankBy::Raw if objective == Objective::Maximize => Some(raw[i][t]),
+                        RankBy::Raw => counted[i][t],
+                    })
+                    .collect()
+            })
+            .collect();
+        Scores {
+            integral: raw.iter().flatten().all(|x| x.fract() == 0.0),
+            raw,
+            counted,
+            rel,
+            rank,
+            value,
+            beside: yardstick::failures_beside(rank_by, objective),
+            objective,
+        }
+    }
+
+    /// Entry `i`'s totals over the tests `on`.
+    fn totals(&self, i: usize, on: &[usize], scale: f64) -> Totals {
+        let n = on.len();
+        let mean = |xs: &[f64]| {
+            if n == 0 {
+                0.0
+            } else {
+                on.iter().map(|&t| xs[t]).sum::<f64>() / n as f64
+            }
+        };
+        let ok: Vec<f64> = on.iter().filter_map(|&t| self.counted[i][t]).collect();
+        let values: Vec<Option<f64>> = on.iter().map(|&t| self.value[i][t]).collect();
+        Totals {
+            tests: n,
+            mean: match self.objective {
+                Objective::Maximize => mean(&self.raw[i]),
+                Objective::Minimize => ok.iter().sum::<f64>() / ok.len() as f64,
+            },
+            relative: scale * mean(&self.rel[i]),
+            rank: yardstick::RANK_SCALE * mean(&self.rank[i]),
+            mark: yardstick::mark(&values, self.beside),
+        }
     }
 }
 
@@ -322,22 +443,6 @@ fn groupings(
     groups
 }
 
-fn totals(raw: &[f64], rel: &[f64], on: &[usize], scale: f64) -> Totals {
-    let n = on.len();
-    let mean = |xs: &[f64]| {
-        if n == 0 {
-            0.0
-        } else {
-            on.iter().map(|&i| xs[i]).sum::<f64>() / n as f64
-        }
-    };
-    Totals {
-        tests: n,
-        mean: mean(raw),
-        relative: scale * mean(rel),
-    }
-}
-
 /// Player names, or `player@run` where a name appears more than once.
 fn labels(entries: &[Entry]) -> Vec<String> {
     entries
@@ -412,6 +517,12 @@ fn scope_line(c: &Comparison) -> String {
         format!("the best of these {} entries", c.entries.len())
     };
     let mut line = format!("{}: {n} common tests, relative to {against}", c.problem);
+    match c.rank_by {
+        RankBy::Relative => {}
+        RankBy::Rank => line.push_str(", ranked by rank score"),
+        RankBy::Log => line.push_str(", ranked by log10 average"),
+        RankBy::Raw => line.push_str(", ranked by mean score"),
+    }
     if c.available.iter().any(|&a| a != n) {
         let had: Vec<String> = c
             .labels
@@ -428,29 +539,74 @@ fn scope_line(c: &Comparison) -> String {
     line
 }
 
+/// Characters of a player's hash a table shows (`compare.csv` has it in full).
+const HASH: usize = 12;
+
+/// A hash cut to [`HASH`] characters.
+fn short_hash(hash: &str) -> &str {
+    hash.char_indices()
+        .nth(HASH)
+        .map_or(hash, |(i, _)| &hash[..i])
+}
+
+/// A mean raw score as the table shows it (`-` for a minimised entry without an OK test).
+pub(crate) fn mean_cell(c: &Comparison, mean: f64) -> String {
+    if mean.is_nan() {
+        "-".to_string()
+    } else {
+        crate::report::number::mean(mean, c.integral, 4)
+    }
+}
+
+/// The column of a rank or log yardstick: its header and each entry's cell, in rank order.
+fn yardstick_cells(c: &Comparison) -> Option<(&'static str, Vec<String>)> {
+    let cell = |f: &dyn Fn(&Totals) -> Option<String>| -> Vec<String> {
+        c.totals
+            .iter()
+            .map(|t| f(t).unwrap_or_else(|| "-".into()))
+            .collect()
+    };
+    match c.rank_by {
+        RankBy::Rank => Some(("rank", cell(&|t| Some(format!("{:.2}", t.rank))))),
+        RankBy::Log => Some(("log10", cell(&|t| t.mark.value.map(|v| format!("{v:.4}"))))),
+        RankBy::Relative | RankBy::Raw => None,
+    }
+}
+
 /// The comparison as a text table.
 pub fn render(comparisons: &[Comparison]) -> String {
     let mut out = String::new();
     for c in comparisons {
         let _ = writeln!(out, "{}", scope_line(c));
         let width = c.labels.iter().map(String::len).max().unwrap_or(6).max(6);
-        let _ = writeln!(
+        let means: Vec<String> = c.totals.iter().map(|t| mean_cell(c, t.mean)).collect();
+        let mw = crate::report::number::width(&means, 12);
+        let extra = yardstick_cells(c);
+        let _ = write!(
             out,
-            "  {:>2}  {:<width$}  {:<17}  {:<16}  {:>5}  {:>12}  {:>12}",
+            "  {:>2}  {:<width$}  {:<17}  {:<HASH$}  {:>5}  {:>mw$}  {:>12}",
             "#", "player", "run", "hash", "tests", "mean", "relative"
         );
+        if let Some((header, _)) = &extra {
+            let _ = write!(out, "  {header:>8}");
+        }
+        out.push('\n');
         for (i, (e, t)) in c.entries.iter().zip(&c.totals).enumerate() {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "  {:>2}  {:<width$}  {:<17}  {:<16}  {:>5}  {:>12.4}  {:>12.2}",
+                "  {:>2}  {:<width$}  {:<17}  {:<HASH$}  {:>5}  {:>mw$}  {:>12.2}",
                 i + 1,
                 c.labels[i],
                 e.run,
-                e.player_hash,
+                short_hash(&e.player_hash),
                 t.tests,
-                t.mean,
+                means[i],
                 t.relative
             );
+            if let Some((_, cells)) = &extra {
+                let _ = write!(out, "  {:>8}", cells[i]);
+            }
+            out.push('\n');
         }
         let mut tagged: Vec<(&str, &str)> = Vec::new();
         for e in &c.entries {
@@ -483,7 +639,7 @@ pub fn render(comparisons: &[Comparison]) -> String {
                     totals.first().map_or(0, |t| t.tests)
                 );
                 for t in totals {
-                    let both = format!("{:.2} ({:.4})", t.relative, t.mean);
+                    let both = format!("{:.2} ({})", t.relative, mean_cell(c, t.mean));
                     let _ = write!(out, "  {both:>cell$}");
                 }
                 out.push('\n');
@@ -578,6 +734,9 @@ pub(crate) fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
                     tests: 1,
                     mean: entry.tests[case].score,
                     relative: c.scale * c.rel[i][t],
+                    // Not in compare.csv's columns.
+                    rank: 0.0,
+                    mark: Mark::default(),
                 };
                 w.write_record(row(i, "test", &case.to_string(), &one))?;
             }
@@ -590,6 +749,85 @@ pub(crate) fn to_csv(comparisons: &[Comparison]) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rundir::ScoreRow;
+
+    /// A minimised integer problem: `tle` wins the two tests it passes and times out on two;
+    /// `steady` passes all four. Hashes are long, as a contest tool's may be.
+    fn minimised(rank_by: Option<RankBy>) -> Comparison {
+        let mut rows = Vec::new();
+        let tests = [
+            ("tle", [Some(100.0), Some(200.0), None, None]),
+            (
+                "steady",
+                [Some(150.0), Some(400.0), Some(900.0), Some(1000.0)],
+            ),
+        ];
+        for (player, scores) in tests {
+            for (seed, score) in scores.iter().enumerate() {
+                let (score, verdict) = match score {
+                    Some(s) => (*s, Verdict::Ok),
+                    None => (0.0, Verdict::TimeLimit),
+                };
+                let mut row = ScoreRow::new("m", player, &(seed + 1).to_string(), score, verdict);
+                row.player_hash = format!("{player}-0123456789abcdef0123456789");
+                rows.push(row);
+            }
+        }
+        let entries = super::super::runs::entries("20260101-000000", None, &rows);
+        let info = |_: &str| ProblemInfo {
+            objective: Objective::Minimize,
+            keeps_score_on_fault: false,
+            groups: Vec::new(),
+        };
+        let options = Options {
+            groups: Some(Vec::new()),
+            scale: 100.0,
+            rank_by,
+            ..Options::default()
+        };
+        compare(&entries, info, &options).unwrap().remove(0)
+    }
+
+    #[test]
+    fn compare_ranks_by_the_yardstick_and_a_failure_never_flatters_a_minimised_mean() {
+        // relative (the default): tle 1 + 1 + 0 + 0 = 2 of 4; steady 2/3 + 1/2 + 1 + 1.
+        let c = minimised(None);
+        assert_eq!(c.labels, ["steady", "tle"]);
+        assert!((c.totals[1].relative - 50.0).abs() < 1e-9, "{:?}", c.totals);
+        let steady = 100.0 * (2.0 / 3.0 + 0.5 + 1.0 + 1.0) / 4.0;
+        assert!((c.totals[0].relative - steady).abs() < 1e-9);
+        // tle's mean is over its OK tests (150), never (100 + 200 + 0 + 0) / 4 = 75.
+        assert_eq!(c.totals[1].mean, 150.0);
+        // rank: tle 1, 1, 0, 0; steady 0.5, 0.5, 1, 1 (alone on the last two).
+        let c = minimised(Some(RankBy::Rank));
+        assert_eq!(c.labels, ["steady", "tle"]);
+        assert_eq!((c.totals[0].rank, c.totals[1].rank), (75.0, 50.0));
+        // log and raw set the two failures beside the value: steady first.
+        for rank_by in [RankBy::Log, RankBy::Raw] {
+            let c = minimised(Some(rank_by));
+            assert_eq!(c.labels, ["steady", "tle"], "{rank_by:?}");
+            assert_eq!(c.totals[1].mark.left_out, 2);
+        }
+        let c = minimised(Some(RankBy::Log));
+        assert!((c.totals[1].mark.value.unwrap() - (2.0 + 200f64.log10()) / 2.0).abs() < 1e-12);
+        let text = render(std::slice::from_ref(&c));
+        assert!(text.contains("ranked by log10 average"), "{text}");
+        // Whole numbers: means with two decimals; hashes cut in the table, whole in the CSV.
+        assert!(
+            text.contains(" 150.00 ") && text.contains("steady-01234 "),
+            "{text}"
+        );
+        assert!(!text.contains("steady-0123456789abcdef"), "{text}");
+        // The largest losses list whole scores too: tle's TLE shows as `0 TLE`.
+        let lists = super::super::extremes::render(std::slice::from_ref(&c), 5, |_| false, None);
+        assert!(
+            lists.contains("1000 vs 0 TLE") || lists.contains("0 TLE vs 1000"),
+            "{lists}"
+        );
+        assert!(!lists.contains(".0000"), "{lists}");
+        let csv = String::from_utf8(to_csv(&[c]).unwrap()).unwrap();
+        assert!(csv.contains("steady-0123456789abcdef0123456789"), "{csv}");
+    }
 
     #[test]
     fn a_p_value_too_small_for_a_float_is_a_bound_not_zero() {

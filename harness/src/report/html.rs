@@ -18,6 +18,7 @@ use plotters::prelude::*;
 
 use super::summary::Standing;
 use super::table::human_duration;
+use crate::compare::yardstick::{self, RankBy};
 use crate::problem::{self, Objective};
 use crate::rundir::transcript_path;
 use crate::rundir::{replay_file, ScoreRow as Row};
@@ -227,19 +228,43 @@ fn leaderboard(
         .enumerate()
         .map(|(i, name)| (i, name, stats(p, name)))
         .collect();
-    standings.sort_by(|a, b| {
-        let (x, y) = (a.2.mean(), b.2.mean());
-        if minimize {
-            x.total_cmp(&y)
-        } else {
-            y.total_cmp(&x)
-        }
-    });
+    let objective = if minimize {
+        Objective::Minimize
+    } else {
+        Objective::Maximize
+    };
+    for (_, name, s) in &mut standings {
+        s.relative = relatives.get(&(p.id.clone(), name.to_string())).copied();
+    }
+    // As the terminal's leaderboard: by the relative score when the run has one, else by
+    // the mean (a minimised problem's over its OK tests, the fewest failures first).
+    let rank_by = if standings.iter().any(|(_, _, s)| s.relative.is_some()) {
+        RankBy::Relative
+    } else {
+        RankBy::Raw
+    };
+    let order = |a: &Standing, b: &Standing| {
+        yardstick::order(
+            &a.mark(rank_by, objective),
+            &b.mark(rank_by, objective),
+            rank_by,
+            objective,
+        )
+    };
+    standings.sort_by(|a, b| order(&a.2, &b.2));
+    let integral = !standings.iter().any(|(_, _, s)| s.fractional);
     h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>relative</th><th>min</th><th>max</th><th>max think</th><th class=\"l\">verdicts</th></tr>\n");
-    let means: Vec<f64> = standings.iter().map(|(_, _, s)| s.mean()).collect();
-    let ranks = super::summary::competition_ranks(&means);
+    let ranks = super::summary::competition_ranks(&standings, |a, b| order(&a.2, &b.2).is_eq());
     for (rank, (i, name, s)) in ranks.into_iter().zip(&standings) {
-        let (n, mean, min, max) = (s.tests, s.mean(), &s.min, &s.max);
+        let n = s.tests;
+        let mean = s
+            .shown_mean(objective)
+            .map_or("-".to_string(), |m| super::number::mean(m, integral, 6));
+        let (min, max) = s
+            .shown_range(objective)
+            .map_or(("-".to_string(), "-".to_string()), |(_, lo, hi)| {
+                (short(lo), short(hi))
+            });
         // Codes in alphabetical order, as the page has always listed them.
         let mut v: Vec<String> = s
             .verdicts
@@ -252,12 +277,12 @@ fn leaderboard(
             .map_or(String::new(), |r| format!("{r:.2}"));
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean:.6}</td><td>{relative}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean}</td><td>{relative}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
             rank,
             css(colour(*i)),
             escape(name),
-            short(*min),
-            short(*max),
+            min,
+            max,
             human_duration(s.max_think),
             v.join(", ")
         );

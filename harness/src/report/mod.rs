@@ -10,6 +10,7 @@
 pub mod files;
 pub mod html;
 pub mod json;
+pub(crate) mod number;
 pub mod progress;
 pub mod summary;
 pub mod table;

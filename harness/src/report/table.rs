@@ -1,13 +1,18 @@
-//! The leaderboard as a text table, one section per problem, players ranked by mean score
-//! (the lowest first for a minimised problem): compact by default (fits 100 columns for names
-//! up to [`COMPACT_NAME`] characters: mean, relative score, the longest thinking time of a
-//! test, OK and the failures by verdict), or wide (`--wide`: sum, min, max, a column per
-//! verdict, total and longest thinking time).
+//! The leaderboard as a text table, one section per problem, players ranked by the
+//! problem's yardstick (`rank-by`: the relative score unless the problem or `--rank-by` says
+//! otherwise; the raw mean before relative scores are known): compact by default (fits 100
+//! columns for names up to [`COMPACT_NAME`] characters: mean, relative score, the rank or log
+//! column when ranked by it, the longest thinking time of a test, OK and the failures by
+//! verdict), or wide (`--wide`: sum, min, max, a column per verdict, total and longest
+//! thinking time). A minimised problem's mean, sum, min and max are over its OK tests.
 //! Pure rendering: the caller decides where it goes and whether colours are on.
 
 use std::fmt::Write;
 
+use super::number;
 use super::summary::{Standing, Summary};
+use crate::compare::yardstick::{self, RankBy};
+use crate::problem::Objective;
 use crate::verdict::Verdict;
 
 /// ANSI colour of a verdict's column (bright for failures).
@@ -68,30 +73,41 @@ pub fn render(summary: &Summary, colours: bool, partial: bool, wide: bool) -> St
     out
 }
 
-/// Whether a problem's lower scores are better (its leaderboard ranks the lowest mean first).
-fn minimized(problem: &str) -> bool {
-    crate::problem::by_id(problem)
-        .is_some_and(|p| p.objective() == crate::problem::Objective::Minimize)
+/// What a problem's leaderboard ranks by: its yardstick, or the raw mean while the relative
+/// or rank scores are not set (a leaderboard drawn before the comparison, or without one).
+fn rank_by(summary: &Summary, problem: &str, players: &[(String, Standing)]) -> RankBy {
+    let wanted = summary.rank_by(problem);
+    let set = |s: &Standing| match wanted {
+        RankBy::Relative => s.relative.is_some(),
+        RankBy::Rank => s.rank.is_some(),
+        RankBy::Log | RankBy::Raw => true,
+    };
+    if players.iter().any(|(_, s)| set(s)) {
+        wanted
+    } else {
+        RankBy::Raw
+    }
 }
 
-/// Players of a problem with their ranks, best mean first by the problem's objective (the
-/// highest, or the lowest when `minimize`, as report.html ranks them; ties by name, sharing a
-/// rank).
-fn ranked(players: &[(String, Standing)], minimize: bool) -> Vec<(usize, &(String, Standing))> {
+/// Players of a problem with their ranks, best first by `rank_by` (see
+/// [`yardstick::order`]; ties by name, sharing a rank).
+fn ranked(
+    players: &[(String, Standing)],
+    rank_by: RankBy,
+    objective: Objective,
+) -> Vec<(usize, &(String, Standing))> {
     let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
-    ranked.sort_by(|a, b| {
-        let by_mean = if minimize {
-            a.1.mean().total_cmp(&b.1.mean())
-        } else {
-            b.1.mean().total_cmp(&a.1.mean())
-        };
-        by_mean.then(a.0.cmp(&b.0))
-    });
-    let means: Vec<f64> = ranked.iter().map(|(_, s)| s.mean()).collect();
-    super::summary::competition_ranks(&means)
-        .into_iter()
-        .zip(ranked)
-        .collect()
+    let order = |a: &Standing, b: &Standing| {
+        yardstick::order(
+            &a.mark(rank_by, objective),
+            &b.mark(rank_by, objective),
+            rank_by,
+            objective,
+        )
+    };
+    ranked.sort_by(|a, b| order(&a.1, &b.1).then(a.0.cmp(&b.0)));
+    let ranks = super::summary::competition_ranks(&ranked, |a, b| order(&a.1, &b.1).is_eq());
+    ranks.into_iter().zip(ranked).collect()
 }
 
 /// A name cut to `width` characters, its end marked with `~`.
@@ -104,62 +120,132 @@ fn cut(name: &str, width: usize) -> String {
     s
 }
 
+/// One problem's leaderboard as cells: the ranked players, whether scores are whole
+/// numbers, and the column of the yardstick when it is not one the table has anyway.
+struct Board<'a> {
+    ranked: Vec<(usize, &'a (String, Standing))>,
+    objective: Objective,
+    integral: bool,
+    relative: bool,
+    /// (header, the cell of each player in rank order) of a rank or log yardstick.
+    extra: Option<(&'static str, Vec<String>)>,
+    /// The mean of each player in rank order (`-` without an OK test when minimising).
+    means: Vec<String>,
+}
+
+impl<'a> Board<'a> {
+    fn new(summary: &Summary, problem: &str, players: &'a [(String, Standing)]) -> Board<'a> {
+        let objective = summary.objective(problem);
+        let rank_by = rank_by(summary, problem, players);
+        let ranked = ranked(players, rank_by, objective);
+        let integral = !players.iter().any(|(_, s)| s.fractional);
+        let column = |f: &dyn Fn(&Standing) -> Option<String>| -> Vec<String> {
+            ranked
+                .iter()
+                .map(|(_, (_, s))| f(s).unwrap_or_else(|| "-".into()))
+                .collect()
+        };
+        let extra = match rank_by {
+            RankBy::Rank => Some(("rank", column(&|s| s.rank.map(|r| format!("{r:.2}"))))),
+            RankBy::Log => Some((
+                "log10",
+                column(&|s| s.mark(rank_by, objective).value.map(|v| format!("{v:.4}"))),
+            )),
+            RankBy::Relative | RankBy::Raw => None,
+        };
+        let means = column(&|s| {
+            s.shown_mean(objective)
+                .map(|m| number::mean(m, integral, 6))
+        });
+        Board {
+            objective,
+            integral,
+            relative: players.iter().any(|(_, s)| s.relative.is_some()),
+            extra,
+            means,
+            ranked,
+        }
+    }
+
+    /// The header of the problem: its id, and what it ranks by when that is not the default.
+    fn title(summary: &Summary, problem: &str) -> String {
+        match summary.rank_by(problem) {
+            RankBy::Relative => problem.to_string(),
+            RankBy::Rank => format!("{problem} (ranked by rank score)"),
+            RankBy::Log => format!("{problem} (ranked by log10 average)"),
+            RankBy::Raw => format!("{problem} (ranked by mean score)"),
+        }
+    }
+}
+
+/// The failures of a standing by verdict: `1 TLE, 2 RE`, or `.`.
+fn failure_cells(s: &Standing, colours: bool) -> String {
+    let failures: Vec<String> = FAILURES
+        .iter()
+        .filter(|&&v| s.count(v) > 0)
+        .map(|&v| {
+            let text = format!("{} {}", s.count(v), v.code());
+            if colours {
+                format!("{}{text}\x1b[0m", colour(v))
+            } else {
+                text
+            }
+        })
+        .collect();
+    if failures.is_empty() {
+        ".".to_string()
+    } else {
+        failures.join(", ")
+    }
+}
+
 fn render_compact(summary: &Summary, colours: bool) -> String {
     let mut out = String::new();
     for (problem, players) in &summary.problems {
-        let ranked = ranked(players, minimized(problem));
-        let width = ranked
+        let board = Board::new(summary, problem, players);
+        let width = board
+            .ranked
             .iter()
             .map(|(_, (n, _))| n.chars().count())
             .max()
             .unwrap_or(6)
             .clamp(6, COMPACT_NAME);
-        let relative = players.iter().any(|(_, s)| s.relative.is_some());
-        let _ = writeln!(out, "{problem}");
+        let mw = number::width(&board.means, 10);
+        let _ = writeln!(out, "{}", Board::title(summary, problem));
         let _ = write!(
             out,
-            "  {:>2}  {:<width$}  {:>5}  {:>10}",
+            "  {:>2}  {:<width$}  {:>5}  {:>mw$}",
             "#", "player", "tests", "mean"
         );
-        if relative {
+        if board.relative {
             let _ = write!(out, "  {:>11}", "relative");
         }
+        if let Some((header, _)) = &board.extra {
+            let _ = write!(out, "  {header:>8}");
+        }
         let _ = writeln!(out, "  {:>9}  {:>4}  failures", "max think", "OK");
-        for (rank, (name, s)) in &ranked {
+        for (i, (rank, (name, s))) in board.ranked.iter().enumerate() {
             let _ = write!(
                 out,
-                "  {:>2}  {:<width$}  {:>5}  {:>10.6}",
+                "  {:>2}  {:<width$}  {:>5}  {:>mw$}",
                 rank,
                 cut(name, width),
                 s.tests,
-                s.mean(),
+                board.means[i],
             );
-            if relative {
+            if board.relative {
                 let _ = write!(out, "  {:>11.2}", s.relative.unwrap_or(0.0));
             }
-            let _ = write!(
-                out,
-                "  {:>9}  {:>4}  ",
-                human_duration(s.max_think),
-                s.count(Verdict::Ok)
-            );
-            let failures: Vec<String> = FAILURES
-                .iter()
-                .filter(|&&v| s.count(v) > 0)
-                .map(|&v| {
-                    let text = format!("{} {}", s.count(v), v.code());
-                    if colours {
-                        format!("{}{text}\x1b[0m", colour(v))
-                    } else {
-                        text
-                    }
-                })
-                .collect();
-            if failures.is_empty() {
-                out.push_str(".\n");
-            } else {
-                let _ = writeln!(out, "{}", failures.join(", "));
+            if let Some((_, cells)) = &board.extra {
+                let _ = write!(out, "  {:>8}", cells[i]);
             }
+            let _ = writeln!(
+                out,
+                "  {:>9}  {:>4}  {}",
+                human_duration(s.max_think),
+                s.count(Verdict::Ok),
+                failure_cells(s, colours)
+            );
         }
         out.push('\n');
     }
@@ -178,41 +264,58 @@ fn render_wide(summary: &Summary, colours: bool) -> String {
         Verdict::HarnessError,
     ];
     for (problem, players) in &summary.problems {
-        let ranked = ranked(players, minimized(problem));
-        let width = ranked
+        let board = Board::new(summary, problem, players);
+        let width = board
+            .ranked
             .iter()
             .map(|(_, (n, _))| n.len())
             .max()
             .unwrap_or(6)
             .max(6);
-        let relative = players.iter().any(|(_, s)| s.relative.is_some());
-        let _ = writeln!(out, "{problem}");
+        // sum, min, max of each player in rank order.
+        let ranges: Vec<[String; 3]> = board
+            .ranked
+            .iter()
+            .map(|(_, (_, s))| match s.shown_range(board.objective) {
+                Some((sum, min, max)) => [
+                    number::score(sum, board.integral, 4),
+                    number::score(min, board.integral, 4),
+                    number::score(max, board.integral, 4),
+                ],
+                None => ["-".into(), "-".into(), "-".into()],
+            })
+            .collect();
+        let mw = number::width(&board.means, 10);
+        let sw = number::width(ranges.iter().map(|r| &r[0]), 11);
+        let xw = number::width(ranges.iter().flat_map(|r| &r[1..]), 8);
+        let _ = writeln!(out, "{}", Board::title(summary, problem));
         let _ = write!(
             out,
-            "  {:>2}  {:<width$}  {:>5}  {:>10}  {:>11}  {:>8}  {:>8}",
+            "  {:>2}  {:<width$}  {:>5}  {:>mw$}  {:>sw$}  {:>xw$}  {:>xw$}",
             "#", "player", "tests", "mean", "sum", "min", "max"
         );
-        if relative {
+        if board.relative {
             let _ = write!(out, "  {:>11}", "relative");
+        }
+        if let Some((header, _)) = &board.extra {
+            let _ = write!(out, "  {header:>8}");
         }
         for v in shown {
             let _ = write!(out, " {:>4}", v.code());
         }
         let _ = writeln!(out, "  {:>8}  {:>9}", "think", "max think");
-        for (rank, (name, s)) in &ranked {
+        for (i, (rank, (name, s))) in board.ranked.iter().enumerate() {
+            let [sum, min, max] = &ranges[i];
             let _ = write!(
                 out,
-                "  {:>2}  {:<width$}  {:>5}  {:>10.6}  {:>11.4}  {:>8.4}  {:>8.4}",
-                rank,
-                name,
-                s.tests,
-                s.mean(),
-                s.sum,
-                s.min,
-                s.max
+                "  {:>2}  {:<width$}  {:>5}  {:>mw$}  {sum:>sw$}  {min:>xw$}  {max:>xw$}",
+                rank, name, s.tests, board.means[i],
             );
-            if relative {
+            if board.relative {
                 let _ = write!(out, "  {:>11.2}", s.relative.unwrap_or(0.0));
+            }
+            if let Some((_, cells)) = &board.extra {
+                let _ = write!(out, "  {:>8}", cells[i]);
             }
             for v in shown {
                 let n = s.count(v);
@@ -432,19 +535,104 @@ mod tests {
             Verdict::Ok,
         ));
         let players = &s.problems[0].1;
-        let names = |minimize| -> Vec<(usize, String)> {
-            ranked(players, minimize)
+        let names = |objective| -> Vec<(usize, String)> {
+            ranked(players, RankBy::Raw, objective)
                 .into_iter()
                 .map(|(rank, (name, _))| (rank, name.clone()))
                 .collect()
         };
         assert_eq!(
-            names(true),
+            names(Objective::Minimize),
             [(1, "sieve".to_string()), (2, "scan".to_string())]
         );
         assert_eq!(
-            names(false),
+            names(Objective::Maximize),
             [(1, "scan".to_string()), (2, "sieve".to_string())]
         );
+    }
+
+    /// A minimised integer problem as reported: `tle` is fast on its OK tests but fails the
+    /// hardest ones, `steady` passes every test.
+    fn minimised_with_failures(rank_by: RankBy) -> Summary {
+        let problem = "tools-min";
+        let mut s = Summary::new(
+            &[(
+                problem.to_string(),
+                vec!["tle".to_string(), "steady".to_string()],
+            )],
+            8,
+        );
+        s.objectives
+            .insert(problem.to_string(), Objective::Minimize);
+        s.rank_by.insert(problem.to_string(), rank_by);
+        let tests = [
+            ("tle", [(3651.0, Verdict::Ok), (4_666_811.0, Verdict::Ok)]),
+            (
+                "steady",
+                [(28400.0, Verdict::Ok), (37_000_000.0, Verdict::Ok)],
+            ),
+        ];
+        for (player, scores) in tests {
+            for (score, verdict) in scores {
+                s.add(&ScoreRow::new(problem, player, "1", score, verdict));
+            }
+        }
+        for v in [Verdict::TimeLimit, Verdict::TimeLimit] {
+            s.add(&ScoreRow::new(problem, "tle", "1", 0.0, v));
+            s.add(&ScoreRow::new(
+                problem,
+                "steady",
+                "1",
+                40_000_000.0,
+                Verdict::Ok,
+            ));
+        }
+        s
+    }
+
+    #[test]
+    fn a_minimised_leaderboard_never_counts_a_failed_test_as_its_best_score() {
+        let s = minimised_with_failures(RankBy::Raw);
+        let wide = render(&s, false, false, true);
+        insta::assert_snapshot!(wide);
+        let compact = render(&s, false, false, false);
+        // The mean of tle's two OK tests, not 4 tests with two 0s; its min is an OK test's.
+        assert!(compact.contains("2335231.00"), "{compact}");
+        assert!(!compact.contains("1167615.50"), "{compact}");
+        assert!(wide.contains(" 3651 "), "{wide}");
+        // steady fails nothing: it ranks first although its OK scores are higher.
+        let first = compact.lines().nth(2).unwrap();
+        assert!(first.contains("steady"), "{compact}");
+        // Whole numbers: no `.000000` anywhere.
+        assert!(
+            !wide.contains(".000000") && !wide.contains(".0000 "),
+            "{wide}"
+        );
+    }
+
+    #[test]
+    fn the_rank_and_log_yardsticks_add_their_column_and_rank_by_it() {
+        let mut s = minimised_with_failures(RankBy::Rank);
+        s.set_rank("tools-min", "tle", 50.0);
+        s.set_rank("tools-min", "steady", 62.5);
+        let text = render(&s, false, false, false);
+        assert!(
+            text.starts_with("tools-min (ranked by rank score)\n"),
+            "{text}"
+        );
+        assert!(text.lines().nth(1).unwrap().contains("    rank"), "{text}");
+        let first = text.lines().nth(2).unwrap();
+        assert!(
+            first.contains("steady") && first.contains("62.50"),
+            "{text}"
+        );
+        // log: fewer tests without a logarithm first (tle has 2 TLEs), so steady leads even
+        // with a larger log10 mean (lower is better when minimising).
+        let s = minimised_with_failures(RankBy::Log);
+        let text = render(&s, false, false, false);
+        let first = text.lines().nth(2).unwrap();
+        let steady_log = ((28400f64).log10() + 37e6f64.log10() + 2.0 * 4e7f64.log10()) / 4.0;
+        assert!(first.contains("steady"), "{text}");
+        assert!(first.contains(&format!("{steady_log:.4}")), "{text}");
     }
 }

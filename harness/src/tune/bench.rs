@@ -7,6 +7,12 @@ use super::files::TuneFiles;
 use super::params::{self, Value};
 use super::search::{self, Plan, Pruner, SeedScore};
 
+/// What the benchmark's trials are judged by: the default yardstick of a maximised problem.
+const YARDSTICK: super::yardstick::Yardstick = super::yardstick::Yardstick {
+    objective: crate::problem::Objective::Maximize,
+    rank_by: crate::config::RankBy::Relative,
+};
+
 /// `harness bench`'s line: the tuner's own cost per trial over 1,000 trials of 50 seeds.
 pub(crate) fn bench_line() {
     const TRIALS: usize = 1000;
@@ -37,7 +43,7 @@ pub(crate) fn overhead(trials: usize, seeds: usize) -> std::io::Result<(f64, usi
     let params =
         params::parse(&table, Path::new("bench"), "params").map_err(std::io::Error::other)?;
     let dir = tempfile::tempdir()?;
-    let mut files = TuneFiles::create(dir.path(), "", &params, 1.0)?;
+    let mut files = TuneFiles::create(dir.path(), "", &params, YARDSTICK)?;
     let seed_list: Vec<u64> = (1..=seeds as u64).collect();
     let plan = Plan {
         params: &params,
@@ -50,7 +56,7 @@ pub(crate) fn overhead(trials: usize, seeds: usize) -> std::io::Result<(f64, usi
             p: super::command::PRUNE_P,
         },
         sampler_seed: 1,
-        sign: 1.0,
+        yardstick: YARDSTICK,
     };
     let play = |values: &[Value], seed: u64| {
         let x: f64 = params

@@ -11,12 +11,13 @@ use super::page;
 use super::params::{self, Param, Value};
 use super::search::{self, Plan, Pruner, SeedScore, Trial};
 use super::validate::{summarize, summary_lines, validate, Summary, ValidationPlan};
+use super::yardstick::Yardstick;
 use crate::cli::TuneArgs;
 use crate::context::{find_problem, Context};
 use crate::error::{Classify, Error};
 use crate::exit;
 use crate::players::{self, Player};
-use crate::problem::{self, CaseKey, Env, Objective};
+use crate::problem::{self, CaseKey, Env};
 use crate::runner::{self, Containment, Suite};
 use crate::seeds::SeedSpec;
 /// Defaults of the command's settings.
@@ -42,6 +43,9 @@ struct Recorded {
     memory_limit: Option<u64>,
     sandbox: Option<crate::sandbox::Want>,
     cgroup: Option<crate::sandbox::Want>,
+    /// `--rank-by` (absent: the problem's `rank-by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rank_by: Option<crate::config::RankBy>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -69,6 +73,7 @@ fn settings(args: &TuneArgs) -> Result<Recorded, Error> {
         memory_limit: args.memory_limit,
         sandbox: args.sandbox,
         cgroup: args.cgroup,
+        rank_by: args.rank_by,
     })
 }
 
@@ -94,6 +99,7 @@ fn resumed(args: &TuneArgs, dir: &Path) -> Result<(Recorded, String), Error> {
         (args.prune_p.is_some(), "--prune-p"),
         (args.time_limit.is_some(), "--time-limit"),
         (args.memory_limit.is_some(), "--memory-limit"),
+        (args.rank_by.is_some(), "--rank-by"),
     ];
     if let Some((_, flag)) = fixed.iter().find(|(given, _)| *given) {
         return Err(Error::Usage(format!(
@@ -156,8 +162,8 @@ struct Setup {
     holdout: Vec<u64>,
     threads: usize,
     pin: bool,
-    /// 1 when the problem maximises, -1 when it minimises.
-    sign: f64,
+    /// What trials are judged by.
+    yardstick: Yardstick,
     notes: Vec<String>,
     builds: crate::build::Builds,
     cpus: Vec<usize>,
@@ -187,7 +193,7 @@ pub(crate) fn main(args: &TuneArgs) -> Result<u8, Error> {
             p: setup.settings.prune_p,
         },
         sampler_seed: setup.settings.sampler_seed,
-        sign: setup.sign,
+        yardstick: setup.yardstick,
     };
     let (trials, complete) = search::run(&plan, prior, &mut files, |values, seed| {
         play(&setup, values, seed)
@@ -224,9 +230,9 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
     let mut config = scoring.problem(problem.id());
     config.time_limit = settings.time_limit.unwrap_or(config.time_limit);
     config.memory_limit = settings.memory_limit.unwrap_or(config.memory_limit);
-    let sign = match config.objective.unwrap_or(problem.objective()) {
-        Objective::Maximize => 1.0,
-        Objective::Minimize => -1.0,
+    let yardstick = Yardstick {
+        objective: config.objective.unwrap_or(problem.objective()),
+        rank_by: settings.rank_by.unwrap_or(config.rank_by),
     };
     let (seeds, holdout) = split(&settings.seeds, &settings.holdout, &config.examples)?;
     let threads = args
@@ -274,7 +280,7 @@ fn setup(args: &TuneArgs) -> Result<Option<Setup>, Error> {
         seeds,
         holdout,
         threads,
-        sign,
+        yardstick,
         notes,
         builds,
         cpus: crate::os::allowed_cpus(),
@@ -376,7 +382,7 @@ fn open_files(
                 &setup.params,
                 &setup.containment,
             );
-            let files = TuneFiles::create(&setup.results, &toml, &setup.params, setup.sign)
+            let files = TuneFiles::create(&setup.results, &toml, &setup.params, setup.yardstick)
                 .map_err(|e| Error::Usage(format!("cannot write results: {e}")))?;
             (files, Vec::new(), Vec::new())
         }
@@ -384,7 +390,7 @@ fn open_files(
             &setup.results.join(id),
             &setup.params,
             &setup.seeds,
-            setup.sign,
+            setup.yardstick,
         )
         .map_err(|e| Error::Usage(format!("--resume: {e}")))?,
     };
@@ -409,6 +415,11 @@ fn print_header(setup: &Setup, files: &TuneFiles, prior: &[Trial]) {
         if setup.threads == 1 { "" } else { "s" },
         setup.holdout.len(),
         s.holdout
+    );
+    println!(
+        "trials are judged by the {} (rank-by = {:?}), as the leaderboard ranks players",
+        setup.yardstick.describe(),
+        setup.yardstick.rank_by.name()
     );
     if !prior.is_empty() {
         let finished = prior
@@ -457,7 +468,7 @@ fn finish(
         validation: prior_validation,
         summary: None,
     };
-    let best = search::best(trials, setup.sign);
+    let best = search::best(trials, setup.yardstick);
     let defaults = params::defaults(&setup.params);
     let same = best.is_some_and(|b| trials[b].values == defaults);
     if let Some(b) = best.filter(|_| complete && !same) {
@@ -474,7 +485,7 @@ fn finish(
     crate::sandbox::reap_all(std::time::Duration::from_secs(5));
     let finished = complete && !crate::os::interrupted();
     if finished && !same {
-        outcome.summary = best.map(|_| summarize(&outcome.validation, setup.sign));
+        outcome.summary = best.map(|_| summarize(&outcome.validation, setup.yardstick));
     }
     let written = write_outcome(
         &files,
@@ -630,10 +641,11 @@ fn write_outcome(
         }
         if let Some(sum) = &outcome.summary {
             s.push_str(&format!(
-                "\n[validation]\nholdout = {:?}\nseeds = {}\ndefault-mean = {}\nbest-mean = {}\n\
+                "\n[validation]\nholdout = {:?}\nrank-by = {:?}\nseeds = {}\ndefault-mean = {}\nbest-mean = {}\n\
                  mean-difference = {}\nci-low = {}\nci-high = {}\nwins = {}\nties = {}\nlosses = {}\n\
                  sign-p = {}\nwilcoxon-p = {}\n",
                 settings.holdout,
+                sum.yardstick.rank_by.name(),
                 sum.seeds,
                 sum.default_mean,
                 sum.best_mean,
@@ -658,7 +670,7 @@ fn write_outcome(
         best,
         summary: outcome.summary.as_ref(),
         holdout: holdout.len(),
-        sign: files.sign,
+        sign: files.yardstick.sign(),
     });
     let path = files.dir.join("tune.html");
     std::fs::write(&path, html)

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use super::params::{Param, Value};
 use super::search::{SeedScore, Sink, State, Trial};
+use super::yardstick::Yardstick;
 use crate::rundir::text_cell;
 use crate::verdict::Verdict;
 
@@ -40,8 +41,8 @@ pub(crate) struct TuneFiles {
     pub on_line: Box<dyn FnMut(&str) + Send>,
     /// Trials reported as finished on the screen so far.
     reported: Vec<bool>,
-    /// 1 when the problem maximises, -1 when it minimises.
-    pub sign: f64,
+    /// What trials are judged by.
+    pub yardstick: Yardstick,
 }
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> io::Error {
@@ -80,7 +81,7 @@ impl TuneFiles {
         results: &Path,
         tune_toml: &str,
         params: &[Param],
-        sign: f64,
+        yardstick: Yardstick,
     ) -> io::Result<TuneFiles> {
         fs::create_dir_all(results).map_err(|e| io_err(results, e))?;
         let stamp = format!("tune-{}", crate::report::files::timestamp());
@@ -97,10 +98,15 @@ impl TuneFiles {
             }
         };
         fs::write(dir.join("tune.toml"), tune_toml).map_err(|e| io_err(&dir, e))?;
-        Self::open(dir, id, params, sign)
+        Self::open(dir, id, params, yardstick)
     }
 
-    fn open(dir: PathBuf, id: String, params: &[Param], sign: f64) -> io::Result<TuneFiles> {
+    fn open(
+        dir: PathBuf,
+        id: String,
+        params: &[Param],
+        yardstick: Yardstick,
+    ) -> io::Result<TuneFiles> {
         let names = params.iter().map(|p| p.name.clone());
         let mut header: Vec<String> = ["trial", "seed", "verdict", "score", "think_ms"]
             .map(String::from)
@@ -121,7 +127,7 @@ impl TuneFiles {
             error: None,
             on_line: Box::new(|_| {}),
             reported: Vec::new(),
-            sign,
+            yardstick,
         })
     }
 
@@ -131,7 +137,7 @@ impl TuneFiles {
         dir: &Path,
         params: &[Param],
         seeds: &[u64],
-        sign: f64,
+        yardstick: Yardstick,
     ) -> Result<(TuneFiles, Vec<Trial>, Vec<ValidationRow>), String> {
         let id = dir
             .file_name()
@@ -140,7 +146,7 @@ impl TuneFiles {
         let trials = read_trials(dir, params, seeds)?;
         let validation = read_validation(dir, params)?;
         let mut files =
-            Self::open(dir.to_path_buf(), id, params, sign).map_err(|e| e.to_string())?;
+            Self::open(dir.to_path_buf(), id, params, yardstick).map_err(|e| e.to_string())?;
         files.reported = trials.iter().map(|t| t.state != State::Running).collect();
         Ok((files, trials, validation))
     }
@@ -234,7 +240,7 @@ impl Sink for TuneFiles {
             (self.on_line)(&note);
         }
         self.reported.resize(trials.len(), false);
-        let best = super::search::best(trials, self.sign);
+        let best = super::search::best(trials, self.yardstick);
         for t in trials {
             if t.state == State::Complete && !self.reported[t.id] {
                 self.reported[t.id] = true;

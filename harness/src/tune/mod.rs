@@ -21,6 +21,7 @@ pub(crate) use crate::players::params;
 pub(crate) mod search;
 pub(crate) mod tpe;
 mod validate;
+pub(crate) mod yardstick;
 
 pub(crate) use bench::bench_line;
 pub(crate) use command::main;

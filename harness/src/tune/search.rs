@@ -18,6 +18,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::params::{Param, Value};
 use super::tpe::{Observation, Tpe};
+use super::yardstick::Yardstick;
 use crate::compare::stats;
 use crate::verdict::Verdict;
 
@@ -70,16 +71,6 @@ pub(crate) struct Trial {
 }
 
 impl Trial {
-    /// Its objective on the seeds it played (larger is better: `sign` is -1 when the
-    /// problem minimises), in seed order.
-    pub(crate) fn signed(&self, sign: f64) -> Vec<f64> {
-        self.scores
-            .iter()
-            .flatten()
-            .map(|s| sign * s.score)
-            .collect()
-    }
-
     /// The mean raw score of the seeds it played.
     pub fn mean(&self) -> Option<f64> {
         let played: Vec<f64> = self.scores.iter().flatten().map(|s| s.score).collect();
@@ -152,8 +143,8 @@ pub(crate) struct Plan<'a> {
     pub pruner: Pruner,
     /// The sampler's generator for trial `t` is seeded from `(sampler_seed, t)`.
     pub sampler_seed: u64,
-    /// 1 when the problem maximises, -1 when it minimises.
-    pub sign: f64,
+    /// What trials are judged by.
+    pub yardstick: Yardstick,
 }
 
 /// The shared state of the workers.
@@ -260,51 +251,70 @@ fn prefix(trial: &Trial) -> bool {
 }
 
 /// Prunes trial `id` (after `done` seeds) when it is clearly worse than the best eligible
-/// trial; returns the note to show.
+/// trial by the yardstick, on the seeds both have a value for; returns the note to show.
 fn check(plan: &Plan, trials: &mut [Trial], id: usize, done: usize) -> Option<String> {
-    let best = best(trials, plan.sign)?;
+    let values = plan.yardstick.values(trials);
+    let best = best_of(trials, &values)?;
     if best == id {
         return None;
     }
-    let mine = trials[id].signed(plan.sign);
-    let theirs: Vec<f64> = trials[best].signed(plan.sign)[..done].to_vec();
+    let (mine, theirs): (Vec<f64>, Vec<f64>) = values[id][..done]
+        .iter()
+        .zip(&values[best][..done])
+        .filter_map(|(m, t)| Some(((*m)?, (*t)?)))
+        .unzip();
     let p = plan.pruner.clearly_worse(&mine, &theirs)?;
     trials[id].state = State::Pruned;
     Some(format!(
-        "trial {id} pruned after {done} seeds: worse than trial {best} (one-sided Wilcoxon p = {})",
+        "trial {id} pruned after {done} seeds: worse than trial {best} by {} (one-sided \
+         Wilcoxon p = {})",
+        plan.yardstick.describe(),
         crate::compare::report::p_value(p)
     ))
 }
 
-/// The best eligible trial: largest mean objective over the tuning seeds; the earlier of
-/// equals.
-pub(crate) fn best(trials: &[Trial], sign: f64) -> Option<usize> {
+/// The best eligible trial by the yardstick over the tuning seeds (as the leaderboard would
+/// rank the trials as players); the earlier of equals.
+pub(crate) fn best(trials: &[Trial], yardstick: Yardstick) -> Option<usize> {
+    best_of(trials, &yardstick.values(trials))
+}
+
+/// [`best`] with the trials' values already made.
+fn best_of(trials: &[Trial], values: &[Vec<Option<f64>>]) -> Option<usize> {
     trials
         .iter()
         .filter(|t| t.eligible())
-        .map(|t| (t.id, sign * t.mean().unwrap_or(0.0)))
-        .fold(None, |acc: Option<(usize, f64)>, (id, m)| match acc {
-            Some((_, best)) if best >= m => acc,
+        .map(|t| (t.id, Yardstick::mark(&values[t.id])))
+        .fold(None, |acc: Option<(usize, _)>, (id, m)| match acc {
+            Some((_, best)) if !Yardstick::better(&m, &best) => acc,
             _ => Some((id, m)),
         })
         .map(|(id, _)| id)
 }
 
-/// What the sampler ranks a finished trial by: a complete one by its mean objective; a
-/// pruned one by its mean difference to the best trial on the seeds it played (seeds differ
-/// in difficulty, and pruned trials played different numbers of them); `None` (never
-/// "good") for a trial with a failed test.
-fn rank_score(trial: &Trial, sign: f64, incumbent: Option<&[f64]>) -> Option<f64> {
+/// What the sampler ranks a finished trial by (its `values`, larger is better): a complete
+/// one by their mean; a pruned one by its mean difference to the best trial (`incumbent`) on
+/// the seeds it played (seeds differ in difficulty, and pruned trials played different
+/// numbers of them); `None` (never "good") for a trial with a failed test.
+fn rank_score(
+    trial: &Trial,
+    mine: &[Option<f64>],
+    incumbent: Option<&[Option<f64>]>,
+) -> Option<f64> {
     if trial.failures() > 0 || trial.state == State::Error {
         return None;
     }
-    let mine = trial.signed(sign);
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
     match (trial.state, incumbent) {
         (State::Pruned, Some(best)) => {
-            let diffs: Vec<f64> = mine.iter().zip(best).map(|(m, b)| m - b).collect();
-            Some(diffs.iter().sum::<f64>() / diffs.len().max(1) as f64)
+            let diffs: Vec<f64> = mine
+                .iter()
+                .zip(best)
+                .filter_map(|(m, b)| Some((*m)? - (*b)?))
+                .collect();
+            Some(mean(&diffs))
         }
-        _ => Some(mine.iter().sum::<f64>() / mine.len().max(1) as f64),
+        _ => Some(mean(&mine.iter().flatten().copied().collect::<Vec<f64>>())),
     }
 }
 
@@ -326,14 +336,15 @@ fn take(plan: &Plan, book: &mut Book) -> Option<(usize, Vec<Value>)> {
     let values = if id == 0 {
         super::params::defaults(plan.params)
     } else {
-        let incumbent = best(&book.trials, plan.sign).map(|b| book.trials[b].signed(plan.sign));
+        let values = plan.yardstick.values(&book.trials);
+        let incumbent = best_of(&book.trials, &values).map(|b| values[b].as_slice());
         let history: Vec<Observation> = book
             .trials
             .iter()
             .filter(|t| t.state != State::Running)
             .map(|t| Observation {
                 values: t.values.clone(),
-                score: rank_score(t, plan.sign, incumbent.as_deref()),
+                score: rank_score(t, &values[t.id], incumbent),
                 complete: t.state == State::Complete,
             })
             .collect();
@@ -405,8 +416,68 @@ mod tests {
             sampler: Tpe::default(),
             pruner: Pruner { first, p: 0.1 },
             sampler_seed: 1,
-            sign: 1.0,
+            yardstick: RAW,
         }
+    }
+
+    /// The raw score of a maximised problem, as these tests' objective is written.
+    const RAW: Yardstick = Yardstick {
+        objective: crate::problem::Objective::Maximize,
+        rank_by: crate::config::RankBy::Raw,
+    };
+
+    #[test]
+    fn the_best_trial_is_the_best_by_the_yardstick() {
+        use crate::config::RankBy;
+        use crate::problem::Objective;
+        let ok = |score| {
+            Some(SeedScore {
+                verdict: Verdict::Ok,
+                score,
+                think_ms: 0,
+            })
+        };
+        let trial = |id, scores: [f64; 2]| Trial {
+            id,
+            values: Vec::new(),
+            scores: scores.iter().map(|&s| ok(s)).collect(),
+            state: State::Complete,
+        };
+        // Minimised, seeds of very different sizes: trial 0 is best on the small seed by
+        // half, trial 1 on the large one by 1/37.
+        let trials = [trial(0, [3651.0, 37e6]), trial(1, [7302.0, 36e6])];
+        let by = |rank_by| {
+            best(
+                &trials,
+                Yardstick {
+                    objective: Objective::Minimize,
+                    rank_by,
+                },
+            )
+        };
+        assert_eq!(by(RankBy::Relative), Some(0));
+        assert_eq!(by(RankBy::Log), Some(0));
+        // The raw mean is decided by the large seed; rank scores tie (one win each): the
+        // earlier trial.
+        assert_eq!(by(RankBy::Raw), Some(1));
+        assert_eq!(by(RankBy::Rank), Some(0));
+        let mut failing = trials.clone();
+        failing[0].scores[1] = Some(SeedScore {
+            verdict: Verdict::TimeLimit,
+            score: 0.0,
+            think_ms: 0,
+        });
+        // A trial with a failed test is never the best, whatever it scored elsewhere.
+        assert_eq!(
+            best(
+                &failing,
+                Yardstick {
+                    objective: Objective::Minimize,
+                    rank_by: RankBy::Raw
+                }
+            ),
+            Some(1)
+        );
     }
 
     #[test]
@@ -465,7 +536,7 @@ mod tests {
         assert_eq!(kept.notes.len(), pruned.len());
         // Fewer tests than without pruning, and the best is near x = 7.
         assert!(kept.scores.len() < 40 * 32 * 3 / 4, "{}", kept.scores.len());
-        let b = best(&trials, 1.0).unwrap();
+        let b = best(&trials, RAW).unwrap();
         assert!((x(&trials[b].values) - 7.0).abs() < 0.5, "{:?}", trials[b]);
         // Without pruning, every trial plays every seed.
         let plan = Plan {
@@ -521,6 +592,6 @@ mod tests {
         let (trials, _) = run(&plan, Vec::new(), &mut Kept::default(), failing);
         assert_eq!(trials[0].state, State::Error);
         assert_eq!(trials[0].scores.iter().flatten().count(), 2);
-        assert_eq!(best(&trials, 1.0), Some(1));
+        assert_eq!(best(&trials, RAW), Some(1));
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::files::{TuneFiles, ValidationRow};
 use super::params::{self, Param, Value};
 use super::search::SeedScore;
+use super::yardstick::Yardstick;
 use crate::compare::report::p_value;
 use crate::compare::stats;
 
@@ -86,13 +87,20 @@ where
     kept
 }
 
-/// The validation's verdict: best against defaults on the held-out seeds both played.
+/// The validation's verdict: best against defaults on the held-out seeds both played, by
+/// the tuning's yardstick (the two arms its players: relative to the better of the two on
+/// each seed, or ranked between them).
 #[derive(Clone, Debug)]
 pub(crate) struct Summary {
+    pub yardstick: Yardstick,
     pub seeds: usize,
+    /// Whether every held-out score is a whole number (the means then show two decimals).
+    pub integral: bool,
+    /// Mean raw scores over the seeds both played with an OK test.
     pub default_mean: f64,
     pub best_mean: f64,
-    /// Of the differences best - default (signed: larger is better).
+    /// Of the per-seed differences of the yardstick's values, best - default (larger is
+    /// better), on the seeds where both have one.
     pub interval: stats::Interval,
     pub sign: stats::SignTest,
     pub wilcoxon: stats::Wilcoxon,
@@ -100,7 +108,7 @@ pub(crate) struct Summary {
     pub failures: (usize, usize),
 }
 
-pub(super) fn summarize(rows: &[ValidationRow], sign: f64) -> Summary {
+pub(super) fn summarize(rows: &[ValidationRow], yardstick: Yardstick) -> Summary {
     let of = |arm: &str| -> std::collections::BTreeMap<u64, &SeedScore> {
         rows.iter()
             .filter(|r| r.arm == arm)
@@ -108,28 +116,45 @@ pub(super) fn summarize(rows: &[ValidationRow], sign: f64) -> Summary {
             .collect()
     };
     let (d, b) = (of("default"), of("best"));
-    let pairs: Vec<(f64, f64)> = d
+    let both: Vec<(&SeedScore, &SeedScore)> = d
         .iter()
-        .filter_map(|(seed, s)| b.get(seed).map(|t| (s.score, t.score)))
+        .filter_map(|(seed, s)| b.get(seed).map(|t| (*s, *t)))
         .collect();
-    let diffs: Vec<f64> = pairs.iter().map(|(d, b)| sign * (b - d)).collect();
-    let n = pairs.len().max(1) as f64;
+    let played: Vec<Vec<Option<&SeedScore>>> = vec![
+        both.iter().map(|p| Some(p.0)).collect(),
+        both.iter().map(|p| Some(p.1)).collect(),
+    ];
+    let values = yardstick.of(&played);
+    let diffs: Vec<f64> = values[0]
+        .iter()
+        .zip(&values[1])
+        .filter_map(|(d, b)| Some((*b)? - (*d)?))
+        .collect();
+    let ok = |s: &SeedScore| s.verdict == crate::verdict::Verdict::Ok;
+    let raw: Vec<(f64, f64)> = both
+        .iter()
+        .filter(|(d, b)| ok(d) && ok(b))
+        .map(|(d, b)| (d.score, b.score))
+        .collect();
+    let n = raw.len().max(1) as f64;
     Summary {
-        seeds: pairs.len(),
-        default_mean: pairs.iter().map(|p| p.0).sum::<f64>() / n,
-        best_mean: pairs.iter().map(|p| p.1).sum::<f64>() / n,
+        yardstick,
+        integral: rows.iter().all(|r| r.score.score.fract() == 0.0),
+        seeds: both.len(),
+        default_mean: raw.iter().map(|p| p.0).sum::<f64>() / n,
+        best_mean: raw.iter().map(|p| p.1).sum::<f64>() / n,
         interval: stats::bootstrap_mean(&diffs, 1),
         sign: stats::sign_test(&diffs),
         wilcoxon: stats::wilcoxon(&diffs),
         failures: (
-            d.values()
-                .filter(|s| s.verdict != crate::verdict::Verdict::Ok)
-                .count(),
-            b.values()
-                .filter(|s| s.verdict != crate::verdict::Verdict::Ok)
-                .count(),
+            d.values().filter(|s| !ok(s)).count(),
+            b.values().filter(|s| !ok(s)).count(),
         ),
     }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The lines that say how the best did against the defaults on the held-out seeds.
@@ -138,28 +163,34 @@ pub(crate) fn summary_lines(s: &Summary) -> Vec<String> {
         stats::WilcoxonMethod::Exact => "exact",
         stats::WilcoxonMethod::Normal => "normal approx.",
     };
-    let relative = if s.default_mean != 0.0 {
-        format!(
-            " ({:+.2}%)",
-            100.0 * (s.best_mean - s.default_mean) / s.default_mean.abs()
-        )
+    let y = s.yardstick;
+    // The change of the mean raw score, as a share of the defaults' and in words.
+    let change = y.sign() * (s.best_mean - s.default_mean);
+    let relative = if s.default_mean != 0.0 && change != 0.0 {
+        let pct = 100.0 * change.abs() / s.default_mean.abs();
+        let word = if change > 0.0 { "better" } else { "worse" };
+        format!(" ({pct:.2}% {word})")
     } else {
         String::new()
     };
+    let mean = |m: f64| crate::report::number::mean(m, s.integral, 4);
     let mut lines = vec![
         format!(
-            "held-out seeds: {}; mean score: defaults {:.4}, best {:.4}{relative}",
-            s.seeds, s.default_mean, s.best_mean
+            "held-out seeds: {}; mean score of the OK tests: defaults {}, best {}{relative}",
+            s.seeds,
+            mean(s.default_mean),
+            mean(s.best_mean)
         ),
         format!(
-            "best vs defaults: {} wins, {} ties, {} losses; mean difference {:+.4} (95% CI \
-             {:+.4}..{:+.4}); sign p = {}, Wilcoxon p = {} ({method})",
-            s.sign.wins,
-            s.sign.ties,
-            s.sign.losses,
-            s.interval.mean,
-            s.interval.low,
-            s.interval.high,
+            "best vs defaults by {}: {}, {}, {}; mean difference {} (95% CI {} .. {}); \
+             sign p = {}, Wilcoxon p = {} ({method})",
+            y.describe(),
+            count(s.sign.wins, "win", "wins"),
+            count(s.sign.ties, "tie", "ties"),
+            count(s.sign.losses, "loss", "losses"),
+            y.difference(s.interval.mean),
+            y.difference(s.interval.low),
+            y.difference(s.interval.high),
             p_value(s.sign.p),
             p_value(s.wilcoxon.p)
         ),
@@ -204,13 +235,73 @@ mod tests {
         }
     }
 
+    const RAW_MAX: Yardstick = Yardstick {
+        objective: crate::problem::Objective::Maximize,
+        rank_by: crate::config::RankBy::Raw,
+    };
+
+    #[test]
+    fn a_minimised_validation_says_better_and_worse_in_the_yardsticks_terms() {
+        // The reported case: scores spanning 3,651 to 37 million, minimised. The best is a
+        // little worse on the one huge seed and twice as good on the small ones.
+        let rows: Vec<ValidationRow> = (1..=10u64)
+            .flat_map(|seed| {
+                let (d, b) = if seed == 10 {
+                    (37e6, 37.2e6)
+                } else {
+                    (7302.0, 3651.0)
+                };
+                [row("default", seed, d), row("best", seed, b)]
+            })
+            .collect();
+        let y = Yardstick {
+            objective: crate::problem::Objective::Minimize,
+            rank_by: crate::config::RankBy::Relative,
+        };
+        let s = summarize(&rows, y);
+        // Relative to the better arm per seed: 9 seeds +0.5, one seed -(1 - 37/37.2).
+        assert_eq!((s.sign.wins, s.sign.losses), (9, 1));
+        let want = (9.0 * 0.5 - (1.0 - 37.0 / 37.2)) / 10.0;
+        assert!((s.interval.mean - want).abs() < 1e-12, "{:?}", s.interval);
+        let lines = summary_lines(&s).join("\n");
+        // The raw mean got worse (the huge seed decides it), said in words, not a sign.
+        assert!(
+            lines.contains("defaults 3706571.80, best 3723285.90 (0.45% worse)"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("by relative score: 9 wins, 0 ties, 1 loss"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("mean difference 44.95% of best better"),
+            "{lines}"
+        );
+        assert!(!lines.contains("mean difference -") && !lines.contains("mean difference +"));
+        assert!(lines.contains("significantly better"), "{lines}");
+        // By the raw mean the same tuning looks worse.
+        let raw = summarize(
+            &rows,
+            Yardstick {
+                rank_by: crate::config::RankBy::Raw,
+                ..y
+            },
+        );
+        assert!(raw.interval.mean < 0.0);
+        let lines = summary_lines(&raw).join("\n");
+        assert!(
+            lines.contains("by mean score") && lines.contains(" worse (95% CI"),
+            "{lines}"
+        );
+    }
+
     #[test]
     fn a_best_that_wins_every_held_out_seed_gets_a_bound_not_p_zero() {
         // 2,000 wins of 2,000: the sign test's p (2^-1999) underflows to 0 in a float.
         let rows: Vec<ValidationRow> = (1..=2000)
             .flat_map(|seed| [row("default", seed, 0.5), row("best", seed, 0.6)])
             .collect();
-        let summary = summarize(&rows, 1.0);
+        let summary = summarize(&rows, RAW_MAX);
         assert_eq!((summary.sign.wins, summary.sign.p), (2000, 0.0));
         let lines = summary_lines(&summary).join("\n");
         assert!(lines.contains("sign p = < 1e-300"), "{lines}");
