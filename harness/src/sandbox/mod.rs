@@ -33,6 +33,7 @@ pub mod ids;
 mod init;
 mod landlock;
 pub(crate) mod net;
+mod off_path;
 pub(crate) mod peer;
 pub mod probe;
 pub mod reach;
