@@ -544,23 +544,17 @@ pub(super) fn check_command(
     if command.is_empty() || command[0].is_empty() {
         return Err(at(key, "an empty command".into()));
     }
-    for arg in command {
-        let mut rest = arg.as_str();
-        while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}') else {
-                break;
-            };
-            let word = &rest[open..open + close + 1];
-            if !PLACEHOLDERS.contains(&word) {
-                return Err(at(
-                    key,
-                    format!(
-                        "unknown placeholder {word} (known: {})",
-                        PLACEHOLDERS.join(" ")
-                    ),
-                ));
-            }
-            rest = &rest[open + close + 1..];
+    // A `{` without its `}` is not taken for a placeholder.
+    let closed = |w: &&str| w.ends_with('}');
+    for word in command.iter().flat_map(|a| braced(a)).filter(closed) {
+        if !PLACEHOLDERS.contains(&word) {
+            return Err(at(
+                key,
+                format!(
+                    "unknown placeholder {word} (known: {})",
+                    PLACEHOLDERS.join(" ")
+                ),
+            ));
         }
     }
     if let Some(i) = command.iter().position(|a| a.contains("{player...}")) {
@@ -572,6 +566,19 @@ pub(super) fn check_command(
         }
     }
     Ok(())
+}
+
+/// The words of `text` that open with `{`, each up to its `}` (included), or to the end of
+/// `text` when it is never closed (the last word, then).
+pub(super) fn braced(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let open = rest.find('{')?;
+        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+        let word = &rest[open..close];
+        rest = &rest[close..];
+        Some(word)
+    })
 }
 
 fn check_relative(
@@ -802,6 +809,23 @@ judge = ["java", "-jar", "tester.jar", "-exec", "{player}", "-seed", "{seed}"]
             assert!(err.contains("problem.toml: max-starts"), "{err}");
             assert!(err.contains(want), "{want:?} not in {err}");
         }
+    }
+
+    #[test]
+    fn braced_words_end_at_their_brace_or_at_the_end() {
+        let words: Vec<&str> = braced("in/{seed:04}.txt{x}{open").collect();
+        assert_eq!(words, ["{seed:04}", "{x}", "{open"]);
+        assert_eq!(braced("no placeholder").count(), 0);
+        // A command keeps an unclosed `{` as text; a picture's name is refused for it.
+        let (_root, file) = folder("p");
+        assert!(parse(
+            &BATCH.replace("\"{seeds}\"", "\"{seeds}\", \"a{b\""),
+            &file,
+            &[]
+        )
+        .is_ok());
+        let err = parse(&format!("{BATCH}pictures = ['p{{seed']\n"), &file, &[]).unwrap_err();
+        assert!(err.contains("pictures") && err.contains("{seed"), "{err}");
     }
 
     #[test]

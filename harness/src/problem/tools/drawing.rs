@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use super::config::{check_command, Def, Shape};
+use super::config::{braced, check_command, Def, Shape};
 use super::inputs;
 use super::judge::{self, Placeholders};
 use crate::problem::Picture;
@@ -36,15 +36,9 @@ pub(super) fn check(
     at: &dyn Fn(&str, String) -> String,
 ) -> Result<Option<Vec<String>>, String> {
     for p in pictures {
-        let mut rest = p.as_str();
-        while let Some(open) = rest.find('{') {
-            let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
-            let word = &rest[open..close];
-            if !SEEDS.contains(&word) {
-                let why = format!("{p:?}: {word} is not a placeholder of a picture's name (known: {{seed}} {{seed:04}})");
-                return Err(at("pictures", why));
-            }
-            rest = &rest[close..];
+        if let Some(word) = braced(p).find(|w| !SEEDS.contains(w)) {
+            let why = format!("{p:?}: {word} is not a placeholder of a picture's name (known: {{seed}} {{seed:04}})");
+            return Err(at("pictures", why));
         }
     }
     let Some(vis) = vis else {
