@@ -36,6 +36,7 @@ pub mod debug;
 pub mod error;
 pub mod execute;
 pub mod exit;
+pub mod hash;
 pub mod invocation;
 pub mod merge;
 pub mod needs;

@@ -21,9 +21,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{err, hash_folder, Fnv, Player, PlayerError};
+use super::fingerprint::hash_folder;
+use super::{err, Player, PlayerError};
 use crate::build::Builds;
 use crate::copy::{copy_folder, open_to_players};
+use crate::hash::Fnv;
 use crate::sandbox::BuildJob;
 
 /// Folders of a player's folder left out of its private copy: version control, caches, and
@@ -45,7 +47,7 @@ pub(super) fn source_key(
     build: &[String],
     contained: bool,
 ) -> String {
-    let mut h = Fnv(0xcbf29ce484222325);
+    let mut h = Fnv::new();
     h.field(b"build cache 1");
     h.field(if contained { b"contained" } else { b"as user" });
     for part in command {
@@ -57,7 +59,7 @@ pub(super) fn source_key(
         h.field(part.as_bytes());
     }
     hash_folder(&mut h, folder);
-    format!("{:016x}", h.0)
+    h.hex()
 }
 
 /// Days a build stays in the cache without being used.
@@ -161,7 +163,7 @@ pub(super) fn build_in_copy(
     build: &[String],
     command: &[String],
     index: usize,
-    stage: &Arc<super::Stage>,
+    stage: &Arc<super::watch::Stage>,
     builds: &mut Builds,
 ) -> Result<PathBuf, PlayerError> {
     let player_toml = player.cwd.join("player.toml");
@@ -206,7 +208,7 @@ pub(super) fn build_in_copy(
             (true, _) => copy.join(program),
             // Looked up on PATH here: the sandbox starts a path.
             (false, true) => {
-                super::resolve_program(&copy, program).unwrap_or_else(|| program.into())
+                super::manifests::resolve_program(&copy, program).unwrap_or_else(|| program.into())
             }
             (false, false) => program.into(),
         },
@@ -243,7 +245,7 @@ pub(super) fn readable_by_players(player: &Player) -> bool {
 pub(super) fn copy_for_players(
     player: &Player,
     index: usize,
-    stage: &Arc<super::Stage>,
+    stage: &Arc<super::watch::Stage>,
 ) -> Result<PathBuf, PlayerError> {
     let copy = stage
         .path()
@@ -351,9 +353,8 @@ mod tests {
         write(from.join("lib/__pycache__/x.pyc"), "cache");
         write(from.join("node_modules/m/index.js"), "module");
         std::os::unix::fs::symlink("/etc/hostname", from.join("link")).unwrap();
-        let fifo = std::ffi::CString::new(from.join("pipe").to_str().unwrap()).unwrap();
-        // SAFETY: a valid C string; mkfifo only makes the file.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let mode = rustix::fs::Mode::from_raw_mode(0o644);
+        rustix::fs::mkfifoat(rustix::fs::CWD, from.join("pipe"), mode).unwrap();
         let script = from.join("build.sh");
         write(script.clone(), "true\n");
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))

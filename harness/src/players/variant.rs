@@ -108,29 +108,23 @@ impl Variant {
     /// The variant's hash from its program's: covers the program's hash and the settings, so
     /// it differs from the plain program's and stays the same from run to run while neither
     /// changes (not the name: a renamed variant is the same program). FNV-1a over
-    /// length-prefixed fields, 16 hex digits like every player hash.
+    /// length-prefixed fields ([`crate::hash::Fnv`]), 16 hex digits like every player hash.
     pub fn hash(&self, base: &str) -> String {
-        let mut h: u64 = 0xcbf29ce484222325;
-        let mut field = |bytes: &[u8]| {
-            for &b in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x100000001b3);
-            }
-        };
-        field(b"variant");
-        field(base.as_bytes());
+        let mut h = crate::hash::Fnv::new();
+        h.field(b"variant");
+        h.field(base.as_bytes());
         let mut env = self.env.clone();
         env.sort();
         for (k, v) in &env {
-            field(b"env");
-            field(k.as_bytes());
-            field(v.as_bytes());
+            h.field(b"env");
+            h.field(k.as_bytes());
+            h.field(v.as_bytes());
         }
         for a in &self.args {
-            field(b"arg");
-            field(a.as_bytes());
+            h.field(b"arg");
+            h.field(a.as_bytes());
         }
-        format!("{h:016x}")
+        h.hex()
     }
 }
 
@@ -227,5 +221,24 @@ mod tests {
         assert_eq!(base, "498c48528003f661"); // FNV-1a, checked with a Python one-liner
         assert_eq!(v(&["a=p"]), v(&["b=q"]));
         assert_eq!(base.len(), 16);
+    }
+
+    /// Hashes stored in run folders, computed before the hash moved to `crate::hash`: they
+    /// must never change.
+    #[test]
+    fn stored_variant_hashes_stay_the_same() {
+        let v = Variant {
+            name: "v".into(),
+            path: "p".into(),
+            env: vec![("B".into(), "2".into()), ("A".into(), "1".into())],
+            args: vec!["--x".into(), "y".into()],
+        };
+        assert_eq!(v.hash("0123456789abcdef"), "339e43900054e56a");
+        let plain = Variant {
+            env: Vec::new(),
+            args: Vec::new(),
+            ..v
+        };
+        assert_eq!(plain.hash(""), "c162bc9414dd9283");
     }
 }

@@ -74,10 +74,7 @@ fn entry(def: &Def, build: &[String], builds: &Builds) -> PathBuf {
         h.update(b"\0");
     }
     h.update(super::identity::identity(def).as_bytes());
-    let key: String = h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let key = crate::hash::hex16(&h.finalize());
     cache_folder(builds).join(format!("{}-{key}", def.id))
 }
 

@@ -21,9 +21,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::Digest;
-
 use super::config::{Def, Inputs};
+use crate::hash::TreeSha;
 use crate::sandbox::beneath::{self, Rules};
 
 /// Folders never walked: build products and version control.
@@ -93,7 +92,7 @@ pub fn identity(def: &Def) -> String {
         keep.iter().any(|p| matches(rel, p, false))
             || (base && !ignored.iter().any(|p| matches(rel, p, false)))
     };
-    let mut h = sha2::Sha256::new();
+    let mut h = TreeSha::new();
     // Every key of problem.toml (the judge's command, the score pattern, the limits): an
     // edit of `-debug` into the judge's line is another judge.
     h.update(b"problem.toml\0");
@@ -104,8 +103,7 @@ pub fn identity(def: &Def) -> String {
         h.update(b"\0inputs\0");
         hash_folder(&mut h, dir, &|_| true);
     }
-    let digest = h.finalize();
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    h.hex16()
 }
 
 /// The files of the tools folder that its commands name (`tester.jar` in `java -jar
@@ -127,45 +125,16 @@ fn named_files(def: &Def) -> Vec<PathBuf> {
 
 /// Hashes the files under `root` that `included` takes (given their path relative to
 /// `root`): each one's path and bytes (a link's target). [`NEVER`] folders are not walked.
-fn hash_folder(h: &mut sha2::Sha256, root: &Path, included: &dyn Fn(&Path) -> bool) {
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let rel = path.strip_prefix(root).unwrap_or(&path);
-            match entry.file_type() {
-                Ok(t) if t.is_dir() && !NEVER.iter().any(|n| entry.file_name() == *n) => {
-                    stack.push(path)
-                }
-                Ok(t) if !t.is_dir() && included(rel) => files.push(path),
-                _ => {}
-            }
-        }
-    }
-    files.sort();
-    for path in files {
-        let rel = path.strip_prefix(root).unwrap_or(&path);
-        h.update(rel.as_os_str().as_encoded_bytes());
-        h.update([0]);
-        if let Ok(target) = std::fs::read_link(&path) {
-            h.update(target.as_os_str().as_encoded_bytes());
-        } else {
-            // Never a wait on a fifo or a read of a device a folder holds: its kind instead.
-            let any = Rules {
-                cap: u64::MAX,
-                one_name: false,
-            };
-            match beneath::read(root, rel, any) {
-                Ok(bytes) => {
-                    h.update((bytes.len() as u64).to_le_bytes());
-                    h.update(&bytes);
-                }
-                Err(refused) => h.update(refused.why.to_string().as_bytes()),
-            }
-        }
-        h.update([0]);
-    }
+fn hash_folder(h: &mut TreeSha, root: &Path, included: &dyn Fn(&Path) -> bool) {
+    let files = crate::hash::files_under(root, &NEVER, included);
+    // Never a wait on a fifo or a read of a device a folder holds: its kind instead.
+    let any = Rules {
+        cap: u64::MAX,
+        one_name: false,
+    };
+    let read =
+        |rel: &Path| beneath::read(root, rel, any).map_err(|refused| refused.why.to_string());
+    h.files(root, &files, &read);
 }
 
 /// Whether `pattern` matches `rel` (a file's path in the tools folder): a pattern without `/`
@@ -354,5 +323,45 @@ mod tests {
         assert!(!matches(p("x/src/vis.rs"), "src", true));
         assert!(matches(p("tmp/a.txt"), "tmp/*.txt", false));
         assert!(!matches(p("tmp/a.rs"), "tmp/*.txt", false));
+    }
+
+    /// Hashes stored in run folders, computed before the hash code moved to `crate::hash`:
+    /// they must never change.
+    #[test]
+    fn stored_identities_stay_the_same() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        write(r, "tools/Cargo.toml", "[package]\n");
+        write(r, "tools/src/bin/vis.rs", "fn main() {}\n");
+        write(r, "tools/src/lib.rs", "");
+        write(r, "tools/notes/rules.txt", "rules\n");
+        write(r, "tools/out.txt", "x\n");
+        std::os::unix::fs::symlink("vis.rs", r.join("p/tools/src/bin/link.rs")).unwrap();
+        let extra = format!("{AT_CODER}hash-ignore = [\"src/scratch.rs\", \"!notes/rules.txt\"]\n");
+        assert_eq!(
+            identity(&def(r, "tools", "batch", &extra)),
+            "12995066a4ffa7c7"
+        );
+        write(r, "Tester.java", "class Tester {}\n");
+        write(r, "tester.jar", "jar\n");
+        write(r, "lib/Helper.java", "class Helper {}\n");
+        write(r, "Tester.class", "x");
+        write(r, "ready/0000.txt", "5\n");
+        let tc = "judge = [\"java\", \"-jar\", \"tester.jar\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\"]\n";
+        assert_eq!(identity(&def(r, ".", "topcoder", tc)), "211ab49a19238ed3");
+        let ready = "inputs = { dir = \"ready\" }\njudge = [\"vis\", \"{input}\", \"{output}\"]\n";
+        assert_eq!(
+            identity(&def(r, "tools", "batch", ready)),
+            "1a964797a426d027"
+        );
+        // A fifo is hashed as the reason it was not read.
+        let fifo = r.join("p/pipe");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+        )
+        .unwrap();
+        assert_eq!(identity(&def(r, ".", "topcoder", tc)), "fa08c850da21b801");
     }
 }
