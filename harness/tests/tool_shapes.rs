@@ -296,8 +296,9 @@ fn a_topcoder_testers_stack_trace_is_cut_to_its_message_and_kept_whole() {
 
 /// A TopCoder tester run without `-novis` where no display is (MM119's jar by hand) prints
 /// `java.awt.HeadlessException` and `Score = -1.0`, then waits for ever on the player it
-/// started: ERR at `judge-timeout` (the tool's fault), and the reason quotes the error, which
-/// says what to change (`-novis`), not only that the tool ran out of time.
+/// started: ERR once its time is out (`judge-timeout` and the player's time limit per start:
+/// the reason says the seconds it ran), and the reason quotes the error, which says what to
+/// change (`-novis`), not only that the tool ran out of time.
 #[test]
 fn a_topcoder_tester_that_hangs_after_its_error_is_err_quoting_the_error() {
     let ws = Workspace::new();
@@ -324,7 +325,8 @@ fn a_topcoder_tester_that_hangs_after_its_error_is_err_quoting_the_error() {
     assert_eq!(row["verdict"], "ERR", "{row:?}");
     let reason = &row["reason"];
     assert!(
-        reason.starts_with("the judge timed out after ") && reason.contains("(judge-timeout in "),
+        reason.starts_with("the judge timed out after 10 s (judge-timeout in ")
+            && reason.contains("plus the player's time limit per start"),
         "{reason}"
     );
     assert!(

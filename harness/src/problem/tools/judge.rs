@@ -435,9 +435,13 @@ fn outcome_of(def: &Def, run: &ToolRun, moves: u64, said: &str) -> Option<Outcom
         ToolEnd::TimedOut => Outcome::failed(
             Verdict::HarnessError,
             format!(
-                "the judge {} (judge-timeout in {}){}",
+                "the judge {} (judge-timeout in {}{}){}",
                 run.describe_end(timeout),
                 def.file.display(),
+                match def.shape {
+                    Shape::Batch => "",
+                    _ => ", plus the player's time limit per start",
+                },
                 if messages(def, run).is_empty() {
                     String::new()
                 } else {
