@@ -7,8 +7,9 @@
 //! trace (the reason is its message; the whole trace is kept in the test's `judge.log`), a
 //! player that writes on after the tester ended the game (not a protocol error: by hand the
 //! tester never reads it), a gen edited to write outside its inputs folder (it plays, as by
-//! hand, the tools folder unchanged), and files left in the tools folder by running them by hand (not part of the
-//! tools' hash).
+//! hand, the tools folder unchanged), files left in the tools folder by running them by hand (not part of the
+//! tools' hash), and a TopCoder tester that hangs after its error (ERR at `judge-timeout`,
+//! quoting the error).
 //! The tools are the bash testers of `tests/fixtures/tool-shapes/` (see its README).
 
 mod support;
@@ -291,6 +292,53 @@ fn a_topcoder_testers_stack_trace_is_cut_to_its_message_and_kept_whole() {
         log.contains("at FixtureTester.readAnswer(FixtureTester.java:41)"),
         "{log}"
     );
+}
+
+/// A TopCoder tester run without `-novis` where no display is (MM119's jar by hand) prints
+/// `java.awt.HeadlessException` and `Score = -1.0`, then waits for ever on the player it
+/// started: ERR once its time is out (`judge-timeout` and the player's time limit per start:
+/// the reason says the seconds it ran), and the reason quotes the error, which says what to
+/// change (`-novis`), not only that the tool ran out of time.
+#[test]
+fn a_topcoder_tester_that_hangs_after_its_error_is_err_quoting_the_error() {
+    let ws = Workspace::new();
+    let p = ws.root().join("testcases/headless");
+    std::fs::create_dir_all(p.join("tools")).unwrap();
+    let tester = p.join("tools/headless-tester.sh");
+    let fixture = "harness/tests/fixtures/tool-shapes/headless-tester.sh";
+    std::fs::copy(support::root().join(fixture), &tester).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tester, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let judge = r#"["headless-tester.sh", "-exec", "{player}", "-seed", "{seed}"]"#;
+    // The tester's time: judge-timeout and, per start, the player's time limit (10 s here).
+    let times = "judge-timeout = 5\nmax-starts = 1\n[limits]\ntime-limit = 5\n";
+    let problem = format!(
+        "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = {judge}\n{times}"
+    );
+    std::fs::write(p.join("problem.toml"), problem).unwrap();
+    let player = ws.root().join("players/headless-double");
+    support::sh_player(&player, "headless", "read n\necho $((n * 2))\n");
+    let (out, results) = ws.run(&["headless-double"], "3", "headless");
+    expect_exit(&out, 1);
+    let rows = scores(&results);
+    let row = one(&rows, "headless-double");
+    assert_eq!(row["verdict"], "ERR", "{row:?}");
+    let reason = &row["reason"];
+    assert!(
+        reason.starts_with("the judge timed out after 10 s (judge-timeout in ")
+            && reason.contains("plus the player's time limit per start"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("java.awt.HeadlessException") && reason.contains("No X11 DISPLAY"),
+        "the tester's own words: {reason}"
+    );
+    assert!(
+        !reason.contains("checkHeadless"),
+        "no stack frame: {reason}"
+    );
+    let log = judge_log(&results, "headless", "headless-double", 3);
+    assert!(log.contains("GraphicsEnvironment.checkHeadless"), "{log}");
 }
 
 #[test]

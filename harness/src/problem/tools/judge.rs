@@ -430,12 +430,23 @@ fn outcome_of(def: &Def, run: &ToolRun, moves: u64, said: &str) -> Option<Outcom
             Verdict::HarnessError,
             format!("the judge could not start: {why}"),
         ),
+        // A tester that hangs after its own error (a TopCoder jar without -novis where no
+        // display is) said what to change: its words follow.
         ToolEnd::TimedOut => Outcome::failed(
             Verdict::HarnessError,
             format!(
-                "the judge {} (judge-timeout in {})",
+                "the judge {} (judge-timeout in {}{}){}",
                 run.describe_end(timeout),
-                def.file.display()
+                def.file.display(),
+                match def.shape {
+                    Shape::Batch => "",
+                    _ => ", plus the player's time limit per start",
+                },
+                if messages(def, run).is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", last())
+                }
             ),
         ),
         // What holds a tool's files without a cgroup: the tool's failure, not the player's.

@@ -417,6 +417,12 @@ impl RelayedGame {
     }
 
     /// The tester's command with the relay in place of the player.
+    /// Seconds the tester may run: it runs while the player thinks, so its own time
+    /// (`judge-timeout`) on top of the player's, in each start of the player it may make.
+    fn tool_time(&self) -> f64 {
+        self.def.judge_timeout + self.think * f64::from(self.def.max_starts)
+    }
+
     fn command(&self, dir: &ToolDir, relay: &[String]) -> ToolCommand {
         let work = dir.work();
         let values = Placeholders {
@@ -441,11 +447,7 @@ impl RelayedGame {
                 Stdin::Null
             },
             stdout: interactive.then(|| work.join(OUTPUT)),
-            // The tester runs while the player thinks: its own time on top of the player's,
-            // in each start of the player it may make.
-            timeout: Duration::from_secs_f64(
-                self.def.judge_timeout + self.think * f64::from(self.def.max_starts),
-            ),
+            timeout: Duration::from_secs_f64(self.tool_time()),
             limits: inputs::tool_limits(&self.def),
             max_output: 64 << 20,
         }
@@ -519,7 +521,12 @@ impl Game for RelayedGame {
         dir.dispose();
         // A fault on the wire stands, whatever the tool did after (a start past the cap).
         let wire_fault = matches!(talk, Talk::Fault { .. });
-        let mut outcome = outcome(&self.def, talk, run.as_ref());
+        // Judged with the time the tester had, so a reason says how long it ran.
+        let timed = Def {
+            judge_timeout: self.tool_time(),
+            ..Def::clone(&self.def)
+        };
+        let mut outcome = outcome(&timed, talk, run.as_ref());
         if again && !wire_fault {
             outcome = super::starts::past_the_cap(&self.def, &outcome);
         }
@@ -532,7 +539,7 @@ impl Game for RelayedGame {
             );
         }
         if let Some(run) = &run {
-            judge::keep_log(&self.def, &outcome, run, &mut self.pictures);
+            judge::keep_log(&timed, &outcome, run, &mut self.pictures);
         }
         outcome
     }
