@@ -14,7 +14,8 @@
 //!                 pipes and waits in os)
 //! ```
 //!
-//! Layers, bottom up, without cycles: `os`, `needs` (programs the machine lacks), `invocation` (how printed commands start the
+//! Layers, bottom up, without cycles: `os`, `fs_msg` (which file an I/O error was about),
+//! `needs` (programs the machine lacks), `invocation` (how printed commands start the
 //! harness), `sandbox`; `cli`, `config`, `verdict`,
 //! `rundir`; `problem`; `context`; `session`, `runner`; `report`, `compare`, `replay`;
 //! `plan`, `execute`; the other subcommands (`bench`, `play`); `app` on top.
@@ -36,6 +37,7 @@ pub mod debug;
 pub mod error;
 pub mod execute;
 pub mod exit;
+pub mod fs_msg;
 pub mod hash;
 pub mod invocation;
 pub mod merge;

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::fs_msg::io_err;
 use crate::verdict::Verdict;
 
 /// The columns of `scores.csv` before the problems' parameters (and `reason`, the last).
@@ -459,10 +460,6 @@ pub(crate) fn set_field(dir: &Path, key: &str, value: &str) -> io::Result<()> {
     }
     out.push_str(tables);
     write_atomic(&path, out.as_bytes())
-}
-
-fn io_err(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// Writes a file atomically: to a temporary name beside it, then renamed over it.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Event, Reporter, RunState};
+use crate::fs_msg::io_err;
 use crate::rundir::{self, write_atomic, BadRows, Layout, ScoreRow};
 use crate::runner::TestResult;
 use crate::verdict::Verdict;
@@ -49,10 +50,6 @@ pub(crate) fn timestamp() -> String {
         (rem / 60) % 60,
         rem % 60
     )
-}
-
-fn io_err(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// A run resumed from its folder: the files, and the rows kept from its earlier part.

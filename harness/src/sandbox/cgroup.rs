@@ -19,6 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::spec::Cgroups;
+use crate::fs_msg::io_err;
 
 /// The mount point and the harness's own group of one hierarchy.
 fn own_group(v2: bool, controller: &str) -> Option<PathBuf> {
@@ -48,10 +49,6 @@ fn own_group(v2: bool, controller: &str) -> Option<PathBuf> {
         ok.then_some(path)
     })?;
     Some(mount.join(path.trim_start_matches('/')))
-}
-
-fn io_err(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 fn write(path: &Path, text: &str) -> io::Result<()> {

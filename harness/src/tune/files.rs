@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use super::params::{Param, Value};
 use super::search::{SeedScore, Sink, State, Trial};
 use super::yardstick::Yardstick;
+use crate::fs_msg::other_err as io_err;
 use crate::rundir::text_cell;
 use crate::verdict::Verdict;
 
@@ -43,10 +44,6 @@ pub(crate) struct TuneFiles {
     reported: Vec<bool>,
     /// What trials are judged by.
     pub yardstick: Yardstick,
-}
-
-fn io_err(path: &Path, e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(format!("{}: {e}", path.display()))
 }
 
 /// Opens an append-only CSV file, writing its header when it is new.

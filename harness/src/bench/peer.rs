@@ -1,0 +1,110 @@
+//! The bench's players: `harness echo` (the peer of every ping-pong, answering each line with
+//! `0 0`), the containments the bench runs them in, and their start as a run starts a player
+//! (a spec, and in process mode a host folder made ahead). May start processes and make
+//! temporary folders.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::error::{Classify, Error};
+use crate::exit;
+use crate::runner::{self, Containment};
+use crate::sandbox::Want;
+use crate::session::{Limits, Session};
+
+/// The peer of the ping-pong: answers every line with `0 0`.
+pub fn echo() -> Result<u8, Error> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        if line.is_err() {
+            break;
+        }
+        if out.write_all(b"0 0\n").and_then(|_| out.flush()).is_err() {
+            break;
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// `harness echo`, from this very binary.
+pub(super) fn echo_command() -> Result<Command, Error> {
+    let exe = std::env::current_exe().fault()?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("echo");
+    Ok(cmd)
+}
+
+/// The limits of an echo player in a ping-pong: no clock worth the name, nothing to stop it.
+pub(super) fn echo_limits() -> Limits {
+    Limits {
+        think: Duration::from_secs(3600),
+        cpu: None,
+        memory: 0,
+        max_line: 1 << 16,
+        max_output: u64::MAX,
+        max_stderr: 1 << 20,
+        grace: Duration::from_secs(1),
+    }
+}
+
+/// A containment for the bench's own players: the user's PATH and locale, no extra variables.
+pub(super) fn containment(sandbox: Want, cgroup: Want) -> Result<Containment, Error> {
+    let own = crate::config::HarnessSettings::default();
+    Containment::prepare(sandbox, cgroup, &own, false).map_err(Error::Usage)
+}
+
+/// Starts `program args` as a player of `containment` (in process mode, in a host folder of
+/// its own, as a run gives it: [`runner::done_with_workdir`] at its end).
+pub(super) fn spawn(
+    containment: &Containment,
+    program: &Path,
+    args: &[&str],
+    limits: Limits,
+) -> Result<(Session, Option<Workdir>), Error> {
+    let (spec, work) = player_spec(containment, program, args)?;
+    Ok((Session::spawn(&spec, limits).fault()?, work))
+}
+
+/// The spec of `program args` as a player of `containment`, and its host folder in process
+/// mode.
+pub(super) fn player_spec(
+    containment: &Containment,
+    program: &Path,
+    args: &[&str],
+) -> Result<(crate::sandbox::Spec, Option<Workdir>), Error> {
+    let work = match containment.isolation.mode {
+        crate::sandbox::Mode::Namespaces => None,
+        // Made ahead, as a run makes them.
+        crate::sandbox::Mode::Process => {
+            Some(runner::process_workdir_ahead(&containment.isolation).fault()?)
+        }
+    };
+    let mut argv = vec![program.display().to_string()];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    let dir = program.parent().unwrap_or(Path::new("/"));
+    let spec = containment.isolation.spec(
+        program,
+        argv,
+        dir,
+        containment.base_env.clone(),
+        work.as_ref().map(|w| w.path()),
+        &crate::sandbox::TestLimits {
+            memory: 0,
+            disk: 16 << 20,
+            procs: 64,
+            core_dumps: false,
+        },
+    );
+    // As a run does: its stamp once the spec has made it the player's.
+    let work = work.map(|w| {
+        let began = runner::WorkdirStamp::of(w.path());
+        (w, began)
+    });
+    Ok((spec, work))
+}
+
+/// A process-mode test's host folder and how it was when its test began.
+pub(super) type Workdir = (tempfile::TempDir, runner::WorkdirStamp);

@@ -1,0 +1,227 @@
+//! The relay's cost per message: a contest tool talking to a plain process through a pipe
+//! (the raw ping-pong), through the relay and the harness's proxy to a sandboxed player, and
+//! with `relay = "direct"` (the player on the tool's own pipes), sandboxed and not. Starts
+//! `harness __relay` and `harness echo` and makes a temporary folder for the relay's socket.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::figures::{per_move, timed};
+use super::peer::{echo_limits, player_spec, spawn};
+use super::ping_pong::raw_ping_pong;
+use crate::error::{Classify, Error};
+use crate::problem::Channel;
+use crate::runner::Containment;
+use crate::sandbox::relay::{end_signal, Accepted, EndWatch, Link, Pipes, Relay};
+use crate::session::Session;
+
+/// A contest tool talking to its player through the relay, as in a run of an interactive or
+/// TopCoder-shaped problem: this thread is the tool (it starts `harness __relay SOCKET` on
+/// pipes, as a tester starts its player, and does plain blocking round trips), another
+/// thread proxies between the relay and the player's session (`harness echo` in
+/// `containment`) with the games' own proxy (`problem::tools::relayed`), or (`direct`)
+/// starts the player on the tool's own pipes and waits for its end, as `relay = "direct"`.
+fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Duration, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("harness-bench-")
+        .tempdir()
+        .fault()?;
+    let relay = Relay::listen(dir.path(), false).fault()?;
+    let argv = relay.argv();
+    let (done, ended) = end_signal().fault()?;
+    let exe = std::env::current_exe().fault()?;
+    std::thread::scope(|scope| {
+        let judge = scope.spawn(move || -> Result<(), Error> {
+            if direct {
+                judge_direct(relay, ended, containment, exe)
+            } else {
+                judge_proxy(relay, ended, containment, exe)
+            }
+        });
+        let t = tool(n, &argv);
+        drop(done);
+        let judged = judge.join().expect("bench judge thread");
+        let t = t?;
+        judged?;
+        Ok(t)
+    })
+}
+
+/// The bench's tool is this process, which starts the relay.
+fn me() -> Option<i32> {
+    Some(std::process::id() as i32)
+}
+
+/// How long the tool's relay has to connect: 30 s from the judge's start.
+fn connect_deadline() -> Instant {
+    Instant::now() + Duration::from_secs(30)
+}
+
+/// The relay's pipes, once the tool's relay has connected (by `deadline`).
+fn connected(relay: Relay, ended: &EndWatch, deadline: Instant) -> Result<Pipes, Error> {
+    let Accepted::Pipes(pipes) = relay.accept(ended.fd(), deadline, &me).fault()? else {
+        return Err(Error::Usage("bench: the relay did not connect".into()));
+    };
+    Ok(pipes)
+}
+
+/// `relay = "direct"`: the player starts on the tool's own pipes; the judge waits for its end.
+fn judge_direct(
+    relay: Relay,
+    ended: EndWatch,
+    containment: &Containment,
+    exe: PathBuf,
+) -> Result<(), Error> {
+    let deadline = connect_deadline();
+    let (spec, _work) = player_spec(containment, &exe, &["echo"])?;
+    let mut session = Session::pending(spec, echo_limits()).fault()?;
+    let Pipes {
+        control,
+        from_tool,
+        to_tool,
+    } = connected(relay, &ended, deadline)?;
+    let usage = |f: crate::verdict::Fault| Error::Usage(format!("bench: {f}"));
+    session.start_on(from_tool, to_tool).map_err(usage)?;
+    // The player ends when the tool closes its input; then the relay may go.
+    let far = Instant::now() + Duration::from_secs(3600);
+    session.wait_player(Some(ended.fd()), far).map_err(usage)?;
+    drop(control);
+    session.finish();
+    Ok(())
+}
+
+/// The proxy: the harness between the relay and the player's session, as in a run.
+fn judge_proxy(
+    relay: Relay,
+    ended: EndWatch,
+    containment: &Containment,
+    exe: PathBuf,
+) -> Result<(), Error> {
+    let deadline = connect_deadline();
+    let (mut session, _work) = spawn(containment, &exe, &["echo"], echo_limits())?;
+    let pipes = connected(relay, &ended, deadline)?;
+    let mut link = Link::new(pipes).fault()?;
+    crate::problem::tools::relayed::proxy(&mut link, &mut session);
+    session.finish();
+    Ok(())
+}
+
+/// The tool: starts the relay (`argv`) on pipes and times `n` plain blocking round trips.
+fn tool(n: u64, argv: &[String]) -> Result<Duration, Error> {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .fault()?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    let mut round = |stdin: &mut std::process::ChildStdin| -> std::io::Result<()> {
+        stdin.write_all(b"x\n")?;
+        line.clear();
+        if stdout.read_line(&mut line)? == 0 {
+            return Err(std::io::Error::other("the relay ended"));
+        }
+        Ok(())
+    };
+    let t = timed(n, || round(&mut stdin));
+    drop(stdin);
+    let _ = child.wait();
+    t
+}
+
+/// More and shorter rounds than the other ping-pongs: three ways, and a best round of each
+/// is what survives a loaded machine.
+const ROUNDS: u64 = 9;
+
+/// The best round of each way, in microseconds per message.
+struct Messages {
+    base: f64,
+    relayed: f64,
+    direct: f64,
+    direct_open: f64,
+}
+
+/// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
+/// ping-pong), the same tool talking through the relay to a sandboxed player, as in a run of
+/// an interactive or TopCoder-shaped problem, and the same with `relay = "direct"` (the
+/// sandboxed player on the tool's own pipes), and that without the sandbox and cgroup
+/// (`open`: what of the direct cost is the sandbox's). Alternated in rounds, best of each.
+pub(super) fn relay_ping_pongs(
+    n: u64,
+    open: &Containment,
+    sandboxed: &Containment,
+) -> Result<(), Error> {
+    let per_round = (n / ROUNDS).max(1);
+    let mut m = Messages {
+        base: f64::MAX,
+        relayed: f64::MAX,
+        direct: f64::MAX,
+        direct_open: f64::MAX,
+    };
+    for _ in 0..ROUNDS {
+        m.base = m.base.min(per_move(raw_ping_pong(per_round)?, per_round));
+        let t = relay_ping_pong(per_round, sandboxed, false)?;
+        m.relayed = m.relayed.min(per_move(t, per_round));
+        let t = relay_ping_pong(per_round, sandboxed, true)?;
+        m.direct = m.direct.min(per_move(t, per_round));
+        let t = relay_ping_pong(per_round, open, true)?;
+        m.direct_open = m.direct_open.min(per_move(t, per_round));
+    }
+    for line in table(&m, per_round, &open.isolation.describe()) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// The table's lines; `open` describes the containment without sandbox nor cgroup.
+fn table(m: &Messages, per_round: u64, open: &str) -> Vec<String> {
+    let base = m.base;
+    vec![
+        format!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):"),
+        format!("  tool <-> plain process, one pipe                 {base:8.2} us/message   1.00x (baseline)"),
+        format!(
+            "  tool <-> harness (proxy) <-> sandboxed player    {:8.2} us/message   {:.2}x   (target <= 1.25x)",
+            m.relayed,
+            m.relayed / base
+        ),
+        format!(
+            "  tool <-> sandboxed player (relay = \"direct\")    {:8.2} us/message   {:.2}x   (target <= 1.25x)",
+            m.direct,
+            m.direct / base
+        ),
+        format!(
+            "  the same, no sandbox nor cgroup ({open})  {:8.2} us/message   {:.2}x",
+            m.direct_open,
+            m.direct_open / base
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_gives_each_way_over_the_plain_pipe() {
+        let m = Messages {
+            base: 10.0,
+            relayed: 32.3,
+            direct: 11.9,
+            direct_open: 11.0,
+        };
+        assert_eq!(
+            table(&m, 1111, "process"),
+            [
+                "\na contest tool talking to its player (1111 round trips a round, best of 9):",
+                "  tool <-> plain process, one pipe                    10.00 us/message   1.00x (baseline)",
+                "  tool <-> harness (proxy) <-> sandboxed player       32.30 us/message   3.23x   (target <= 1.25x)",
+                "  tool <-> sandboxed player (relay = \"direct\")       11.90 us/message   1.19x   (target <= 1.25x)",
+                "  the same, no sandbox nor cgroup (process)     11.00 us/message   1.10x",
+            ]
+        );
+    }
+}
