@@ -20,6 +20,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::os::{self, PollFd};
+use crate::sandbox::spec::EnvRules;
 use crate::sandbox::{self, BuildJob, Isolation, Want};
 
 /// How many of a build's last lines a timeout shows.
@@ -200,10 +201,7 @@ impl Builds {
         let isolation = contain.isolation.as_ref().expect("made above");
         // A clean environment, as a player's: PATH, a UTF-8 locale, then the job's own.
         let mut job = job.clone();
-        let mut env = crate::runner::base_env(&[]);
-        env.retain(|(k, _)| !job.env.iter().any(|(name, _)| name == k));
-        env.append(&mut job.env);
-        job.env = env;
+        job.env = EnvRules::base().set(&job.env).resolve();
         let spec = isolation
             .build_spec(&job, memory)
             .map_err(|e| BuildError::Sandbox(e.to_string()))?;

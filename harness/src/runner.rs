@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use crate::os;
 use crate::players::Player;
 use crate::problem::{CaseKey, Env, Problem};
+use crate::sandbox::spec::{EnvRule, EnvRules};
 use crate::sandbox::{Isolation, Mode, StartError, TestLimits};
 use crate::session::{Limits, Session, StderrTail};
 use crate::verdict::{Fault, Outcome, Verdict, REASON_BYTES};
@@ -97,35 +98,20 @@ impl Containment {
 
     /// The environment of a player: the base, the player's folder, then its own variables.
     fn env(&self, player: &Player) -> Vec<(String, String)> {
-        let mut env = self.base_env.clone();
-        env.push((
-            "HARNESS_PLAYER_DIR".into(),
-            player.cwd.display().to_string(),
-        ));
-        for (k, v) in &player.env {
-            env.retain(|(name, _)| name != k);
-            env.push((k.clone(), v.clone()));
-        }
-        env
+        EnvRules::over(self.base_env.clone())
+            .rule(EnvRule::Add {
+                name: "HARNESS_PLAYER_DIR".into(),
+                value: player.cwd.display().to_string(),
+            })
+            .set(&player.env)
+            .resolve()
     }
 }
 
-/// The environment of a player before its own variables: the user's PATH (so `python3` and
-/// `java` are found), a UTF-8 locale, and the `pass` variables of the user's environment.
+/// The environment of a player before its own variables ([`EnvRules::base`]) and the `pass`
+/// variables of the user's environment.
 pub fn base_env(pass: &[String]) -> Vec<(String, String)> {
-    let mut env = vec![(
-        "PATH".to_string(),
-        std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
-    )];
-    env.push(("LANG".into(), "C.UTF-8".into()));
-    env.push(("LC_ALL".into(), "C.UTF-8".into()));
-    for name in pass {
-        if let Ok(value) = std::env::var(name) {
-            env.retain(|(k, _)| k != name);
-            env.push((name.clone(), value));
-        }
-    }
-    env
+    EnvRules::base().keep(pass).resolve()
 }
 
 /// How the run is spread over the machine.
