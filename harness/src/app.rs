@@ -43,7 +43,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Some(Command::Play(args)) => crate::play::main(&args),
         Some(Command::Build(args)) => crate::bundle::main(&args),
         Some(Command::Merge(args)) => crate::merge::main(&args),
-        Some(Command::NewProblem(args)) => crate::problem::tools::scaffold::main(&args),
+        Some(Command::NewProblem(args)) => crate::new_problem::main(&args),
     }
 }
 

@@ -20,6 +20,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::os::{self, PollFd};
+use crate::sandbox::spec::EnvRules;
 use crate::sandbox::{self, BuildJob, Isolation, Want};
 
 /// How many of a build's last lines a timeout shows.
@@ -200,10 +201,7 @@ impl Builds {
         let isolation = contain.isolation.as_ref().expect("made above");
         // A clean environment, as a player's: PATH, a UTF-8 locale, then the job's own.
         let mut job = job.clone();
-        let mut env = crate::runner::base_env(&[]);
-        env.retain(|(k, _)| !job.env.iter().any(|(name, _)| name == k));
-        env.append(&mut job.env);
-        job.env = env;
+        job.env = EnvRules::base().set(&job.env).resolve();
         let spec = isolation
             .build_spec(&job, memory)
             .map_err(|e| BuildError::Sandbox(e.to_string()))?;
@@ -320,7 +318,6 @@ impl Builds {
         from: usize,
     ) -> Result<Vec<u8>, BuildError> {
         let start = Instant::now();
-        let deadline = start + self.timeout;
         let sandbox::Launched {
             pid,
             stdin,
@@ -331,46 +328,22 @@ impl Builds {
             net,
         } = launched;
         drop(stdin);
-        let mut pipes = [Some(stdout), Some(stderr)];
-        for fd in pipes.iter().flatten().chain([&report]) {
-            let _ = os::set_nonblocking(fd.as_fd());
-        }
-        let mut out = Vec::new();
-        let mut echo = Echo::default();
-        let mut text = Vec::new();
-        let ending = loop {
-            drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
-            if os::interrupted() {
-                break Ending::Interrupted;
-            }
-            match read_report(&report, &mut text) {
-                Ok(true) => break Ending::Reported,
-                Ok(false) => {}
-                Err(e) => break Ending::Lost(e),
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                break Ending::TimedOut;
-            }
-            let (mut fds, _) = Self::wait_set(&pipes, Some(&report));
-            if let Err(e) = os::poll(&mut fds, Some(deadline - now)) {
-                break Ending::Lost(e);
-            }
-        };
+        let mut read = Streams::of([Some(stdout), Some(stderr)], &report);
+        let ending = self.follow(&mut read, &report, start + self.timeout, merge);
         // The end of the test for the supervisor: what is left of the build is killed.
         drop(control);
         if !matches!(ending, Ending::Reported) {
-            let teardown = Instant::now() + Duration::from_secs(5);
-            while !matches!(read_report(&report, &mut text), Ok(true) | Err(_))
-                && Instant::now() < teardown
-            {
-                let mut fds = [PollFd::readable(report.as_raw_fd())];
-                let _ = os::poll(&mut fds, Some(Duration::from_millis(100)));
-            }
+            await_report(&report, &mut read.text);
         }
-        drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
-        echo.finish();
-        let got: Option<sandbox::Report> = serde_json::from_slice(text.trim_ascii()).ok();
+        drain(
+            &mut read.pipes,
+            &mut read.out,
+            &mut read.echo,
+            &mut self.log,
+            merge,
+        );
+        read.echo.finish();
+        let got: Option<sandbox::Report> = serde_json::from_slice(read.text.trim_ascii()).ok();
         if got.is_none() {
             sandbox::kill(pid);
         }
@@ -380,6 +353,54 @@ impl Builds {
         if !matches!(ending, Ending::Reported) {
             return Err(self.stopped(ending, took, from));
         }
+        self.judge_report(got, took, memory).map(|()| read.out)
+    }
+
+    /// Follows a contained build until its supervisor reports, the harness is interrupted,
+    /// the deadline passes or the report's pipe fails: its output echoed and logged as it
+    /// comes.
+    fn follow(
+        &mut self,
+        read: &mut Streams,
+        report: &OwnedFd,
+        deadline: Instant,
+        merge: bool,
+    ) -> Ending {
+        loop {
+            drain(
+                &mut read.pipes,
+                &mut read.out,
+                &mut read.echo,
+                &mut self.log,
+                merge,
+            );
+            if os::interrupted() {
+                return Ending::Interrupted;
+            }
+            match read_report(report, &mut read.text) {
+                Ok(true) => return Ending::Reported,
+                Ok(false) => {}
+                Err(e) => return Ending::Lost(e),
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ending::TimedOut;
+            }
+            let (mut fds, _) = Self::wait_set(&read.pipes, Some(report));
+            if let Err(e) = os::poll(&mut fds, Some(deadline - now)) {
+                return Ending::Lost(e);
+            }
+        }
+    }
+
+    /// What a contained build's report says: its start failed, it was killed for its
+    /// memory, or it exited (logged, with how long it took), well or not.
+    fn judge_report(
+        &mut self,
+        got: Option<sandbox::Report>,
+        took: f64,
+        memory: u64,
+    ) -> Result<(), BuildError> {
         let Some(got) = got else {
             let _ = writeln!(self.log, "[the sandbox gave no report after {took:.1} s]\n");
             return Err(BuildError::Sandbox("the sandbox gave no report".into()));
@@ -406,10 +427,9 @@ impl Builds {
         if got.oom_killed {
             return Err(BuildError::OutOfMemory(memory >> 20));
         }
-        if status.success() {
-            Ok(out)
-        } else {
-            Err(BuildError::Failed(status))
+        match status.success() {
+            true => Ok(()),
+            false => Err(BuildError::Failed(status)),
         }
     }
 
@@ -496,6 +516,40 @@ fn read_report(fd: &OwnedFd, text: &mut Vec<u8>) -> io::Result<bool> {
             Some(n) => text.extend_from_slice(&buf[..n]),
             None => return Ok(false),
         }
+    }
+}
+
+/// What a contained build's loop reads: its two pipes (closed ones `None`), what it has
+/// printed on stdout, its echo to the screen, and the supervisor's report as far as it came.
+struct Streams {
+    pipes: [Option<OwnedFd>; 2],
+    out: Vec<u8>,
+    echo: Echo,
+    text: Vec<u8>,
+}
+
+impl Streams {
+    /// The build's pipes and the report's, made non-blocking, before anything is read.
+    fn of(pipes: [Option<OwnedFd>; 2], report: &OwnedFd) -> Streams {
+        for fd in pipes.iter().flatten().chain([report]) {
+            let _ = os::set_nonblocking(fd.as_fd());
+        }
+        Streams {
+            pipes,
+            out: Vec::new(),
+            echo: Echo::default(),
+            text: Vec::new(),
+        }
+    }
+}
+
+/// After a contained build stopped otherwise than by its report: its report, waited for a
+/// few seconds while the supervisor kills what is left.
+fn await_report(report: &OwnedFd, text: &mut Vec<u8>) {
+    let teardown = Instant::now() + Duration::from_secs(5);
+    while !matches!(read_report(report, text), Ok(true) | Err(_)) && Instant::now() < teardown {
+        let mut fds = [PollFd::readable(report.as_raw_fd())];
+        let _ = os::poll(&mut fds, Some(Duration::from_millis(100)));
     }
 }
 

@@ -14,11 +14,24 @@
 //!                 pipes and waits in os)
 //! ```
 //!
-//! Layers, bottom up, without cycles: `os`, `fs_msg` (which file an I/O error was about),
-//! `needs` (programs the machine lacks), `invocation` (how printed commands start the
-//! harness), `sandbox`; `cli`, `config`, `verdict`,
-//! `rundir`; `problem`; `context`; `session`, `runner`; `report`, `compare`, `replay`;
-//! `plan`, `execute`; the other subcommands (`bench`, `play`); `app` on top.
+//! Layers, bottom up; a module imports only modules named before it, so there is no
+//! circle (`harness/tests/module_layers.rs` fails on one):
+//!
+//! 1. the machine and plain values: `os`, `fs_msg` (which file an I/O error was about),
+//!    `hash` (the stable hashes of players, variants and tools), `exit`, `invocation` (how printed commands start
+//!    the harness), `copy`, `seeds`, `verdict`, `error`, `secret`, `time_by`, `needs`
+//!    (programs the machine lacks);
+//! 2. containment: `sandbox` (with [`sandbox::spec::EnvRules`], the environment every
+//!    contained program starts with);
+//! 3. settings and builds: `config`, `rundir`, `build`;
+//! 4. problems and players: `problem`, `rank` (relative scores, yardsticks), `transcript`,
+//!    `players`, `testkit` (for the tests only);
+//! 5. the command line: `cli`, `debug`, `context`;
+//! 6. running tests: `session`, `runner`, `rerun`;
+//! 7. what a run shows: `report`, `replay`, `compare`;
+//! 8. whole runs: `shard`, `plan`, `execute`, `merge`, `bundle`, `tune`;
+//! 9. the other commands: `new_problem`, `bench`, `play`;
+//! 10. `app` on top.
 //!
 //! A player's failure is a [`verdict::Verdict`], never an `Err`; `Err` is for the harness's
 //! own faults (exit 1), bad input from the user (exit 2) and interrupts (exit 130), each a
@@ -42,11 +55,13 @@ pub mod hash;
 pub mod invocation;
 pub mod merge;
 pub mod needs;
+pub mod new_problem;
 pub mod os;
 pub mod plan;
 pub mod play;
 pub mod players;
 pub mod problem;
+pub mod rank;
 pub mod replay;
 pub mod report;
 pub mod rerun;

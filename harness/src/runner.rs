@@ -4,7 +4,8 @@
 //! each worker runs one game at a time and, by default, is pinned to one CPU before it starts
 //! any player, so a judge thread and its player share a core. A player's failure is a verdict
 //! in a [`TestResult`]; nothing here prints or writes files, and nothing aborts the run but
-//! an interrupt (after which unfinished tests are simply not reported).
+//! an interrupt (after which unfinished tests are simply not reported). A test's final
+//! verdict, with what its process's end tells, is [`refine`]'s (runner/refine.rs).
 
 use std::path::Path;
 use std::sync::mpsc::Sender;
@@ -15,9 +16,13 @@ use rayon::prelude::*;
 use crate::os;
 use crate::players::Player;
 use crate::problem::{CaseKey, Env, Problem};
+use crate::sandbox::spec::{EnvRule, EnvRules};
 use crate::sandbox::{Isolation, Mode, StartError, TestLimits};
 use crate::session::{Limits, Session, StderrTail};
 use crate::verdict::{Fault, Outcome, Verdict, REASON_BYTES};
+
+mod refine;
+use refine::refine;
 
 /// One problem of a run: its cases and the players that play it.
 pub struct Suite {
@@ -97,35 +102,20 @@ impl Containment {
 
     /// The environment of a player: the base, the player's folder, then its own variables.
     fn env(&self, player: &Player) -> Vec<(String, String)> {
-        let mut env = self.base_env.clone();
-        env.push((
-            "HARNESS_PLAYER_DIR".into(),
-            player.cwd.display().to_string(),
-        ));
-        for (k, v) in &player.env {
-            env.retain(|(name, _)| name != k);
-            env.push((k.clone(), v.clone()));
-        }
-        env
+        EnvRules::over(self.base_env.clone())
+            .rule(EnvRule::Add {
+                name: "HARNESS_PLAYER_DIR".into(),
+                value: player.cwd.display().to_string(),
+            })
+            .set(&player.env)
+            .resolve()
     }
 }
 
-/// The environment of a player before its own variables: the user's PATH (so `python3` and
-/// `java` are found), a UTF-8 locale, and the `pass` variables of the user's environment.
+/// The environment of a player before its own variables ([`EnvRules::base`]) and the `pass`
+/// variables of the user's environment.
 pub fn base_env(pass: &[String]) -> Vec<(String, String)> {
-    let mut env = vec![(
-        "PATH".to_string(),
-        std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
-    )];
-    env.push(("LANG".into(), "C.UTF-8".into()));
-    env.push(("LC_ALL".into(), "C.UTF-8".into()));
-    for name in pass {
-        if let Ok(value) = std::env::var(name) {
-            env.retain(|(k, _)| k != name);
-            env.push((name.clone(), value));
-        }
-    }
-    env
+    EnvRules::base().keep(pass).resolve()
 }
 
 /// How the run is spread over the machine.
@@ -615,207 +605,4 @@ pub(crate) fn overloaded(think: Duration, cpu: Duration, unflushed: bool) -> boo
 /// Whether a TLE's player was likely waiting on output it never flushed (its own doing).
 pub(crate) fn unflushed(outcome: &Outcome) -> bool {
     matches!(&outcome.fault, Some(Fault::TimeLimit(o)) if o.unflushed())
-}
-
-/// A player on the harness's pipes whose CPU time passed its time limit plus the grace
-/// period: TLE, however short its thinking time. The thinking clock stops when the player's
-/// line is out, so a player that works on (threads, children) while the judge or a contest's
-/// tester prepares its next message, or that starves a tester of the CPU they share, would
-/// otherwise think on the judge's time. The grace period is the margin: CPU time also holds
-/// the player's start before the first message and its exit after the last.
-fn cpu_over_limit(
-    outcome: &Outcome,
-    ending: &crate::session::Ending,
-    limits: &Limits,
-) -> Option<String> {
-    let cpu = Duration::from_micros(ending.report.as_ref()?.cpu_us);
-    let most = limits.think + limits.grace;
-    if ending.direct || outcome.verdict == Verdict::TimeLimit || cpu <= most {
-        return None;
-    }
-    Some(format!(
-        "time limit {} s exceeded: {:.2} s of CPU time, over the time limit plus the grace period ({:.2} s), in {:.2} s of thinking time",
-        limits.think.as_secs_f64(),
-        cpu.as_secs_f64(),
-        most.as_secs_f64(),
-        ending.think.as_secs_f64()
-    ))
-}
-
-/// Markers of an allocation failure in common runtimes' dying words.
-const OUT_OF_MEMORY: [&str; 5] = [
-    "memory allocation of",
-    "MemoryError",
-    "std::bad_alloc",
-    "out of memory",
-    "OutOfMemoryError",
-];
-
-/// Turns what the judge saw into the final verdict, with what the process's end tells: a
-/// player that vanished mid-game crashed (RE) or ran out of memory (MLE); a player that
-/// talked after the game ended broke the protocol (PE).
-fn refine(
-    mut outcome: Outcome,
-    ending: &crate::session::Ending,
-    limits: &Limits,
-    problem: &dyn Problem,
-) -> Outcome {
-    let memory_limit = limits.memory;
-    let keeps_score = problem.keeps_score_on_fault();
-    let report = ending.report.as_ref();
-    let exit = report.and_then(|r| r.exit);
-    // A player that talked to another program directly dies of SIGPIPE only when that
-    // program stopped reading it: the program's judgement stands, not a crash.
-    let broken_pipe = ending.direct && exit == Some(os::Exit::Signal(libc::SIGPIPE));
-    let crashed = !ending.killed
-        && !broken_pipe
-        && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));
-    // A player that left mid-game, or one that answers at exit and did not answer right
-    // (unless a contest's tool ended the game first: how the player ends after is no news).
-    let vanished = matches!(
-        outcome.fault,
-        Some(Fault::Eof) | Some(Fault::Gone(_)) | Some(Fault::Unterminated(_))
-    ) || (problem.answers_at_exit()
-        && outcome.verdict == Verdict::WrongAnswer
-        && !outcome.ended_by_tool);
-    let stderr = String::from_utf8_lossy(&ending.stderr.bytes);
-    let near_limit = memory_limit > 0
-        && report
-            .is_some_and(|r| r.memory_limit_hit || r.max_memory_kb * 1024 >= memory_limit / 10 * 9);
-    let out_of_memory =
-        memory_limit > 0 && (near_limit || OUT_OF_MEMORY.iter().any(|m| stderr.contains(m)));
-    let fail = |mut o: Outcome, verdict: Verdict, reason: String| {
-        o.verdict = verdict;
-        o.reason = reason;
-        if !keeps_score {
-            o.score = 0.0;
-        }
-        o
-    };
-    let oom_killed = memory_limit > 0 && report.is_some_and(|r| r.oom_killed);
-    // The sandbox failed, and no OOM kill in the test's group explains it: the harness's
-    // fault (ERR, rerun by --resume), whatever the player's answers looked like.
-    let failure = match report {
-        None => Some("the test's supervisor ended without a report".to_string()),
-        Some(r) => r.failure.clone(),
-    };
-    if let Some(why) = failure.filter(|_| !oom_killed) {
-        return Outcome {
-            verdict: Verdict::HarnessError,
-            reason: format!("sandbox: {why}"),
-            score: 0.0,
-            ..outcome
-        };
-    }
-    // A player that talked to another program directly (`relay = "direct"`): its time limit
-    // holds its CPU time (RLIMIT_CPU kills it a second past the limit).
-    if ending.direct && !oom_killed && ending.think > limits.think {
-        return fail(
-            outcome,
-            Verdict::TimeLimit,
-            format!(
-                "time limit {} s exceeded: {:.2} s of CPU time (relay = \"direct\": the limit holds the player's CPU time)",
-                limits.think.as_secs_f64(),
-                ending.think.as_secs_f64()
-            ),
-        );
-    }
-    if let Some(reason) = cpu_over_limit(&outcome, ending, limits).filter(|_| !oom_killed) {
-        return fail(outcome, Verdict::TimeLimit, reason);
-    }
-    // The kernel killed a process of the test for the test's memory (its cgroup's limit).
-    if oom_killed {
-        let how = exit.map(|e| format!(", {e}")).unwrap_or_default();
-        return fail(
-            outcome,
-            Verdict::MemoryLimit,
-            format!(
-                "memory limit {} MB exceeded (a process of the test was killed for it{how})",
-                memory_limit >> 20
-            ),
-        );
-    }
-    if (vanished || outcome.verdict == Verdict::Ok) && crashed && out_of_memory {
-        let exit = exit.expect("crashed implies reaped");
-        return fail(
-            outcome,
-            Verdict::MemoryLimit,
-            format!("memory limit {} MB exceeded ({exit})", memory_limit >> 20),
-        );
-    }
-    if vanished && crashed {
-        let exit = exit.expect("crashed implies reaped");
-        return fail(
-            outcome,
-            Verdict::RuntimeError,
-            format!("{exit} before the game ended"),
-        );
-    }
-    // A player that left mid-game without crashing: say how it left. (An exact-answer
-    // player always leaves; its clean exit is no news.)
-    if vanished && !problem.answers_at_exit() {
-        if let Some(exit) = exit {
-            outcome.reason = format!("{} ({exit})", outcome.reason);
-        }
-    }
-    if outcome.verdict == Verdict::Ok && problem.late_output_is_a_fault() {
-        if let Some(late) = &ending.late_output {
-            let reason = format!("output after the game ended: {late:?}");
-            return fail(outcome, Verdict::ProtocolError, reason);
-        }
-    }
-    outcome
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ending(cpu_ms: u64, think_ms: u64, direct: bool) -> crate::session::Ending {
-        crate::session::Ending {
-            report: Some(crate::sandbox::Report {
-                cpu_us: cpu_ms * 1000,
-                ..Default::default()
-            }),
-            killed: false,
-            late_output: None,
-            stderr: StderrTail::default(),
-            think: Duration::from_millis(think_ms),
-            direct,
-        }
-    }
-
-    #[test]
-    fn cpu_time_past_the_limit_plus_the_grace_period_is_tle_on_the_harnesss_pipes_only() {
-        let limits = Limits {
-            think: Duration::from_secs(2),
-            memory: 0,
-            max_line: 100,
-            max_output: 100,
-            max_stderr: 100,
-            grace: Duration::from_secs(1),
-            cpu: None,
-        };
-        let ok = Outcome::ok(1.0, 3);
-        assert_eq!(
-            cpu_over_limit(&ok, &ending(3000, 100, false), &limits),
-            None
-        );
-        let reason = cpu_over_limit(&ok, &ending(3001, 190, false), &limits).expect("TLE");
-        assert_eq!(
-            reason,
-            "time limit 2 s exceeded: 3.00 s of CPU time, over the time limit plus the grace period (3.00 s), in 0.19 s of thinking time"
-        );
-        // A direct player's limit is its CPU time itself (refine's own rule); a player
-        // already TLE keeps its reason.
-        assert_eq!(
-            cpu_over_limit(&ok, &ending(9000, 9000, true), &limits),
-            None
-        );
-        let tle = Outcome::failed(Verdict::TimeLimit, "thinking time over the limit");
-        assert_eq!(
-            cpu_over_limit(&tle, &ending(9000, 2100, false), &limits),
-            None
-        );
-    }
 }

@@ -8,11 +8,11 @@
 
 pub mod extremes;
 pub mod group;
-pub mod relative;
+pub use crate::rank::relative;
 pub mod report;
 pub mod runs;
 pub mod stats;
-pub mod yardstick;
+pub use crate::rank::yardstick;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

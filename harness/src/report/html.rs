@@ -18,8 +18,8 @@ use plotters::prelude::*;
 
 use super::summary::Standing;
 use super::table::human_duration;
-use crate::compare::yardstick::{self, RankBy};
 use crate::problem::{self, Objective};
+use crate::rank::yardstick::{self, RankBy};
 use crate::rundir::transcript_path;
 use crate::rundir::{replay_file, ScoreRow as Row};
 use crate::rundir::{seed_order, write_atomic};

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::compare::yardstick::{self, Mark, RankBy};
 use crate::problem::Objective;
+use crate::rank::yardstick::{self, Mark, RankBy};
 use crate::rundir::ScoreRow;
 use crate::verdict::Verdict;
 
@@ -236,8 +236,8 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::competition_ranks;
-    use crate::compare::yardstick::{order, Mark, RankBy};
     use crate::problem::Objective;
+    use crate::rank::yardstick::{order, Mark, RankBy};
 
     /// Ranks of means, best first, tied as the leaderboard ties them.
     fn ranks(means: &[f64]) -> Vec<usize> {

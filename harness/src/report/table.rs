@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 use super::number;
 use super::summary::{Standing, Summary};
-use crate::compare::yardstick::{self, RankBy};
 use crate::problem::Objective;
+use crate::rank::yardstick::{self, RankBy};
 use crate::verdict::Verdict;
 
 /// ANSI colour of a verdict's column (bright for failures).

@@ -1,6 +1,7 @@
 //! What the harness asks a sandbox for ([`Spec`], sent to the supervisor process as one JSON
-//! line) and what the supervisor answers when the test is over ([`Report`]). Plain data: the
-//! two sides of the pipe share these types and nothing else.
+//! line; its environment made by [`EnvRules`]) and what the supervisor answers when the test
+//! is over ([`Report`]). Plain data: the two sides of the pipe share these types and nothing
+//! else; only [`EnvRules::resolve`] reads the harness's own environment.
 
 use std::path::PathBuf;
 
@@ -133,6 +134,112 @@ pub struct Spec {
     pub refuse_mode_changes: bool,
 }
 
+/// The environment a contained program starts with, as policy (as isolate keeps its
+/// environment rules): rules applied in order over a start, each one keeping a variable of
+/// the harness's own environment or setting one. [`EnvRules::resolve`] makes the variables
+/// of a [`Spec`]; a player's, a build's and a contest tool's all start from
+/// [`EnvRules::base`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnvRules {
+    /// The variables the rules apply over, in order.
+    start: Vec<(String, String)>,
+    rules: Vec<EnvRule>,
+}
+
+/// One rule of [`EnvRules`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvRule {
+    /// The harness's own value of `name`, replacing one of that name before; `otherwise`
+    /// when the harness has none (and when neither, nothing).
+    Keep {
+        name: String,
+        otherwise: Option<String>,
+    },
+    /// This value, replacing one of that name before.
+    Set { name: String, value: String },
+    /// This value after those before, even one of its name (which stays, first).
+    Add { name: String, value: String },
+}
+
+/// PATH when the harness has none.
+const PLAIN_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+impl EnvRules {
+    /// Where every contained program's environment starts: the harness's PATH (so `python3`
+    /// and `java` are found; a plain one when it has none) and a UTF-8 locale.
+    pub fn base() -> EnvRules {
+        EnvRules::over(Vec::new())
+            .rule(EnvRule::Keep {
+                name: "PATH".into(),
+                otherwise: Some(PLAIN_PATH.into()),
+            })
+            .rule(EnvRule::Add {
+                name: "LANG".into(),
+                value: "C.UTF-8".into(),
+            })
+            .rule(EnvRule::Add {
+                name: "LC_ALL".into(),
+                value: "C.UTF-8".into(),
+            })
+    }
+
+    /// Rules applied over `start`, variables already made (a run's base, resolved once).
+    pub fn over(start: Vec<(String, String)>) -> EnvRules {
+        EnvRules {
+            start,
+            rules: Vec::new(),
+        }
+    }
+
+    /// And one rule more, applied after the others.
+    pub fn rule(mut self, rule: EnvRule) -> EnvRules {
+        self.rules.push(rule);
+        self
+    }
+
+    /// And the harness's own `names` (`[harness] pass-env`), those it has.
+    pub fn keep(self, names: &[String]) -> EnvRules {
+        names.iter().fold(self, |rules, name| {
+            rules.rule(EnvRule::Keep {
+                name: name.clone(),
+                otherwise: None,
+            })
+        })
+    }
+
+    /// And `vars`, in order, each replacing one of its name before.
+    pub fn set(self, vars: &[(String, String)]) -> EnvRules {
+        vars.iter().fold(self, |rules, (name, value)| {
+            rules.rule(EnvRule::Set {
+                name: name.clone(),
+                value: value.clone(),
+            })
+        })
+    }
+
+    /// The variables: the start, then each rule in order.
+    pub fn resolve(&self) -> Vec<(String, String)> {
+        let mut env = self.start.clone();
+        for rule in &self.rules {
+            match rule {
+                EnvRule::Keep { name, otherwise } => {
+                    let own = std::env::var(name).ok().or_else(|| otherwise.clone());
+                    if let Some(value) = own {
+                        env.retain(|(k, _)| k != name);
+                        env.push((name.clone(), value));
+                    }
+                }
+                EnvRule::Set { name, value } => {
+                    env.retain(|(k, _)| k != name);
+                    env.push((name.clone(), value.clone()));
+                }
+                EnvRule::Add { name, value } => env.push((name.clone(), value.clone())),
+            }
+        }
+        env
+    }
+}
+
 /// How the player process ended (the same as a reaped process's).
 pub use crate::os::Exit;
 
@@ -193,4 +300,50 @@ pub struct Report {
     pub failure: Option<String>,
     /// Harness-side notes (a cgroup that could not be removed...), for the log.
     pub notes: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
+    #[test]
+    fn the_base_is_path_then_a_utf8_locale_then_the_kept_variables_the_harness_has() {
+        let path = std::env::var("PATH").unwrap_or_else(|_| PLAIN_PATH.into());
+        let kept = ["HARNESS_SPEC_TEST_UNSET".to_string(), "PATH".to_string()];
+        let env = EnvRules::base().keep(&kept).resolve();
+        // PATH kept again replaces the first: it moves to the end.
+        assert_eq!(
+            env,
+            [
+                pair("LANG", "C.UTF-8"),
+                pair("LC_ALL", "C.UTF-8"),
+                pair("PATH", &path)
+            ]
+        );
+    }
+
+    #[test]
+    fn set_replaces_a_variable_of_its_name_and_add_does_not() {
+        let start = vec![pair("A", "1"), pair("B", "2")];
+        let env = EnvRules::over(start)
+            .rule(EnvRule::Add {
+                name: "B".into(),
+                value: "3".into(),
+            })
+            .set(&[pair("A", "4"), pair("C", "5")])
+            .resolve();
+        assert_eq!(
+            env,
+            [
+                pair("B", "2"),
+                pair("B", "3"),
+                pair("A", "4"),
+                pair("C", "5")
+            ]
+        );
+    }
 }

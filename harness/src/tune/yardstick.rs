@@ -1,14 +1,14 @@
 //! What a tuning optimises: the problem's yardstick (`rank-by`, `--rank-by`) over the trials,
 //! as the leaderboard ranks players, each trial one player. Per trial and tuning seed a value
-//! where larger is better ([`crate::compare::yardstick::larger_better_values`]): the relative
+//! where larger is better ([`crate::rank::yardstick::larger_better_values`]): the relative
 //! score against the best trial on that seed, the rank score among the trials that played
 //! it, or the log or raw score with the objective's sign.
 //!
 //! Pure: reads trials, touches nothing.
 
 use super::search::{SeedScore, Trial};
-use crate::compare::yardstick::{self, Mark, RankBy};
 use crate::problem::Objective;
+use crate::rank::yardstick::{self, Mark, RankBy};
 use crate::verdict::Verdict;
 
 /// The objective of the problem and what it ranks by.
@@ -50,7 +50,7 @@ impl Yardstick {
             .collect();
         let seeds = counted.first().map_or(0, Vec::len);
         let best: Vec<Option<f64>> = (0..seeds)
-            .map(|i| crate::compare::relative::best(counted.iter().map(|t| t[i]), self.objective))
+            .map(|i| crate::rank::relative::best(counted.iter().map(|t| t[i]), self.objective))
             .collect();
         let mut values =
             yardstick::larger_better_values(&counted, &best, self.rank_by, self.objective);

@@ -202,13 +202,58 @@ pub fn load(file: &Path, builtin: &[&str]) -> Result<Def, String> {
     parse(&text, file, builtin)
 }
 
-/// Parses and checks the text of `file`. Errors name the file and the key.
+/// What the checks of one `problem.toml` say a mistake with: the file, the key, the message.
+type At<'a> = &'a dyn Fn(&str, String) -> String;
+
+/// Parses and checks the text of `file`. Errors name the file and the key; the checks run
+/// in the order of the steps, so a file with several mistakes is told the first.
 pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
     let at = |key: &str, message: String| format!("{}: {key}: {message}", file.display());
-    let raw: Raw = toml::from_str(text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut raw: Raw = toml::from_str(text).map_err(|e| format!("{}: {e}", file.display()))?;
     let keys = canonical(text);
     let folder = file.parent().unwrap_or(Path::new("."));
     let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let id = problem_id(&folder, builtin, &at)?;
+    let tools = tools_and_build(&folder, &raw, &at)?;
+    check_judge(&raw, &at)?;
+    let inputs = read_inputs(raw.shape, raw.inputs.take(), &folder, &at)?;
+    let (score, score_stream) = read_score(&raw, &at)?;
+    check_names(&raw, &at)?;
+    let vis = super::drawing::check(raw.shape, raw.vis.take(), &raw.pictures, &at)?;
+    check_hash_ignore(&raw.hash_ignore, &at)?;
+    let (judge_timeout, judge_memory) = judge_limits(&raw, &at)?;
+    let relay = read_relay(&raw, &at)?;
+    let max_starts = max_starts(raw.shape, relay, raw.max_starts, &at)?;
+    let limits = read_limits(raw.limits.take(), raw.objective, &at)?;
+    let params: Vec<&'static str> = raw.params.into_iter().map(leak).collect();
+    Ok(Def {
+        title: leak(raw.title.unwrap_or_else(|| id.clone())),
+        id: leak(id),
+        file: file.to_path_buf(),
+        shape: raw.shape,
+        objective: raw.objective,
+        tools,
+        build: raw.build,
+        inputs,
+        judge: raw.judge,
+        vis,
+        score,
+        score_stream,
+        params: Box::leak(params.into_boxed_slice()),
+        pictures: raw.pictures,
+        hash_ignore: raw.hash_ignore,
+        judge_timeout,
+        judge_memory,
+        relay,
+        max_starts,
+        limits,
+        keys,
+    })
+}
+
+/// The problem's id: its folder's name, of letters, digits, - and _, and no built-in
+/// problem's.
+fn problem_id(folder: &Path, builtin: &[&str], at: At) -> Result<String, String> {
     let id = folder
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
@@ -229,6 +274,11 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             format!("{id:?} is a built-in problem: name the folder otherwise"),
         ));
     }
+    Ok(id)
+}
+
+/// The tools folder, absolute (it must be one), and a `build` command that is not empty.
+fn tools_and_build(folder: &Path, raw: &Raw, at: At) -> Result<PathBuf, String> {
     let tools = folder.join(&raw.tools);
     if !tools.is_dir() {
         return Err(at("tools", format!("{} is not a folder", tools.display())));
@@ -242,7 +292,12 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             ));
         }
     }
-    check_command("judge", &raw.judge, &at)?;
+    Ok(tools)
+}
+
+/// The judge's command, with the placeholders its shape needs (and none it must not have).
+fn check_judge(raw: &Raw, at: At) -> Result<(), String> {
+    check_command("judge", &raw.judge, at)?;
     let needs = |p: &str| raw.judge.iter().any(|a| a.contains(p));
     match raw.shape {
         Shape::Batch if !(needs("{output}")) => {
@@ -282,15 +337,23 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             "a batch judge never starts the player: no {player}".into(),
         ));
     }
-    let inputs = match (raw.shape, raw.inputs) {
-        (Shape::Topcoder, None) => Inputs::ByJudge,
-        (Shape::Topcoder, Some(_)) => {
-            return Err(at(
-                "inputs",
-                "a topcoder judge makes its tests from {seed}: no inputs".into(),
-            ))
-        }
-        (_, None) => return Err(at(
+    Ok(())
+}
+
+/// How the inputs are made: by a TopCoder judge itself, else by `gen` or from ready files.
+fn read_inputs(
+    shape: Shape,
+    given: Option<RawInputs>,
+    folder: &Path,
+    at: At,
+) -> Result<Inputs, String> {
+    match (shape, given) {
+        (Shape::Topcoder, None) => Ok(Inputs::ByJudge),
+        (Shape::Topcoder, Some(_)) => Err(at(
+            "inputs",
+            "a topcoder judge makes its tests from {seed}: no inputs".into(),
+        )),
+        (_, None) => Err(at(
             "inputs",
             "missing: { gen = [...], dir = \"in\" } or { dir = \"...\", name = \"{seed:04}.txt\" }"
                 .into(),
@@ -302,17 +365,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
                 dir,
                 name: None,
             }),
-        ) => {
-            check_command("inputs.gen", &gen, &at)?;
-            if !gen.iter().any(|a| a.contains("{seeds}")) {
-                return Err(at(
-                    "inputs.gen",
-                    "gen must be given the seeds file: {seeds}".into(),
-                ));
-            }
-            check_relative("inputs.dir", &dir, &at)?;
-            Inputs::Gen { command: gen, dir }
-        }
+        ) => gen_inputs(gen, dir, at),
         (
             _,
             Some(RawInputs {
@@ -320,12 +373,10 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
                 name: Some(_),
                 ..
             }),
-        ) => {
-            return Err(at(
-                "inputs.name",
-                "either gen (inputs made from the seeds) or name (ready files), not both".into(),
-            ))
-        }
+        ) => Err(at(
+            "inputs.name",
+            "either gen (inputs made from the seeds) or name (ready files), not both".into(),
+        )),
         (
             _,
             Some(RawInputs {
@@ -333,24 +384,49 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
                 dir,
                 name,
             }),
-        ) => {
-            let name = name.unwrap_or_else(|| "{seed:04}.txt".to_string());
-            if !name.contains("{seed}") && !name.contains("{seed:04}") {
-                return Err(at(
-                    "inputs.name",
-                    format!("{name:?} does not hold {{seed}} or {{seed:04}}"),
-                ));
-            }
-            let dir = folder.join(dir);
-            if !dir.is_dir() {
-                return Err(at(
-                    "inputs.dir",
-                    format!("{} is not a folder", dir.display()),
-                ));
-            }
-            Inputs::Ready { dir, name }
-        }
-    };
+        ) => ready_inputs(folder, dir, name, at),
+    }
+}
+
+/// Inputs made by `gen` over the seeds file, in `dir` of its working folder.
+fn gen_inputs(gen: Vec<String>, dir: String, at: At) -> Result<Inputs, String> {
+    check_command("inputs.gen", &gen, at)?;
+    if !gen.iter().any(|a| a.contains("{seeds}")) {
+        return Err(at(
+            "inputs.gen",
+            "gen must be given the seeds file: {seeds}".into(),
+        ));
+    }
+    check_relative("inputs.dir", &dir, at)?;
+    Ok(Inputs::Gen { command: gen, dir })
+}
+
+/// Ready inputs: files of the folder `dir` named by the seed.
+fn ready_inputs(
+    folder: &Path,
+    dir: String,
+    name: Option<String>,
+    at: At,
+) -> Result<Inputs, String> {
+    let name = name.unwrap_or_else(|| "{seed:04}.txt".to_string());
+    if !name.contains("{seed}") && !name.contains("{seed:04}") {
+        return Err(at(
+            "inputs.name",
+            format!("{name:?} does not hold {{seed}} or {{seed:04}}"),
+        ));
+    }
+    let dir = folder.join(dir);
+    if !dir.is_dir() {
+        return Err(at(
+            "inputs.dir",
+            format!("{} is not a folder", dir.display()),
+        ));
+    }
+    Ok(Inputs::Ready { dir, name })
+}
+
+/// The score line's pattern (one group: the number) and the judge's stream that holds it.
+fn read_score(raw: &Raw, at: At) -> Result<(regex::Regex, Stream), String> {
     let pattern = raw.score.as_deref().unwrap_or(DEFAULT_SCORE);
     let score = regex::RegexBuilder::new(pattern)
         .multi_line(true)
@@ -369,6 +445,11 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         Shape::Batch | Shape::Topcoder => Stream::Stdout,
         Shape::Interactive => Stream::Stderr,
     });
+    Ok((score, score_stream))
+}
+
+/// The parameters' names and the pictures' file names.
+fn check_names(raw: &Raw, at: At) -> Result<(), String> {
     for p in &raw.params {
         if p.is_empty() || !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(at(
@@ -378,7 +459,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
         }
     }
     for p in &raw.pictures {
-        check_relative("pictures", p, &at)?;
+        check_relative("pictures", p, at)?;
         if p.contains('/') {
             return Err(at(
                 "pictures",
@@ -386,8 +467,12 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             ));
         }
     }
-    let vis = super::drawing::check(raw.shape, raw.vis, &raw.pictures, &at)?;
-    for p in &raw.hash_ignore {
+    Ok(())
+}
+
+/// `hash-ignore`: patterns inside the tools folder.
+fn check_hash_ignore(patterns: &[String], at: At) -> Result<(), String> {
+    for p in patterns {
         let bare = p.trim_start_matches('!');
         if bare.trim_matches('/').is_empty() || bare.split('/').any(|c| c == "..") {
             return Err(at(
@@ -396,6 +481,11 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The seconds and MB the judge (and gen) may use.
+fn judge_limits(raw: &Raw, at: At) -> Result<(f64, u64), String> {
     let judge_timeout = raw.judge_timeout.unwrap_or(60.0);
     if !(judge_timeout > 0.0 && judge_timeout.is_finite()) {
         return Err(at(
@@ -407,20 +497,33 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
     if judge_memory == 0 {
         return Err(at("judge-memory", "at least 1 MB".into()));
     }
+    Ok((judge_timeout, judge_memory))
+}
+
+/// `relay`: the proxy unless it says otherwise, and none for a batch judge.
+fn read_relay(raw: &Raw, at: At) -> Result<RelayMode, String> {
     if raw.shape == Shape::Batch && raw.relay.is_some() {
         return Err(at(
             "relay",
             "a batch judge never starts the player: there is no relay (leave it out)".into(),
         ));
     }
-    let relay = raw.relay.unwrap_or(RelayMode::Proxy);
-    let max_starts = max_starts(raw.shape, relay, raw.max_starts, &at)?;
-    let limits = raw.limits.unwrap_or_default();
+    Ok(raw.relay.unwrap_or(RelayMode::Proxy))
+}
+
+/// The `[limits]` table, checked as a `[problem.<id>]` table is, and agreeing with the
+/// problem's objective.
+fn read_limits(
+    limits: Option<toml::Table>,
+    objective: Objective,
+    at: At,
+) -> Result<toml::Table, String> {
+    let limits = limits.unwrap_or_default();
     let checked: ProblemConfig = limits
         .clone()
         .try_into()
         .map_err(|e: toml::de::Error| at("limits", e.message().to_string()))?;
-    if checked.objective.is_some_and(|o| o != raw.objective) {
+    if checked.objective.is_some_and(|o| o != objective) {
         return Err(at(
             "limits.objective",
             "contradicts the problem's objective (leave it out)".into(),
@@ -432,30 +535,7 @@ pub fn parse(text: &str, file: &Path, builtin: &[&str]) -> Result<Def, String> {
             "a positive number of seconds".into(),
         ));
     }
-    let params: Vec<&'static str> = raw.params.into_iter().map(leak).collect();
-    Ok(Def {
-        title: leak(raw.title.unwrap_or_else(|| id.clone())),
-        id: leak(id),
-        file: file.to_path_buf(),
-        shape: raw.shape,
-        objective: raw.objective,
-        tools,
-        build: raw.build,
-        inputs,
-        judge: raw.judge,
-        vis,
-        score,
-        score_stream,
-        params: Box::leak(params.into_boxed_slice()),
-        pictures: raw.pictures,
-        hash_ignore: raw.hash_ignore,
-        judge_timeout,
-        judge_memory,
-        relay,
-        max_starts,
-        limits,
-        keys,
-    })
+    Ok(limits)
 }
 
 /// The most starts of the player a tester may make in one test when `max-starts` is left

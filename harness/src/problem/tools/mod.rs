@@ -19,8 +19,6 @@
 //! - [`drawing`]: the pictures drawn apart from the judging: an interactive problem's `vis`
 //!   run over the tester's output, a picture named by the seed (a TopCoder tester's `-save`).
 //!
-//! - [`scaffold`]: `harness new-problem`, a problem.toml written from a look at the tools.
-//!
 //! - [`relayed`]: the interactive and TopCoder shapes, where the tool starts the player: it
 //!   is given the relay's command (`sandbox::relay`) and the game proxies between the relay
 //!   and the player's channel.
@@ -41,7 +39,6 @@ pub mod identity;
 pub mod inputs;
 pub mod judge;
 pub mod relayed;
-pub mod scaffold;
 mod starts;
 
 use std::sync::{Arc, Mutex};
@@ -137,7 +134,7 @@ impl ToolProblem {
 
 /// The environment every tool gets: PATH and a UTF-8 locale.
 pub(crate) fn tool_env() -> Vec<(String, String)> {
-    crate::runner::base_env(&[])
+    crate::sandbox::spec::EnvRules::base().resolve()
 }
 
 impl Problem for ToolProblem {
