@@ -52,6 +52,7 @@ pub mod supervisor;
 mod sys;
 mod tidy;
 pub mod tool;
+mod tool_pump;
 pub mod tool_view;
 mod tree_cpu;
 mod view;
