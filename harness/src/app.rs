@@ -177,6 +177,10 @@ a run here (scoring.toml: sandbox = {}, cgroup = {}) uses: {}",
             for note in &isolation.notes {
                 println!("  note: {note}");
             }
+            // What holds a contest's tools, as a run with a problem of tools says at its start.
+            if let Some(note) = isolation.tools_note() {
+                println!("  note: {note}");
+            }
         }
         Err(e) => println!(
             "

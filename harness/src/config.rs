@@ -21,7 +21,7 @@ pub enum Objective {
 /// What a problem's players are ranked by (`rank-by` in scoring.toml's `[problem.<id>]` or
 /// problem.toml's `[limits]`, `--rank-by` on the command line): the leaderboard's order,
 /// `compare`'s order and what `harness tune` optimises. Defined in docs/compare.md; the
-/// arithmetic is in `compare::yardstick`.
+/// arithmetic is in `rank::yardstick`.
 #[derive(
     Clone,
     Copy,
@@ -154,6 +154,9 @@ pub struct HarnessSettings {
     /// More folders holding a `problem.toml` (a contest's checkout outside the workspace),
     /// relative to this file; `testcases/*/problem.toml` are found without being named.
     pub problems: Vec<std::path::PathBuf>,
+    /// The clock every problem's time limit holds unless its own `time-by` says (`"think"`
+    /// or `"cpu"`); `--time-by` outranks both.
+    pub time_by: Option<crate::time_by::TimeBy>,
 }
 
 impl Default for HarnessSettings {
@@ -171,6 +174,7 @@ impl Default for HarnessSettings {
             build_memory_limit: 4096,
             transcripts: Keep::All,
             problems: Vec::new(),
+            time_by: None,
         }
     }
 }
@@ -182,8 +186,9 @@ pub struct ProblemConfig {
     /// Seconds of the player's own thinking time per test, summed over the game (or of its
     /// CPU time, with `time-by = "cpu"`).
     pub time_limit: f64,
-    /// The clock the time limit holds: `"think"` (thinking time) or `"cpu"` (CPU time).
-    pub time_by: crate::time_by::TimeBy,
+    /// The clock the time limit holds: `"think"` (thinking time) or `"cpu"` (CPU time);
+    /// `None` when no layer said (see [`ProblemConfig::time_by`]).
+    pub time_by: Option<crate::time_by::TimeBy>,
     /// Address-space limit of the player in MB (0 = none).
     pub memory_limit: u64,
     /// Seconds a player may take to exit after its input is closed before it is killed.
@@ -215,7 +220,7 @@ impl Default for ProblemConfig {
     fn default() -> Self {
         ProblemConfig {
             time_limit: 20.0,
-            time_by: crate::time_by::TimeBy::Think,
+            time_by: None,
             memory_limit: 1024,
             grace: 1.0,
             examples: "1..10".to_string(),
@@ -228,6 +233,16 @@ impl Default for ProblemConfig {
             objective: None,
             rank_by: RankBy::Relative,
         }
+    }
+}
+
+impl ProblemConfig {
+    /// The clock the time limit holds: the first layer that says, of `--time-by` (set by
+    /// the run's plan), the problem's own `time-by` (scoring.toml's `[problem.<id>]`,
+    /// problem.toml's `[limits]`) and `[harness] time-by` ([`Scoring::problem`] fills it in);
+    /// thinking time when none does.
+    pub fn time_by(&self) -> crate::time_by::TimeBy {
+        self.time_by.unwrap_or_default()
     }
 }
 
@@ -321,9 +336,12 @@ impl Scoring {
         Ok(scoring)
     }
 
-    /// The settings of one problem (defaults when the file has no table for it).
+    /// The settings of one problem (defaults when the file has no table for it), its clock
+    /// from `[harness] time-by` when the problem's own settings do not say.
     pub fn problem(&self, id: &str) -> ProblemConfig {
-        self.problem.get(id).cloned().unwrap_or_default()
+        let mut config = self.problem.get(id).cloned().unwrap_or_default();
+        config.time_by = config.time_by.or(self.harness.time_by);
+        config
     }
 }
 
@@ -384,7 +402,7 @@ mod tests {
         let cfg = s.problem("chesspuzzle");
         assert_eq!(cfg.memory_limit, 64);
         assert_eq!(cfg.time_limit, 20.0);
-        assert_eq!(cfg.time_by, crate::time_by::TimeBy::Think);
+        assert_eq!(cfg.time_by(), crate::time_by::TimeBy::Think);
     }
 
     #[test]
@@ -392,8 +410,31 @@ mod tests {
         let known = [("chesspuzzle", Objective::Maximize)];
         let s = Scoring::parse("[problem.chesspuzzle]\ntime-by = \"cpu\"\n", "s", &known);
         let cfg = s.unwrap().problem("chesspuzzle");
-        assert_eq!(cfg.time_by, crate::time_by::TimeBy::Cpu);
+        assert_eq!(cfg.time_by(), crate::time_by::TimeBy::Cpu);
         let err = Scoring::parse("[problem.chesspuzzle]\ntime-by = \"wall\"\n", "s", &known)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wall") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn the_harness_time_by_holds_where_a_problem_does_not_say() {
+        use crate::time_by::TimeBy::{Cpu, Think};
+        let known = [
+            ("chesspuzzle", Objective::Maximize),
+            ("linez", Objective::Maximize),
+        ];
+        let text = "[harness]\ntime-by = \"cpu\"\n[problem.linez]\ntime-by = \"think\"\n";
+        let s = Scoring::parse(text, "s", &known).unwrap();
+        assert_eq!(s.harness.time_by, Some(Cpu));
+        // No table, or a table without time-by: [harness]'s; the problem's own outranks it.
+        assert_eq!(s.problem("chesspuzzle").time_by(), Cpu);
+        assert_eq!(s.problem("linez").time_by(), Think);
+        // Neither says: thinking time.
+        let plain = Scoring::parse("[problem.linez]\nmemory-limit = 9\n", "s", &known).unwrap();
+        assert_eq!(plain.problem("linez").time_by, None);
+        assert_eq!(plain.problem("linez").time_by(), Think);
+        let err = Scoring::parse("[harness]\ntime-by = \"wall\"\n", "s", &known)
             .unwrap_err()
             .to_string();
         assert!(err.contains("wall") && err.contains("line 2"), "{err}");

@@ -466,9 +466,10 @@ fn run_toml(
     for suite in &plan.suites {
         let (id, c) = (suite.problem.id(), &suite.env.config);
         s.push_str(&format!(
-            "\n[problem.{id}]\ntime-limit = {}\ntime-by = {:?}\nmemory-limit = {}\nmove-cap = {}\ncases = {}\n",
+            "\n[problem.{id}]\ntime-limit = {}\ntime-by = {:?}\nrank-by = {:?}\nmemory-limit = {}\nmove-cap = {}\ncases = {}\n",
             c.time_limit,
-            c.time_by.name(),
+            c.time_by().name(),
+            plan.request.args.compare.rank_by.unwrap_or(c.rank_by).name(),
             c.memory_limit,
             c.move_cap,
             suite.cases.len()

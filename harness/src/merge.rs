@@ -455,7 +455,7 @@ fn problems_of(
         let config = &mut env.config;
         config.time_limit = time_limit.unwrap_or(config.time_limit);
         config.memory_limit = memory_limit.unwrap_or(config.memory_limit);
-        config.time_by = time_by.unwrap_or(config.time_by);
+        config.time_by = time_by.or(config.time_by);
         if format!("{config:?}") != p.settings {
             return Err(Error::usage(format!(
                 "{}: the shards ran with other settings than this scoring.toml ({}) gives: \

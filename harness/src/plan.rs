@@ -231,7 +231,7 @@ impl RunPlan {
             }
             let mut env = context.env(problem.id(), args.secret.secret.as_ref());
             env.config.time_limit = args.time_limit.unwrap_or(env.config.time_limit);
-            env.config.time_by = args.time_by.unwrap_or(env.config.time_by);
+            env.config.time_by = args.time_by.or(env.config.time_by);
             env.config.memory_limit = args.memory_limit.unwrap_or(env.config.memory_limit);
             let cases = cases(&*problem, &env, &request, flags, &mut filters)?;
             suites.push(Suite {
@@ -478,6 +478,32 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_is_the_flags_then_the_problems_then_the_harness_time_by() {
+        use crate::time_by::TimeBy::{Cpu, Think};
+        // scoring.toml: [harness] time-by = "cpu", and game-ending's own table says think.
+        let mut context = context();
+        context.scoring.harness.time_by = Some(Cpu);
+        let own = crate::config::ProblemConfig {
+            time_by: Some(Think),
+            ..Default::default()
+        };
+        context.scoring.problem.insert("game-ending".into(), own);
+        let clocks = |line: &str| -> Vec<crate::time_by::TimeBy> {
+            let players = vec![player("a", "chesspuzzle"), player("c", "game-ending")];
+            let request = Request::new(&args(line), &context).unwrap();
+            let flags = Flags::parse(&request.args.compare).unwrap();
+            let plan = RunPlan::new(request, &context, (players, Vec::new()), &flags, 4).unwrap();
+            plan.suites.iter().map(|s| s.env.config.time_by()).collect()
+        };
+        assert_eq!(clocks("--players a c --seeds 1"), [Cpu, Think]);
+        assert_eq!(
+            clocks("--players a c --seeds 1 --time-by think"),
+            [Think, Think]
+        );
+        assert_eq!(clocks("--players a c --seeds 1 --time-by cpu"), [Cpu, Cpu]);
+    }
+
+    #[test]
     fn a_plan_has_a_suite_per_problem_played_with_its_fixed_tests_and_the_seeds() {
         let players = vec![
             player("a", "chesspuzzle"),
@@ -503,7 +529,7 @@ mod tests {
         let plan = plan(line, players).unwrap();
         let config = &plan.suites[0].env.config;
         assert_eq!((config.time_limit, config.memory_limit), (3.0, 7));
-        assert_eq!(config.time_by, crate::time_by::TimeBy::Cpu);
+        assert_eq!(config.time_by(), crate::time_by::TimeBy::Cpu);
         assert_eq!(plan.suites[0].cases, [CaseKey::Seed(5)]);
         assert_eq!(plan.threads, 1);
     }

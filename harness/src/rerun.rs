@@ -59,7 +59,7 @@ impl Reruns {
         };
         let config = &suite.env.config;
         let limit = Duration::from_secs_f64(config.time_limit);
-        match why_rerun(&result, limit, config.time_by) {
+        match why_rerun(&result, limit, config.time_by()) {
             Some(why) => {
                 self.held.push(Held { first: result, why });
                 None

@@ -381,6 +381,9 @@ pub struct Meta {
     pub relative_to: Option<String>,
     /// The players left out of it for a program the machine lacked: (player, reason).
     pub left_out: Vec<(String, String)>,
+    /// What each problem's players were ranked by (`rank-by` of its `[problem.<id>]` table);
+    /// a problem not named (a run made before it was recorded) by the relative score.
+    pub rank_by: std::collections::BTreeMap<String, crate::config::RankBy>,
 }
 
 impl Meta {
@@ -406,7 +409,13 @@ impl Meta {
                     Some((field("player")?, field("reason")?))
                 })
                 .collect(),
+            rank_by: recorded_rank_by(&table),
         }
+    }
+
+    /// What `problem`'s players were ranked by in this run.
+    pub fn rank_by(&self, problem: &str) -> crate::config::RankBy {
+        self.rank_by.get(problem).copied().unwrap_or_default()
     }
 
     /// The marks `harness runs` shows under a run: its tag, its key, a debugging run.
@@ -428,6 +437,47 @@ impl Meta {
         }
         marks
     }
+}
+
+/// The scores the run's `leaderboard.csv` has that `scores.csv` alone does not give: per
+/// (problem, player), its relative and rank scores (`None` where the file has none).
+pub type Recorded = std::collections::BTreeMap<(String, String), (Option<f64>, Option<f64>)>;
+
+/// [`Recorded`] of a run (empty without a `leaderboard.csv`; an older one has no rank column).
+pub fn recorded(run: &Path) -> Recorded {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(mut reader) = csv::Reader::from_path(run.join("leaderboard.csv")) else {
+        return out;
+    };
+    let Ok(header) = reader.headers().cloned() else {
+        return out;
+    };
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (Some(p), Some(pl)) = (col("problem"), col("player")) else {
+        return out;
+    };
+    let (rel, rank) = (col("relative"), col("rank"));
+    for record in reader.records().flatten() {
+        let value = |c: Option<usize>| c.and_then(|c| record.get(c)?.parse().ok());
+        let key = (record[p].to_string(), record[pl].to_string());
+        out.insert(key, (value(rel), value(rank)));
+    }
+    out
+}
+
+/// The `rank-by` of each `[problem.<id>]` table of a run.toml that has a readable one.
+fn recorded_rank_by(
+    table: &toml::Table,
+) -> std::collections::BTreeMap<String, crate::config::RankBy> {
+    let problems = table.get("problem").and_then(|p| p.as_table());
+    problems
+        .into_iter()
+        .flatten()
+        .filter_map(|(id, t)| {
+            let by = t.get("rank-by")?.clone().try_into().ok()?;
+            Some((id.clone(), by))
+        })
+        .collect()
 }
 
 /// Sets the line `key = "value"` of a run's `run.toml`, before its first table, replacing

@@ -54,9 +54,9 @@ impl Suite {
     pub fn limits(&self) -> Limits {
         let c = &self.env.config;
         let limit = Duration::from_secs_f64(c.time_limit);
-        let by_cpu = c.time_by == crate::time_by::TimeBy::Cpu;
+        let by_cpu = c.time_by() == crate::time_by::TimeBy::Cpu;
         Limits {
-            think: crate::time_by::wall_limit(limit, c.time_by),
+            think: crate::time_by::wall_limit(limit, c.time_by()),
             cpu: by_cpu.then_some(limit),
             memory: c.memory_limit << 20,
             // The protocol's own bound on a line, when it has one, is also a limit.

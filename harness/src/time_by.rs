@@ -1,5 +1,6 @@
-//! Which clock a test's time limit holds (`--time-by`, `time-by` in scoring.toml's
-//! `[problem.<id>]`): the player's thinking time (the default: the wall clock while the
+//! Which clock a test's time limit holds (`--time-by`, else `time-by` in scoring.toml's
+//! `[problem.<id>]` or problem.toml's `[limits]`, else in scoring.toml's `[harness]`; see
+//! `config::ProblemConfig::time_by`): the player's thinking time (the default: the wall clock while the
 //! harness waits for its answers), or its CPU time. Under CPU time the wall clock is only a
 //! guard against a player that waits ([`guard`]), the kernel stops a player's process a
 //! second of CPU time past the limit (`RLIMIT_CPU`), and the test's CPU time is judged at its

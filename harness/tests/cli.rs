@@ -154,6 +154,26 @@ fn doctor_says_what_holds_and_where_a_run_keeps_its_folders() {
 }
 
 #[test]
+fn doctor_says_what_holds_a_contests_tools_without_a_cgroup() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("scoring.toml");
+    std::fs::write(&config, "[harness]\ncgroup = \"off\"\n").unwrap();
+    let (code, out, err) = run(harness().arg("doctor").arg("--config").arg(&config));
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("contest tools without a cgroup"))
+        .unwrap_or_else(|| panic!("no note on the tools:\n{out}"));
+    // The same facts as the note at the start of a run.
+    assert!(line.starts_with("  note: "), "{line}");
+    assert!(
+        line.contains("judge-memory") && line.contains("RLIMIT_AS"),
+        "{line}"
+    );
+    assert!(line.contains("RLIMIT_FSIZE"), "{line}");
+}
+
+#[test]
 fn non_executable_player_and_bad_player_toml_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("plain.txt");

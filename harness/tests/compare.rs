@@ -161,6 +161,88 @@ fn runs_lists_every_run_with_its_players() {
 }
 
 #[test]
+fn runs_ranks_a_minimised_problem_by_its_yardstick_and_never_counts_a_failed_test() {
+    // tools-interactive (testcases/) is minimised. tle is fast on its two OK tests and fails
+    // two (TLE, score 0); steady passes all four.
+    let results = tempfile::tempdir().unwrap();
+    let dir = results.path().join("20260105-000000");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from(
+        "problem,player,seed,score,verdict,moves,think_ms,cpu_ms,wall_ms,max_memory_kb,warning,player_hash,harness_version,N,M,reason\n",
+    );
+    let tests = [
+        (
+            "tle",
+            "tttt",
+            [
+                (3651.0, "OK"),
+                (4666811.0, "OK"),
+                (0.0, "TLE"),
+                (0.0, "TLE"),
+            ],
+        ),
+        (
+            "steady",
+            "ssss",
+            [(28400.0, "OK"), (37e6, "OK"), (4e7, "OK"), (4e7, "OK")],
+        ),
+    ];
+    for (player, hash, scores) in tests {
+        for (seed, (score, verdict)) in scores.iter().enumerate() {
+            csv.push_str(&format!(
+                "tools-interactive,{player},{},{score},{verdict},1,5,5,6,1000,,{hash},0.1.0,3,4,\n",
+                seed + 1
+            ));
+        }
+    }
+    std::fs::write(dir.join("scores.csv"), csv).unwrap();
+    let line = |rank_by: &str| {
+        std::fs::write(
+            dir.join("run.toml"),
+            format!("[problem.tools-interactive]\nrank-by = \"{rank_by}\"\n"),
+        )
+        .unwrap();
+        let (code, out, err) = run(harness(results.path(), &["runs"]));
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .find(|l| l.contains("tools-interactive"))
+            .unwrap_or_else(|| panic!("no line:\n{out}"))
+            .to_string()
+    };
+    // By the mean: tle's is over its OK tests, its two failures beside it, so the steady
+    // player ranks first.
+    let raw = line("raw");
+    assert!(
+        raw.ends_with("raw: steady 29257100.0000 (ssss), tle 2335231.0000, 2 left out (tttt)"),
+        "{raw}"
+    );
+    // By the log average: the same order, tle's value its OK tests' log10 mean.
+    let log = line("log");
+    let tle_log = (3651f64.log10() + 4666811f64.log10()) / 2.0;
+    assert!(log.contains("log: steady "), "{log}");
+    assert!(
+        log.ends_with(&format!("tle {tle_log:.4}, 2 left out (tttt)")),
+        "{log}"
+    );
+    // By the rank score, with no leaderboard.csv to hold it: the mean, said so.
+    assert!(
+        line("rank").contains("raw: steady "),
+        "no rank scores to rank by"
+    );
+    // With leaderboard.csv's rank scores: by them.
+    std::fs::write(
+        dir.join("leaderboard.csv"),
+        "problem,player,relative,rank\ntools-interactive,tle,,62.5\ntools-interactive,steady,,50\n",
+    )
+    .unwrap();
+    let rank = line("rank");
+    assert!(
+        rank.ends_with("rank: tle 62.5000 (tttt), steady 50.0000 (ssss)"),
+        "{rank}"
+    );
+}
+
+#[test]
 fn a_player_name_picks_its_run_with_the_most_tests_in_common_and_says_why() {
     let results = two_runs();
     // The newest run of alpha is a 1-seed smoke test.

@@ -148,7 +148,7 @@ fn by_cpu(body: &str) -> TestResult {
     let (_dir, p) = player(body);
     let config = ProblemConfig {
         time_limit: 1.0,
-        time_by: TimeBy::Cpu,
+        time_by: Some(TimeBy::Cpu),
         ..ProblemConfig::default()
     };
     let suite = suite(config, Vec::new());

@@ -249,26 +249,41 @@ impl Reporter for RunFiles {
     }
 }
 
-/// `leaderboard.csv`: one row per (problem, player).
+/// `leaderboard.csv`: one row per (problem, player), best first by what the problem ranks by
+/// (`rank_by`; `mark` is the player's value by it, `left_out` the tests it sets beside,
+/// `place` its place). A minimised problem's sum, mean, min and max are over its OK tests,
+/// as on the terminal (empty without one): a failed test's 0 never looks like a best score.
 fn leaderboard(state: &RunState) -> io::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec![
-        "problem", "player", "tests", "sum", "mean", "relative", "min", "max",
+        "problem", "player", "tests", "sum", "mean", "relative", "min", "max", "rank", "rank_by",
+        "mark", "left_out", "place",
     ];
     header.extend(Verdict::ALL.iter().map(|v| v.code()));
     header.extend(["think_ms", "partial"]);
     w.write_record(&header)?;
-    for (problem, players) in &state.summary.problems {
-        for (player, s) in players {
+    let cell = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
+    let summary = &state.summary;
+    for (problem, players) in &summary.problems {
+        let objective = summary.objective(problem);
+        let (by, ranked) = summary.ranked(problem, players);
+        for (place, (player, s)) in ranked {
+            let range = s.shown_range(objective);
+            let mark = s.mark(by, objective);
             let mut row = vec![
                 problem.clone(),
                 player.clone(),
                 s.tests.to_string(),
-                s.sum.to_string(),
-                s.mean().to_string(),
-                s.relative.map(|r| r.to_string()).unwrap_or_default(),
-                s.min.to_string(),
-                s.max.to_string(),
+                cell(range.map(|r| r.0)),
+                cell(s.shown_mean(objective)),
+                cell(s.relative),
+                cell(range.map(|r| r.1)),
+                cell(range.map(|r| r.2)),
+                cell(s.rank),
+                by.name().to_string(),
+                cell(mark.value),
+                mark.left_out.to_string(),
+                place.to_string(),
             ];
             row.extend(Verdict::ALL.iter().map(|&v| s.count(v).to_string()));
             row.push(s.think.as_millis().to_string());
@@ -277,4 +292,73 @@ fn leaderboard(state: &RunState) -> io::Result<Vec<u8>> {
         }
     }
     w.into_inner().map_err(|e| io::Error::other(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::yardstick::RankBy;
+    use crate::report::summary::minimised_with_failures;
+
+    /// leaderboard.csv of a finished run of `summary`, as (header, rows by column name).
+    fn board(summary: crate::report::Summary) -> Vec<std::collections::BTreeMap<String, String>> {
+        let mut state = RunState::new("r", Path::new("/nowhere"), summary, 8);
+        state.complete = true;
+        let bytes = leaderboard(&state).unwrap();
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        let header = reader.headers().unwrap().clone();
+        reader
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                header
+                    .iter()
+                    .zip(r.iter())
+                    .map(|(h, v)| (h.into(), v.into()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_minimised_problem_ranked_by_rank_counts_no_failed_test_in_its_mean() {
+        let mut s = minimised_with_failures(RankBy::Rank);
+        s.set_rank("tools-min", "tle", 50.0);
+        s.set_rank("tools-min", "steady", 62.5);
+        let rows = board(s);
+        // Best first by the rank score, its value the mark.
+        let names: Vec<&str> = rows.iter().map(|r| r["player"].as_str()).collect();
+        assert_eq!(names, ["steady", "tle"]);
+        let tle = &rows[1];
+        assert_eq!(
+            (tle["rank_by"].as_str(), tle["place"].as_str()),
+            ("rank", "2")
+        );
+        assert_eq!((tle["rank"].as_str(), tle["mark"].as_str()), ("50", "50"));
+        // Over tle's two OK tests, its two TLEs beside them: not 4 tests with two 0s.
+        assert_eq!(tle["mean"], "2335231");
+        assert_eq!(
+            (tle["min"].as_str(), tle["max"].as_str()),
+            ("3651", "4666811")
+        );
+        assert_eq!(tle["sum"], "4670462");
+        assert_eq!((tle["TLE"].as_str(), tle["tests"].as_str()), ("2", "4"));
+        assert_eq!(rows[0]["partial"], "false");
+    }
+
+    #[test]
+    fn the_log_yardstick_sets_failed_tests_beside_its_mark() {
+        let rows = board(minimised_with_failures(RankBy::Log));
+        let names: Vec<&str> = rows.iter().map(|r| r["player"].as_str()).collect();
+        assert_eq!(names, ["steady", "tle"], "fewer left out first");
+        let tle = &rows[1];
+        assert_eq!(
+            (tle["rank_by"].as_str(), tle["left_out"].as_str()),
+            ("log", "2")
+        );
+        let log: f64 = tle["mark"].parse().unwrap();
+        let want = (3651f64.log10() + 4_666_811f64.log10()) / 2.0;
+        assert!((log - want).abs() < 1e-12, "{log} vs {want}");
+        assert_eq!(tle["mean"], "2335231");
+    }
 }

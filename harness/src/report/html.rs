@@ -4,7 +4,8 @@
 //! written under `replays/`. Scores are rounded to 4 decimals (means to 6, as on the terminal).
 //!
 //! Built from `scores.csv` (so `harness replay` can rewrite it after adding replays), and the
-//! relative scores from `leaderboard.csv` when the run wrote one.
+//! relative and rank scores from `leaderboard.csv` when the run wrote one, ranked by the
+//! run's `rank-by` (run.toml).
 //! Charts are drawn by plotters' SVG backend and embedded inline: the page is one
 //! self-contained file. This module reads the run folder and writes only `report.html`.
 
@@ -16,11 +17,11 @@ use std::time::Duration;
 
 use plotters::prelude::*;
 
-use super::summary::Standing;
+use super::summary::{self, Standing};
 use super::table::human_duration;
 use crate::problem::{self, Objective};
-use crate::rank::yardstick::{self, RankBy};
-use crate::rundir::transcript_path;
+use crate::rank::yardstick::RankBy;
+use crate::rundir::{recorded, transcript_path, Recorded};
 use crate::rundir::{replay_file, ScoreRow as Row};
 use crate::rundir::{seed_order, write_atomic};
 use crate::verdict::Verdict;
@@ -120,11 +121,11 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
     if meta.debug {
         h.push_str("<p class=\"debug\">A debugging run (--verbose): not a baseline of later runs, not in best.csv.</p>\n");
     }
-    let relatives = relatives(run);
+    let recorded = recorded(run);
     if let Some(line) = meta
         .relative_to
         .as_deref()
-        .filter(|_| !relatives.is_empty())
+        .filter(|_| has_relative(&recorded))
     {
         let against = line.strip_prefix("relative: to ").unwrap_or(line);
         let _ = writeln!(
@@ -139,11 +140,11 @@ pub fn render(run: &Path, rows: &[Row]) -> Result<String, String> {
         let _ = writeln!(h, "<p class=\"reruns\">{}.</p>", escape(&note));
     }
     for (i, p) in group(rows).into_iter().enumerate() {
-        let minimize =
-            problem::by_id(&p.id).is_some_and(|pr| pr.objective() == Objective::Minimize);
+        let objective = problem::by_id(&p.id).map_or(Objective::Maximize, |pr| pr.objective());
+        let minimize = objective == Objective::Minimize;
         let title = problem::by_id(&p.id).map_or(p.id.clone(), |pr| pr.title().to_string());
         let _ = writeln!(h, "<h2>{}</h2>", escape(&title));
-        leaderboard(&mut h, &p, minimize, &relatives);
+        leaderboard(&mut h, &p, objective, meta.rank_by(&p.id), &recorded);
         if i == 0 {
             left_out(&mut h, &meta.left_out);
         }
@@ -194,69 +195,51 @@ fn stats(p: &Problem, player: &str) -> Standing {
     s
 }
 
-/// (problem, player) -> the relative score of the run's `leaderboard.csv` (none when absent).
-fn relatives(run: &Path) -> BTreeMap<(String, String), f64> {
-    let mut out = BTreeMap::new();
-    let Ok(mut reader) = csv::Reader::from_path(run.join("leaderboard.csv")) else {
-        return out;
-    };
-    let Ok(header) = reader.headers().cloned() else {
-        return out;
-    };
-    let col = |name: &str| header.iter().position(|h| h == name);
-    let (Some(p), Some(pl), Some(rel)) = (col("problem"), col("player"), col("relative")) else {
-        return out;
-    };
-    for record in reader.records().flatten() {
-        if let Ok(value) = record.get(rel).unwrap_or_default().parse() {
-            let key = (record[p].to_string(), record[pl].to_string());
-            out.insert(key, value);
-        }
-    }
-    out
+/// Whether the run's leaderboard.csv has a relative score.
+fn has_relative(recorded: &Recorded) -> bool {
+    recorded.values().any(|(rel, _)| rel.is_some())
 }
 
+/// One problem's leaderboard, ranked as the terminal ranks it: by `wanted` (the run's
+/// `rank-by`), or the raw mean while the run has no relative or rank score (a minimised
+/// problem's over its OK tests, the fewest failures first).
 fn leaderboard(
     h: &mut String,
     p: &Problem,
-    minimize: bool,
-    relatives: &BTreeMap<(String, String), f64>,
+    objective: Objective,
+    wanted: RankBy,
+    recorded: &Recorded,
 ) {
-    let mut standings: Vec<(usize, &String, Standing)> = p
+    let players: Vec<(String, Standing)> = p
         .players
         .iter()
-        .enumerate()
-        .map(|(i, name)| (i, name, stats(p, name)))
+        .map(|name| {
+            let mut s = stats(p, name);
+            let (rel, rank) = recorded
+                .get(&(p.id.clone(), name.clone()))
+                .copied()
+                .unwrap_or_default();
+            (s.relative, s.rank) = (rel, rank);
+            (name.clone(), s)
+        })
         .collect();
-    let objective = if minimize {
-        Objective::Minimize
-    } else {
-        Objective::Maximize
-    };
-    for (_, name, s) in &mut standings {
-        s.relative = relatives.get(&(p.id.clone(), name.to_string())).copied();
+    let rank_by = summary::rank_by(wanted, &players);
+    if rank_by != RankBy::Relative {
+        let _ = writeln!(
+            h,
+            "<p class=\"rank-by\">Ranked by {}.</p>",
+            describe(rank_by)
+        );
     }
-    // As the terminal's leaderboard: by the relative score when the run has one, else by
-    // the mean (a minimised problem's over its OK tests, the fewest failures first).
-    let rank_by = if standings.iter().any(|(_, _, s)| s.relative.is_some()) {
-        RankBy::Relative
-    } else {
-        RankBy::Raw
+    let integral = !players.iter().any(|(_, s)| s.fractional);
+    let extra = match rank_by {
+        RankBy::Rank => "<th>rank</th>",
+        RankBy::Log => "<th>log10</th>",
+        RankBy::Relative | RankBy::Raw => "",
     };
-    let order = |a: &Standing, b: &Standing| {
-        yardstick::order(
-            &a.mark(rank_by, objective),
-            &b.mark(rank_by, objective),
-            rank_by,
-            objective,
-        )
-    };
-    standings.sort_by(|a, b| order(&a.2, &b.2));
-    let integral = !standings.iter().any(|(_, _, s)| s.fractional);
-    h.push_str("<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>relative</th><th>min</th><th>max</th><th>max think</th><th class=\"l\">verdicts</th></tr>\n");
-    let ranks = super::summary::competition_ranks(&standings, |a, b| order(&a.2, &b.2).is_eq());
-    for (rank, (i, name, s)) in ranks.into_iter().zip(&standings) {
-        let n = s.tests;
+    let _ = writeln!(h, "<table><tr><th>#</th><th class=\"l\">player</th><th>tests</th><th>mean</th><th>relative</th>{extra}<th>min</th><th>max</th><th>max think</th><th class=\"l\">verdicts</th></tr>");
+    for (place, (name, s)) in summary::ranked(&players, rank_by, objective) {
+        let i = p.players.iter().position(|n| n == name).unwrap_or(0);
         let mean = s
             .shown_mean(objective)
             .map_or("-".to_string(), |m| super::number::mean(m, integral, 6));
@@ -272,22 +255,41 @@ fn leaderboard(
             .map(|(k, c)| format!("{} {c}", k.code()))
             .collect();
         v.sort();
-        let relative = relatives
-            .get(&(p.id.clone(), name.to_string()))
-            .map_or(String::new(), |r| format!("{r:.2}"));
+        let relative = s.relative.map_or(String::new(), |r| format!("{r:.2}"));
+        let extra = match rank_by {
+            RankBy::Rank => format!(
+                "<td>{}</td>",
+                s.rank.map_or("-".into(), |r| format!("{r:.2}"))
+            ),
+            RankBy::Log => {
+                let log = s.mark(rank_by, objective).value;
+                format!("<td>{}</td>", log.map_or("-".into(), |l| format!("{l:.4}")))
+            }
+            RankBy::Relative | RankBy::Raw => String::new(),
+        };
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{n}</td><td>{mean}</td><td>{relative}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            rank,
-            css(colour(*i)),
+            "<tr><td>{place}</td><td class=\"l\"><span class=\"sw\" style=\"background:{}\"></span>{}</td><td>{}</td><td>{mean}</td><td>{relative}</td>{extra}<td>{min}</td><td>{max}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            css(colour(i)),
             escape(name),
-            min,
-            max,
+            s.tests,
             human_duration(s.max_think),
             v.join(", ")
         );
     }
     h.push_str("</table>\n");
+}
+
+/// What a leaderboard ranked by other than the relative score is ranked by, in words.
+fn describe(rank_by: RankBy) -> &'static str {
+    match rank_by {
+        RankBy::Relative => "the relative score",
+        RankBy::Rank => "the rank score (pahcer's: per test, how many players did better)",
+        RankBy::Log => "the log10 average of the OK scores, the fewest left out first",
+        RankBy::Raw => {
+            "the mean score (of a minimised problem: over its OK tests, the fewest failures first)"
+        }
+    }
 }
 
 /// A score in a table: integers as they are, fractions rounded to 4 places.
@@ -626,4 +628,139 @@ pub fn escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tle` is fast on its two OK tests and fails two (TLE, score 0); `steady` passes all 4.
+    fn minimised_rows() -> Vec<Row> {
+        let mut rows = Vec::new();
+        let tests = [
+            (
+                "tle",
+                [
+                    (3651.0, Verdict::Ok),
+                    (4_666_811.0, Verdict::Ok),
+                    (0.0, Verdict::TimeLimit),
+                    (0.0, Verdict::TimeLimit),
+                ],
+            ),
+            (
+                "steady",
+                [
+                    (28400.0, Verdict::Ok),
+                    (37e6, Verdict::Ok),
+                    (4e7, Verdict::Ok),
+                    (4e7, Verdict::Ok),
+                ],
+            ),
+        ];
+        for (player, scores) in tests {
+            for (seed, (score, verdict)) in scores.into_iter().enumerate() {
+                rows.push(Row::new(
+                    "tools-min",
+                    player,
+                    &(seed + 1).to_string(),
+                    score,
+                    verdict,
+                ));
+            }
+        }
+        rows
+    }
+
+    /// The players of a leaderboard's table, best first.
+    fn order(h: &str) -> Vec<&str> {
+        h.lines()
+            .filter_map(|l| l.split("</span>").nth(1)?.split("</td>").next())
+            .collect()
+    }
+
+    #[test]
+    fn a_minimised_leaderboard_ranks_by_the_runs_yardstick_and_never_counts_a_failure() {
+        let rows = minimised_rows();
+        let p = group(&rows).remove(0);
+        let mut h = String::new();
+        leaderboard(
+            &mut h,
+            &p,
+            Objective::Minimize,
+            RankBy::Log,
+            &Recorded::new(),
+        );
+        assert!(h.contains("Ranked by the log10 average"), "{h}");
+        assert!(h.contains("<th>log10</th>"), "{h}");
+        // Fewer tests left out first: steady, although its scores are higher.
+        assert_eq!(order(&h), ["steady", "tle"], "{h}");
+        // tle's mean and min are its OK tests', not 4 tests with two 0s.
+        let tle = h.lines().find(|l| l.contains(">tle<")).unwrap();
+        assert!(
+            tle.contains("<td>2335231.00</td>") && tle.contains("<td>3651</td>"),
+            "{tle}"
+        );
+        assert!(!tle.contains("1167615.50"), "{tle}");
+        // By rank, with the rank scores of leaderboard.csv: the better rank score first.
+        let recorded: Recorded = [
+            (
+                ("tools-min".to_string(), "tle".to_string()),
+                (Some(0.9), Some(62.5)),
+            ),
+            (
+                ("tools-min".to_string(), "steady".to_string()),
+                (Some(0.8), Some(50.0)),
+            ),
+        ]
+        .into();
+        let mut h = String::new();
+        leaderboard(&mut h, &p, Objective::Minimize, RankBy::Rank, &recorded);
+        assert_eq!(order(&h), ["tle", "steady"], "{h}");
+        assert!(
+            h.contains("<th>rank</th>") && h.contains("<td>62.50</td>"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn the_page_ranks_by_the_rank_by_of_run_toml_and_an_old_run_by_the_relative_score() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let rows: Vec<Row> = [("a", 0.9), ("b", 0.5)]
+            .into_iter()
+            .map(|(player, score)| Row::new("chesspuzzle", player, "1", score, Verdict::Ok))
+            .collect();
+        // b's relative score is the better one, a's rank score.
+        std::fs::write(
+            run.join("leaderboard.csv"),
+            "problem,player,relative,rank\nchesspuzzle,a,10,90\nchesspuzzle,b,20,40\n",
+        )
+        .unwrap();
+        let ranked = |run_toml: &str| {
+            std::fs::write(run.join("run.toml"), run_toml).unwrap();
+            let page = render(run, &rows).unwrap();
+            let board = page.split("</table>").next().unwrap().to_string();
+            order(&board)
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ranked("[problem.chesspuzzle]\nrank-by = \"rank\"\n"),
+            ["a", "b"]
+        );
+        assert_eq!(
+            ranked("[problem.chesspuzzle]\nrank-by = \"raw\"\n"),
+            ["a", "b"]
+        );
+        assert_eq!(
+            ranked("[problem.chesspuzzle]\nrank-by = \"relative\"\n"),
+            ["b", "a"]
+        );
+        // A run.toml from before rank-by was recorded: the relative score, as then.
+        assert_eq!(
+            ranked("[problem.chesspuzzle]\ntime-by = \"think\"\n"),
+            ["b", "a"]
+        );
+    }
 }

@@ -88,15 +88,21 @@ impl Reporter for Json {
     }
 }
 
-/// The `"standing"` lines of the leaderboard, then the `"run"` line.
+/// The `"standing"` lines of the leaderboard, best first per problem by what it ranks by
+/// (`rank_by`, `mark`, `left_out` and `place` as in leaderboard.csv), then the `"run"` line.
+/// A minimised problem's mean, sum, min and max are over its OK tests (`null` without one).
 pub(crate) fn end_lines(summary: &Summary, run: &str, dir: &str, partial: bool) -> Vec<String> {
     let mut lines = Vec::new();
     for (problem, players) in &summary.problems {
-        for (player, s) in players {
+        let objective = summary.objective(problem);
+        let (by, ranked) = summary.ranked(problem, players);
+        for (place, (player, s)) in ranked {
             let verdicts: Map<String, Value> = Verdict::ALL
                 .iter()
                 .map(|v| (v.code().to_string(), json!(s.count(*v))))
                 .collect();
+            let range = s.shown_range(objective);
+            let mark = s.mark(by, objective);
             lines.push(
                 json!({
                     "type": "standing",
@@ -104,11 +110,16 @@ pub(crate) fn end_lines(summary: &Summary, run: &str, dir: &str, partial: bool) 
                     "problem": problem,
                     "player": player,
                     "tests": s.tests,
-                    "mean": s.mean(),
-                    "sum": s.sum,
-                    "min": s.min,
-                    "max": s.max,
+                    "mean": s.shown_mean(objective),
+                    "sum": range.map(|r| r.0),
+                    "min": range.map(|r| r.1),
+                    "max": range.map(|r| r.2),
                     "relative": s.relative,
+                    "rank": s.rank,
+                    "rank_by": by.name(),
+                    "mark": mark.value,
+                    "left_out": mark.left_out,
+                    "place": place,
                     "verdicts": verdicts,
                     "think_ms": s.think.as_millis() as u64,
                     "max_think_ms": s.max_think.as_millis() as u64,
@@ -130,5 +141,37 @@ mod tests {
         assert_eq!(seed(&CaseKey::Seed(2)).to_string(), "2");
         let fixed = seed(&CaseKey::Fixed("sys-012".into()));
         assert_eq!(fixed.to_string(), "\"sys-012\"");
+    }
+
+    #[test]
+    fn standings_rank_by_the_problems_yardstick_and_count_no_failed_test_in_a_minimised_mean() {
+        use crate::rank::yardstick::RankBy;
+        let mut s = crate::report::summary::minimised_with_failures(RankBy::Rank);
+        s.set_rank("tools-min", "tle", 50.0);
+        s.set_rank("tools-min", "steady", 62.5);
+        let lines = end_lines(&s, "r", "/d", false);
+        let parsed: Vec<Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(parsed.len(), 3, "{lines:?}");
+        let (first, tle) = (&parsed[0], &parsed[1]);
+        assert_eq!(
+            (&first["player"], &first["place"]),
+            (&json!("steady"), &json!(1))
+        );
+        assert_eq!(tle["player"], "tle");
+        assert_eq!(
+            (&tle["rank_by"], &tle["mark"], &tle["rank"]),
+            (&json!("rank"), &json!(50.0), &json!(50.0))
+        );
+        assert_eq!((&tle["place"], &tle["left_out"]), (&json!(2), &json!(0)));
+        // The mean, min and max of its two OK tests; its two TLEs stand beside them.
+        assert_eq!(
+            (&tle["mean"], &tle["min"]),
+            (&json!(2335231.0), &json!(3651.0))
+        );
+        assert_eq!(tle["verdicts"]["TLE"], 2);
+        assert_eq!(parsed[2]["type"], "run");
     }
 }

@@ -134,6 +134,46 @@ pub(crate) fn competition_ranks<T>(sorted: &[T], tied: impl Fn(&T, &T) -> bool) 
     ranks
 }
 
+/// What a problem's players are ranked by: `wanted` (its yardstick), or the raw mean while no
+/// player has the relative or rank score it needs (a leaderboard drawn before the comparison,
+/// or without one). Every view of the standings ranks by this.
+pub(crate) fn rank_by(wanted: RankBy, players: &[(String, Standing)]) -> RankBy {
+    let set = |s: &Standing| match wanted {
+        RankBy::Relative => s.relative.is_some(),
+        RankBy::Rank => s.rank.is_some(),
+        RankBy::Log | RankBy::Raw => true,
+    };
+    if players.iter().any(|(_, s)| set(s)) {
+        wanted
+    } else {
+        RankBy::Raw
+    }
+}
+
+/// Players with their places (1, 1, 3 for ties), best first.
+pub(crate) type Places<'a> = Vec<(usize, &'a (String, Standing))>;
+
+/// Players of a problem with their places, best first by `rank_by` (see
+/// [`yardstick::order`]; ties by name, sharing a place).
+pub(crate) fn ranked(
+    players: &[(String, Standing)],
+    rank_by: RankBy,
+    objective: Objective,
+) -> Places<'_> {
+    let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
+    let order = |a: &Standing, b: &Standing| {
+        yardstick::order(
+            &a.mark(rank_by, objective),
+            &b.mark(rank_by, objective),
+            rank_by,
+            objective,
+        )
+    };
+    ranked.sort_by(|a, b| order(&a.1, &b.1).then(a.0.cmp(&b.0)));
+    let ranks = competition_ranks(&ranked, |a, b| order(&a.1, &b.1).is_eq());
+    ranks.into_iter().zip(ranked).collect()
+}
+
 /// Standings of every problem of a run, in the order the problems and players were given.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -188,6 +228,17 @@ impl Summary {
         self.rank_by.get(problem).copied().unwrap_or_default()
     }
 
+    /// `players` of `problem` with their places, best first, and the yardstick they are
+    /// ranked by ([`rank_by`]: the problem's, or the raw mean while its scores are not set).
+    pub(crate) fn ranked<'a>(
+        &self,
+        problem: &str,
+        players: &'a [(String, Standing)],
+    ) -> (RankBy, Places<'a>) {
+        let by = rank_by(self.rank_by(problem), players);
+        (by, ranked(players, by, self.objective(problem)))
+    }
+
     /// Counts one test of a player (also the rows of a resumed run).
     pub fn add(&mut self, row: &ScoreRow) {
         let (problem, player) = (&row.problem, &row.player);
@@ -231,6 +282,46 @@ impl Summary {
             .flat_map(|(_, ps)| ps.iter().map(|(_, s)| s.count(Verdict::HarnessError)))
             .sum()
     }
+}
+
+/// A minimised integer problem as reported: `tle` is fast on its OK tests but fails the
+/// hardest ones, `steady` passes every test.
+#[cfg(test)]
+pub(crate) fn minimised_with_failures(rank_by: RankBy) -> Summary {
+    let problem = "tools-min";
+    let mut s = Summary::new(
+        &[(
+            problem.to_string(),
+            vec!["tle".to_string(), "steady".to_string()],
+        )],
+        8,
+    );
+    s.objectives
+        .insert(problem.to_string(), Objective::Minimize);
+    s.rank_by.insert(problem.to_string(), rank_by);
+    let tests = [
+        ("tle", [(3651.0, Verdict::Ok), (4_666_811.0, Verdict::Ok)]),
+        (
+            "steady",
+            [(28400.0, Verdict::Ok), (37_000_000.0, Verdict::Ok)],
+        ),
+    ];
+    for (player, scores) in tests {
+        for (score, verdict) in scores {
+            s.add(&ScoreRow::new(problem, player, "1", score, verdict));
+        }
+    }
+    for v in [Verdict::TimeLimit, Verdict::TimeLimit] {
+        s.add(&ScoreRow::new(problem, "tle", "1", 0.0, v));
+        s.add(&ScoreRow::new(
+            problem,
+            "steady",
+            "1",
+            40_000_000.0,
+            Verdict::Ok,
+        ));
+    }
+    s
 }
 
 #[cfg(test)]

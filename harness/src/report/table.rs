@@ -10,9 +10,9 @@
 use std::fmt::Write;
 
 use super::number;
-use super::summary::{Standing, Summary};
+use super::summary::{rank_by, ranked, Standing, Summary};
 use crate::problem::Objective;
-use crate::rank::yardstick::{self, RankBy};
+use crate::rank::yardstick::RankBy;
 use crate::verdict::Verdict;
 
 /// ANSI colour of a verdict's column (bright for failures).
@@ -73,43 +73,6 @@ pub fn render(summary: &Summary, colours: bool, partial: bool, wide: bool) -> St
     out
 }
 
-/// What a problem's leaderboard ranks by: its yardstick, or the raw mean while the relative
-/// or rank scores are not set (a leaderboard drawn before the comparison, or without one).
-fn rank_by(summary: &Summary, problem: &str, players: &[(String, Standing)]) -> RankBy {
-    let wanted = summary.rank_by(problem);
-    let set = |s: &Standing| match wanted {
-        RankBy::Relative => s.relative.is_some(),
-        RankBy::Rank => s.rank.is_some(),
-        RankBy::Log | RankBy::Raw => true,
-    };
-    if players.iter().any(|(_, s)| set(s)) {
-        wanted
-    } else {
-        RankBy::Raw
-    }
-}
-
-/// Players of a problem with their ranks, best first by `rank_by` (see
-/// [`yardstick::order`]; ties by name, sharing a rank).
-fn ranked(
-    players: &[(String, Standing)],
-    rank_by: RankBy,
-    objective: Objective,
-) -> Vec<(usize, &(String, Standing))> {
-    let mut ranked: Vec<&(String, Standing)> = players.iter().collect();
-    let order = |a: &Standing, b: &Standing| {
-        yardstick::order(
-            &a.mark(rank_by, objective),
-            &b.mark(rank_by, objective),
-            rank_by,
-            objective,
-        )
-    };
-    ranked.sort_by(|a, b| order(&a.1, &b.1).then(a.0.cmp(&b.0)));
-    let ranks = super::summary::competition_ranks(&ranked, |a, b| order(&a.1, &b.1).is_eq());
-    ranks.into_iter().zip(ranked).collect()
-}
-
 /// A name cut to `width` characters, its end marked with `~`.
 fn cut(name: &str, width: usize) -> String {
     if name.chars().count() <= width {
@@ -136,7 +99,7 @@ struct Board<'a> {
 impl<'a> Board<'a> {
     fn new(summary: &Summary, problem: &str, players: &'a [(String, Standing)]) -> Board<'a> {
         let objective = summary.objective(problem);
-        let rank_by = rank_by(summary, problem, players);
+        let rank_by = rank_by(summary.rank_by(problem), players);
         let ranked = ranked(players, rank_by, objective);
         let integral = !players.iter().any(|(_, s)| s.fractional);
         let column = |f: &dyn Fn(&Standing) -> Option<String>| -> Vec<String> {
@@ -387,6 +350,7 @@ impl super::Reporter for Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::summary::minimised_with_failures;
     use crate::rundir::ScoreRow;
 
     /// Two problems, players given out of rank order, every kind of failure, a partial run.
@@ -549,45 +513,6 @@ mod tests {
             names(Objective::Maximize),
             [(1, "scan".to_string()), (2, "sieve".to_string())]
         );
-    }
-
-    /// A minimised integer problem as reported: `tle` is fast on its OK tests but fails the
-    /// hardest ones, `steady` passes every test.
-    fn minimised_with_failures(rank_by: RankBy) -> Summary {
-        let problem = "tools-min";
-        let mut s = Summary::new(
-            &[(
-                problem.to_string(),
-                vec!["tle".to_string(), "steady".to_string()],
-            )],
-            8,
-        );
-        s.objectives
-            .insert(problem.to_string(), Objective::Minimize);
-        s.rank_by.insert(problem.to_string(), rank_by);
-        let tests = [
-            ("tle", [(3651.0, Verdict::Ok), (4_666_811.0, Verdict::Ok)]),
-            (
-                "steady",
-                [(28400.0, Verdict::Ok), (37_000_000.0, Verdict::Ok)],
-            ),
-        ];
-        for (player, scores) in tests {
-            for (score, verdict) in scores {
-                s.add(&ScoreRow::new(problem, player, "1", score, verdict));
-            }
-        }
-        for v in [Verdict::TimeLimit, Verdict::TimeLimit] {
-            s.add(&ScoreRow::new(problem, "tle", "1", 0.0, v));
-            s.add(&ScoreRow::new(
-                problem,
-                "steady",
-                "1",
-                40_000_000.0,
-                Verdict::Ok,
-            ));
-        }
-        s
     }
 
     #[test]

@@ -295,5 +295,5 @@ impl Problem for ToolProblem {
 /// time limit, or the wall clock's guard when the limit holds CPU time (`time-by = "cpu"`).
 fn think(config: &crate::config::ProblemConfig) -> f64 {
     let limit = std::time::Duration::from_secs_f64(config.time_limit);
-    crate::time_by::wall_limit(limit, config.time_by).as_secs_f64()
+    crate::time_by::wall_limit(limit, config.time_by()).as_secs_f64()
 }
