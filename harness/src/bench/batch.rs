@@ -41,6 +41,9 @@ pub(super) fn tool_batch_cost(
         return Ok(());
     };
     let (player, _folder) = echo_player(context, &def)?;
+    // The tools as built (in the harness's cache, never in the contest's folder): the
+    // definition `echo_player`'s prepare left, which by hand runs too.
+    let def = tools::def(def.id).unwrap_or(def);
     let case = CaseKey::Seed(1);
     let suites = [open, sandboxed].map(|c| suite_in(context, &def, &case, &player, c));
     let by_hand = ByHand::new(&def, context, &case)?;
