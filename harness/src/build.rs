@@ -294,7 +294,7 @@ impl Builds {
             Ending::Exited(status) => status,
             other => {
                 // The whole group: cargo, the compilers and build scripts it started.
-                os::kill_group(pid, libc::SIGKILL);
+                os::kill_group(pid, os::SIGKILL);
                 let _ = child.wait();
                 return Err(self.stopped(other, took, from));
             }
@@ -421,7 +421,7 @@ impl Builds {
         let status = match got.exit {
             Some(os::Exit::Code(c)) => ExitStatus::from_raw((c & 0xff) << 8),
             Some(os::Exit::Signal(s)) => ExitStatus::from_raw(s & 0x7f),
-            None => ExitStatus::from_raw(libc::SIGKILL),
+            None => ExitStatus::from_raw(os::SIGKILL),
         };
         let _ = writeln!(self.log, "[{status} after {took:.1} s]\n");
         if got.oom_killed {

@@ -1,30 +1,28 @@
-//! Everything that talks to the operating system directly (Linux and other Unixes) outside
-//! the sandbox: pipes in non-blocking mode, `poll`, process groups (of builds), CPU pinning
-//! and the interrupt (Ctrl-C) pipe; starting, limiting and reaping players is
-//! `crate::sandbox`'s. The rest of the harness calls these small
-//! safe wrappers and never uses `libc` itself.
+//! Everything that talks to the operating system directly outside the sandbox: pipes in
+//! non-blocking mode, `poll` and `epoll`, process groups (of builds), CPU pinning, the
+//! interrupt (Ctrl-C) pipe and the few numbers of the kernel's interface the rest needs
+//! (signals, open flags); starting, limiting and reaping players is `crate::sandbox`'s. The
+//! harness runs on Linux only. The rest of the harness calls these small safe wrappers and
+//! never uses `libc` itself; calls go through `rustix` where it offers them.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, IntoRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
 
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
+use rustix::io::Errno;
+
+/// `SIGKILL`, `SIGPIPE`: the signals the rest of the harness names.
+pub(crate) const SIGKILL: i32 = libc::SIGKILL;
+pub(crate) const SIGPIPE: i32 = libc::SIGPIPE;
+
+/// `O_NOFOLLOW`, for `OpenOptionsExt::custom_flags`: opening a symbolic link fails.
+pub(crate) const NO_FOLLOW: i32 = libc::O_NOFOLLOW;
 
 /// Puts a descriptor in non-blocking mode.
 pub fn set_nonblocking(fd: BorrowedFd<'_>) -> io::Result<()> {
-    let fd = fd.as_raw_fd();
-    // SAFETY: fcntl on a descriptor we own; no memory is passed.
-    unsafe {
-        let flags = check(libc::fcntl(fd, libc::F_GETFL))?;
-        check(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK))?;
-    }
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
     Ok(())
 }
 
@@ -32,16 +30,11 @@ pub fn set_nonblocking(fd: BorrowedFd<'_>) -> io::Result<()> {
 /// at end of file.
 pub fn read(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<Option<usize>> {
     loop {
-        // SAFETY: buf is a valid writable slice of the given length.
-        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n >= 0 {
-            return Ok(Some(n as usize));
-        }
-        let err = io::Error::last_os_error();
-        match err.kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => return Ok(None),
-            _ => return Err(err),
+        match rustix::io::read(fd, &mut *buf) {
+            Ok(n) => return Ok(Some(n)),
+            Err(Errno::INTR) => continue,
+            Err(Errno::AGAIN) => return Ok(None),
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -49,16 +42,11 @@ pub fn read(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<Option<usize>> {
 /// `write(2)` on a non-blocking descriptor: `Ok(None)` when the pipe is full.
 pub fn write(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<Option<usize>> {
     loop {
-        // SAFETY: buf is a valid readable slice of the given length.
-        let n = unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), buf.len()) };
-        if n >= 0 {
-            return Ok(Some(n as usize));
-        }
-        let err = io::Error::last_os_error();
-        match err.kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => return Ok(None),
-            _ => return Err(err),
+        match rustix::io::write(fd, buf) {
+            Ok(n) => return Ok(Some(n)),
+            Err(Errno::INTR) => continue,
+            Err(Errno::AGAIN) => return Ok(None),
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -114,8 +102,9 @@ pub fn poll(fds: &mut [PollFd], timeout: Option<Duration>) -> io::Result<bool> {
         Some(t) => t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int,
     };
     loop {
-        // SAFETY: PollFd is repr(transparent) over libc::pollfd; the
-        // slice is valid for its length.
+        // SAFETY: PollFd is repr(transparent) over libc::pollfd and the slice is valid for
+        // its length, for the call. Not rustix's poll: its descriptors are borrowed ones, and
+        // a slot here may hold -1 (ignored by the kernel), which no BorrowedFd may hold.
         let n = unsafe { libc::poll(fds.as_mut_ptr().cast(), fds.len() as libc::nfds_t, ms) };
         if n >= 0 {
             return Ok(n > 0);
@@ -129,31 +118,17 @@ pub fn poll(fds: &mut [PollFd], timeout: Option<Duration>) -> io::Result<bool> {
 
 /// A descriptor that becomes readable when the process exits (Linux `pidfd_open`), so a
 /// player that exits while a grandchild holds its stdout open is noticed at once. `None`
-/// where the system has no pidfds (the game then waits for the pipe to close).
+/// where the kernel has no pidfds (the game then waits for the pipe to close).
 pub(crate) fn pid_fd(pid: i32) -> Option<std::os::fd::OwnedFd> {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::FromRawFd;
-        // SAFETY: pidfd_open returns a new descriptor we own, or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        if fd >= 0 {
-            // SAFETY: fd is a fresh descriptor owned by nobody else.
-            return Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as RawFd) });
-        }
-    }
-    let _ = pid;
-    None
+    let pid = rustix::process::Pid::from_raw(pid)?;
+    rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
 }
 
-/// Waits on a fixed set of descriptors, each registered once with a token (0..64): with
-/// `epoll` on Linux, so a wait costs one system call whatever the number of descriptors
-/// (`poll` would register and unregister every one of them on every wait); with `poll`
-/// elsewhere.
+/// Waits on a fixed set of descriptors, each registered once with a token (0..64), with
+/// `epoll`: a wait costs one system call whatever the number of descriptors (`poll` would
+/// register and unregister every one of them on every wait).
 pub(crate) struct Waiter {
-    #[cfg(target_os = "linux")]
     epoll: std::os::fd::OwnedFd,
-    #[cfg(not(target_os = "linux"))]
-    fds: Vec<(PollFd, u32)>,
 }
 
 /// What a registered descriptor is waited for.
@@ -165,20 +140,17 @@ pub(crate) enum Interest {
     ReadWrite,
 }
 
+/// A change to the wait set (`epoll_ctl`).
+enum Change {
+    Add(u32, Interest),
+    Modify(u32, Interest),
+    Remove,
+}
+
 impl Waiter {
     pub fn new() -> io::Result<Waiter> {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::FromRawFd;
-            // SAFETY: epoll_create1 returns a new descriptor we own, or -1.
-            let fd = check(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
-            // SAFETY: fd is fresh and owned by nobody else.
-            Ok(Waiter {
-                epoll: unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) },
-            })
-        }
-        #[cfg(not(target_os = "linux"))]
-        Ok(Waiter { fds: Vec::new() })
+        let epoll = rustix::event::epoll::create(rustix::event::epoll::CreateFlags::CLOEXEC)?;
+        Ok(Waiter { epoll })
     }
 
     /// Registers a descriptor (ignored when negative). Remove it before closing it.
@@ -186,65 +158,16 @@ impl Waiter {
         if fd < 0 {
             return Ok(());
         }
-        #[cfg(target_os = "linux")]
-        {
-            let mut event = libc::epoll_event {
-                events: match interest {
-                    Interest::Read => libc::EPOLLIN as u32,
-                    Interest::Write => libc::EPOLLOUT as u32,
-                    Interest::ReadWrite => (libc::EPOLLIN | libc::EPOLLOUT) as u32,
-                },
-                u64: token as u64,
-            };
-            // SAFETY: a pointer to a local event, valid for the call.
-            check(unsafe {
-                libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
-            })?;
-        }
-        #[cfg(not(target_os = "linux"))]
-        self.fds.push((
-            match interest {
-                Interest::Read => PollFd::readable(fd),
-                Interest::Write => PollFd::writable(fd),
-                Interest::ReadWrite => PollFd(libc::pollfd {
-                    fd,
-                    events: libc::POLLIN | libc::POLLOUT,
-                    revents: 0,
-                }),
-            },
-            token,
-        ));
-        Ok(())
+        self.change(fd, Change::Add(token, interest))
     }
 
     /// Changes what a registered descriptor is waited for.
     pub fn modify(&mut self, fd: RawFd, token: u32, interest: Interest) -> io::Result<()> {
-        #[cfg(target_os = "linux")]
-        {
-            let mut event = libc::epoll_event {
-                events: match interest {
-                    Interest::Read => libc::EPOLLIN as u32,
-                    Interest::Write => libc::EPOLLOUT as u32,
-                    Interest::ReadWrite => (libc::EPOLLIN | libc::EPOLLOUT) as u32,
-                },
-                u64: token as u64,
-            };
-            // SAFETY: a pointer to a local event, valid for the call.
-            check(unsafe {
-                libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_MOD, fd, &mut event)
-            })?;
-            Ok(())
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            self.remove(fd);
-            self.add(fd, token, interest)
-        }
+        self.change(fd, Change::Modify(token, interest))
     }
 
     /// The wait set as one descriptor, readable while any registered descriptor is ready
-    /// (to wait on it among others: a contest tool's pipes beside a player's). Linux only.
-    #[cfg(target_os = "linux")]
+    /// (to wait on it among others: a contest tool's pipes beside a player's).
     pub fn as_fd(&self) -> BorrowedFd<'_> {
         use std::os::fd::AsFd;
         self.epoll.as_fd()
@@ -252,66 +175,69 @@ impl Waiter {
 
     /// Unregisters a descriptor (before it is closed).
     pub fn remove(&mut self, fd: RawFd) {
-        #[cfg(target_os = "linux")]
-        // SAFETY: plain syscall; a descriptor not in the set is an ignored error.
-        unsafe {
-            libc::epoll_ctl(
-                self.epoll.as_raw_fd(),
-                libc::EPOLL_CTL_DEL,
-                fd,
-                std::ptr::null_mut(),
-            );
+        // A descriptor not in the set is an ignored error.
+        let _ = self.change(fd, Change::Remove);
+    }
+
+    /// `epoll_ctl` on the descriptor numbered `fd`; a negative one is `EBADF`, as the kernel
+    /// says of it.
+    fn change(&self, fd: RawFd, change: Change) -> io::Result<()> {
+        use rustix::event::epoll::{self, EventData, EventFlags};
+        if fd < 0 {
+            return Err(Errno::BADF.into());
         }
-        #[cfg(not(target_os = "linux"))]
-        self.fds.retain(|(p, _)| p.0.fd != fd);
+        // SAFETY: a descriptor number the caller keeps open while it is registered (the
+        // contract of `add` and `remove`), not -1 (checked above); the borrow ends with the
+        // call, and a number that is not open only makes the kernel answer EBADF.
+        let source = unsafe { BorrowedFd::borrow_raw(fd) };
+        let flags = |interest| match interest {
+            Interest::Read => EventFlags::IN,
+            Interest::Write => EventFlags::OUT,
+            Interest::ReadWrite => EventFlags::IN | EventFlags::OUT,
+        };
+        let data = |token: u32| EventData::new_u64(token as u64);
+        Ok(match change {
+            Change::Add(token, interest) => {
+                epoll::add(&self.epoll, source, data(token), flags(interest))
+            }
+            Change::Modify(token, interest) => {
+                epoll::modify(&self.epoll, source, data(token), flags(interest))
+            }
+            Change::Remove => epoll::delete(&self.epoll, source),
+        }?)
     }
 
     /// Waits until a registered descriptor is ready (readable, writable, closed or in error)
     /// or the timeout passes (`None`: no limit). Returns the ready tokens as a bit set.
     pub fn wait(&mut self, timeout: Option<Duration>) -> io::Result<u64> {
-        let ms = match timeout {
-            None => -1,
-            // Round up so that a wait never returns just before its deadline and spins.
-            Some(t) => t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int,
-        };
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: epoll_event is plain data.
-            let mut events: [libc::epoll_event; 8] = unsafe { std::mem::zeroed() };
-            loop {
-                // SAFETY: the array is valid for its length.
-                let n =
-                    unsafe { libc::epoll_wait(self.epoll.as_raw_fd(), events.as_mut_ptr(), 8, ms) };
-                if n >= 0 {
-                    return Ok(events[..n as usize]
-                        .iter()
-                        .fold(0, |set, e| set | 1u64 << ({ e.u64 } & 63)));
-                }
-                let err = io::Error::last_os_error();
-                if err.kind() != io::ErrorKind::Interrupted {
-                    return Err(err);
-                }
+        // Round up so that a wait never returns just before its deadline and spins.
+        let timeout = timeout.map(|t| {
+            let ms = t.as_micros().div_ceil(1000).min(i32::MAX as u128) as i64;
+            rustix::event::Timespec {
+                tv_sec: ms / 1000,
+                tv_nsec: (ms % 1000) * 1_000_000,
             }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let mut fds: Vec<PollFd> = self.fds.iter().map(|(p, _)| *p).collect();
-            poll(&mut fds, timeout)?;
-            let _ = ms;
-            Ok(fds
-                .iter()
-                .zip(&self.fds)
-                .filter(|(p, _)| p.ready())
-                .fold(0, |set, (_, (_, t))| set | 1u64 << (t & 63)))
+        });
+        let mut events = [std::mem::MaybeUninit::uninit(); 8];
+        loop {
+            match rustix::event::epoll::wait(&self.epoll, &mut events, timeout.as_ref()) {
+                Ok((ready, _)) => {
+                    return Ok(ready
+                        .iter()
+                        .fold(0, |set, e| set | 1u64 << ({ e.data }.u64() & 63)))
+                }
+                Err(Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
         }
     }
 }
 
 /// Sends a signal to a whole process group; a group that is already gone is not an error.
-pub(crate) fn kill_group(pgid: i32, signal: libc::c_int) {
-    // SAFETY: plain syscall.
-    unsafe {
-        libc::killpg(pgid, signal);
+pub(crate) fn kill_group(pgid: i32, signal: i32) {
+    use rustix::process::{Pid, Signal};
+    if let (Some(group), Some(signal)) = (Pid::from_raw(pgid), Signal::from_named_raw(signal)) {
+        let _ = rustix::process::kill_process_group(group, signal);
     }
 }
 
@@ -370,42 +296,45 @@ pub(crate) fn pin_current_thread(cpu: usize) -> bool {
 
 /// Lets the calling thread run on exactly these CPUs.
 pub(crate) fn set_affinity(cpus: &[usize]) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            for &cpu in cpus {
-                libc::CPU_SET(cpu, &mut set);
-            }
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-        }
+    let mut set = rustix::thread::CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu);
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = cpus;
-        false
-    }
+    rustix::thread::sched_setaffinity(None, &set).is_ok()
 }
 
 /// The CPUs the calling thread may run on, in order.
 pub(crate) fn allowed_cpus() -> Vec<usize> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
-                let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-                    .filter(|&c| libc::CPU_ISSET(c, &set))
-                    .collect();
-                if !cpus.is_empty() {
-                    return cpus;
-                }
-            }
-        }
-    }
-    (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+    affinity()
+        .filter(|cpus| !cpus.is_empty())
+        .unwrap_or_else(|| {
+            (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+        })
+}
+
+/// The CPUs the calling thread may run on, in order, as the kernel says (`sched_getaffinity`);
+/// `None` when it cannot be read.
+pub(crate) fn affinity() -> Option<Vec<usize>> {
+    use rustix::thread::CpuSet;
+    let set = rustix::thread::sched_getaffinity(None).ok()?;
+    Some((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect())
+}
+
+/// CPU time (µs, user and system) and the largest peak RSS (KiB) of every child reaped so
+/// far (`getrusage(RUSAGE_CHILDREN)`).
+pub(crate) fn children_usage() -> (u64, u64) {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: rusage is plain data, for which all zeroes is a valid value; getrusage only
+    // writes that local, alive for the call. rustix has no getrusage.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    (
+        us(usage.ru_utime) + us(usage.ru_stime),
+        usage.ru_maxrss as u64,
+    )
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -416,37 +345,37 @@ extern "C" fn on_interrupt(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
     let fd = INTERRUPT_WRITE_FD.load(Ordering::SeqCst);
     if fd >= 0 {
-        // SAFETY: write is async-signal-safe; one byte from a static.
-        unsafe {
-            libc::write(fd, b"!".as_ptr().cast(), 1);
-        }
+        // SAFETY: the write end of the interrupt pipe, stored once and never closed, so open
+        // for the call (and not -1, checked above). rustix's write is one system call that
+        // neither allocates nor touches errno: async-signal-safe.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        let _ = rustix::io::write(fd, b"!");
     }
 }
 
 /// Installs handlers for SIGINT and SIGTERM that mark the run interrupted and make the
 /// interrupt descriptor readable, so every session's `poll` wakes at once.
 pub(crate) fn install_interrupt_handler() -> io::Result<()> {
+    use rustix::pipe::PipeFlags;
     if INTERRUPT_READ_FD.load(Ordering::SeqCst) >= 0 {
         return Ok(());
     }
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills the two descriptors; sigaction with a plain handler.
+    let (read, write) = rustix::pipe::pipe_with(PipeFlags::CLOEXEC | PipeFlags::NONBLOCK)?;
+    // Open for the rest of the process's life (the handler may run at any time).
+    INTERRUPT_READ_FD.store(read.into_raw_fd(), Ordering::SeqCst);
+    INTERRUPT_WRITE_FD.store(write.into_raw_fd(), Ordering::SeqCst);
+    // SAFETY: sigaction is plain data, for which all zeroes is a valid value (no flags, empty
+    // mask); the handler only stores to an atomic and writes one byte (async-signal-safe).
+    // rustix's sigaction is as unsafe, and std has none.
     unsafe {
-        check(libc::pipe2(
-            fds.as_mut_ptr(),
-            libc::O_CLOEXEC | libc::O_NONBLOCK,
-        ))?;
-        INTERRUPT_READ_FD.store(fds[0], Ordering::SeqCst);
-        INTERRUPT_WRITE_FD.store(fds[1], Ordering::SeqCst);
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = on_interrupt as *const () as usize;
         action.sa_flags = libc::SA_RESTART;
-        check(libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut()))?;
-        check(libc::sigaction(
-            libc::SIGTERM,
-            &action,
-            std::ptr::null_mut(),
-        ))?;
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
     }
     Ok(())
 }
@@ -477,16 +406,13 @@ pub(crate) fn reexec_with_payload(
     payload: &[u8],
 ) -> io::Error {
     use std::io::{Seek, Write};
-    use std::os::fd::FromRawFd;
     use std::os::unix::process::CommandExt;
-    // SAFETY: memfd_create with a C string name; the descriptor is ours. No MFD_CLOEXEC: the
-    // new program inherits it.
-    let fd = unsafe { libc::memfd_create(c"harness-secret".as_ptr(), 0) };
-    if fd < 0 {
-        return io::Error::last_os_error();
-    }
-    // SAFETY: a fresh descriptor, owned here until the exec hands it on.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    // No MFD_CLOEXEC: the new program inherits it.
+    let fd = match rustix::fs::memfd_create(c"harness-secret", rustix::fs::MemfdFlags::empty()) {
+        Ok(fd) => fd,
+        Err(e) => return e.into(),
+    };
+    let mut file = std::fs::File::from(fd);
     if let Err(e) = file
         .write_all(payload)
         .and_then(|()| file.rewind().map(|_| ()))
@@ -499,7 +425,7 @@ pub(crate) fn reexec_with_payload(
     let e = std::process::Command::new("/proc/self/exe")
         .arg0(first)
         .args(rest)
-        .env(fd_var, fd.to_string())
+        .env(fd_var, file.as_raw_fd().to_string())
         .exec();
     drop(file);
     e
@@ -510,13 +436,16 @@ pub(crate) fn reexec_with_payload(
 pub(crate) fn take_payload(fd: RawFd) -> io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::fd::FromRawFd;
-    // Only a descriptor that is really open: a stale number must not close another file.
-    // SAFETY: F_GETFD only asks.
-    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
-        return Err(io::Error::last_os_error());
+    if fd < 0 {
+        return Err(Errno::BADF.into());
     }
-    // SAFETY: the descriptor was handed to us by the process we replaced; we own it now.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    // SAFETY: a descriptor number handed to us by the process we replaced, not -1 (checked
+    // above). It is taken only if it is really open (F_GETFD only asks), so a stale number
+    // cannot close another file; nothing else in this process owns it.
+    let mut file = unsafe {
+        rustix::io::fcntl_getfd(BorrowedFd::borrow_raw(fd))?;
+        std::fs::File::from_raw_fd(fd)
+    };
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
@@ -525,10 +454,7 @@ pub(crate) fn take_payload(fd: RawFd) -> io::Result<Vec<u8>> {
 /// Makes the calling process undumpable: another process of the same user can no longer read
 /// its memory or environment through /proc, nor trace it (the harness, when it holds a key).
 pub(crate) fn forbid_inspection() {
-    // SAFETY: prctl with integer arguments.
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
 }
 
 /// The first file named `name` in a folder of the host's PATH (what a shell would run).

@@ -24,6 +24,7 @@
 
 use std::ffi::OsString;
 use std::fmt;
+use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 
 use hmac::{Hmac, KeyInit, Mac};
@@ -136,8 +137,7 @@ impl Given {
                 }
             } else if given.arg.is_none() {
                 if let Some(value) = arg.as_encoded_bytes().strip_prefix(b"--secret=") {
-                    // SAFETY: a suffix of an OsString's bytes after an ASCII prefix.
-                    let value = unsafe { OsString::from_encoded_bytes_unchecked(value.to_vec()) };
+                    let value = OsString::from_vec(value.to_vec());
                     given.arg = Some((i, true, value));
                     continue;
                 }
@@ -200,9 +200,7 @@ impl Given {
                 _ => return None,
             };
             let len = u32_of(take(&mut bytes, 4)?);
-            // SAFETY: bytes this program encoded from OsStrings (see `encode`).
-            let value =
-                unsafe { OsString::from_encoded_bytes_unchecked(take(&mut bytes, len)?.to_vec()) };
+            let value = OsString::from_vec(take(&mut bytes, len)?.to_vec());
             match head {
                 None => given.env = Some(value),
                 Some((i, joined)) => given.arg = Some((i, joined, value)),

@@ -5,7 +5,7 @@
 //! The thinking clock runs from the moment the harness starts writing a message until the
 //! player's answer line has arrived: time the harness spends blocked on a full pipe because
 //! the player does not read is the player's; the judge's own work never counts. Reads wait on the pipes with one
-//! `epoll` set per session (`os::Waiter`; `poll` off Linux): no reader thread, no channel hop
+//! `epoll` set per session (`os::Waiter`): no reader thread, no channel hop
 //! per move. The player's stderr is drained in the same wait into a capped tail buffer, so a
 //! chatty player can never block. Everything that touches the OS directly is in `crate::os`.
 //!

@@ -419,6 +419,7 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(pids.exists(), "the run reached the slow seed");
+    // SAFETY: kill takes no pointer; the child is ours and not yet reaped.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let start = Instant::now();
     let out = child.wait_with_output().unwrap();
@@ -469,6 +470,7 @@ fn ctrl_c_keeps_finished_rows_writes_a_partial_leaderboard_and_exits_130() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(
+        // SAFETY: signal 0 only checks that the process exists.
         unsafe { libc::kill(pid, 0) } != 0,
         "the player's child was killed"
     );

@@ -20,15 +20,19 @@ thread_local! {
     static COUNTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+// SAFETY: every call is handed on to the system allocator unchanged; counting touches only an
+// atomic and a thread-local flag, neither of which allocates.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if COUNTED.with(|c| c.get()) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
+        // SAFETY: the caller's layout, as GlobalAlloc::alloc requires of it.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above (the system's) with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
 }

@@ -120,6 +120,7 @@ fn an_interrupted_tuning_resumes_without_playing_any_test_twice_then_validates_o
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(kept() >= 10, "the tuning played tests");
+    // SAFETY: kill takes no pointer; the child is ours and not yet reaped.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     expect_exit(&out, 130);
@@ -255,6 +256,7 @@ fn a_tuning_interrupted_during_validation_finishes_it_on_resume() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(validated() >= 10, "the validation began");
+    // SAFETY: kill takes no pointer; the child is ours and not yet reaped.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     expect_exit(&out, 130);

@@ -150,14 +150,5 @@ pub(super) fn attribute(n: u64, open: &Containment, sandboxed: &Containment) -> 
 
 /// The CPU time (user and system) of the harness's reaped children so far.
 fn children_cpu() -> Duration {
-    // SAFETY: `rusage` is plain data, for which all zeroes is a valid value; getrusage only
-    // writes into the local it is given, and RUSAGE_CHILDREN is a valid `who` (neither
-    // rustix nor std offers getrusage).
-    let usage = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
-        u
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
+    Duration::from_micros(crate::os::children_usage().0)
 }

@@ -102,7 +102,7 @@ impl Seen {
         let exit = report.and_then(|r| r.exit);
         // A player that talked to another program directly dies of SIGPIPE only when that
         // program stopped reading it: the program's judgement stands, not a crash.
-        let broken_pipe = ending.direct && exit == Some(os::Exit::Signal(libc::SIGPIPE));
+        let broken_pipe = ending.direct && exit == Some(os::Exit::Signal(os::SIGPIPE));
         let crashed = !ending.killed
             && !broken_pipe
             && matches!(exit, Some(os::Exit::Signal(_)) | Some(os::Exit::Code(1..)));

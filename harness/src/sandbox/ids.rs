@@ -45,7 +45,7 @@ pub fn tool_ids() -> Option<(u32, u32)> {
 /// The host (uid, gid) players run as when the harness is root; `None` when the harness is an
 /// ordinary user (its players then run as that user, the only id it has).
 pub fn player_ids() -> Option<(u32, u32)> {
-    // SAFETY: a plain getter.
-    let euid = unsafe { libc::geteuid() };
-    (euid == 0).then_some((PLAYER_UID, PLAYER_GID))
+    rustix::process::geteuid()
+        .is_root()
+        .then_some((PLAYER_UID, PLAYER_GID))
 }

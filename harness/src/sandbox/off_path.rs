@@ -153,7 +153,8 @@ mod tests {
         static THREAD: OffPath = OffPath::new("harness-test-off-path");
         let (tx, rx) = std::sync::mpsc::channel();
         THREAD.run(Box::new(move || {
-            // SAFETY: pid 0 is the calling thread.
+            // SAFETY: pid 0 is the calling thread; no memory is passed (rustix has no
+            // sched_getscheduler).
             let policy = unsafe { libc::sched_getscheduler(0) };
             let _ = tx.send((off_path_thread(), policy));
         }));

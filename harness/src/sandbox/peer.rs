@@ -20,7 +20,8 @@ pub fn peer_pid(socket: BorrowedFd<'_>) -> io::Result<i32> {
     };
     let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
     // SAFETY: `cred` and `len` are valid for writes and `len` is the size of `cred`, as
-    // SO_PEERCRED requires; the descriptor is borrowed, so it is open.
+    // SO_PEERCRED requires; the descriptor is borrowed, so it is open. Not rustix's
+    // socket_peercred: its pid may not be 0, which is what a peer outside our pid namespace has.
     let ret = unsafe {
         libc::getsockopt(
             socket.as_raw_fd(),

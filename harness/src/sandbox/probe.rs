@@ -93,7 +93,8 @@ fn read(path: &str) -> Option<String> {
 
 /// The landlock ABI version the kernel offers (0: none).
 pub(crate) fn landlock_abi() -> i64 {
-    // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only asks.
+    // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only asks;
+    // no memory is read or written. rustix has no landlock calls.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,
@@ -243,16 +244,13 @@ fn user_tasks(uid: u32) -> u64 {
 /// limit (`RLIMIT_NPROC`, which a test's processes count against in every mode), with room
 /// for the harness and the user's other processes; and a note when it had to lower `wanted`.
 pub(crate) fn process_cap(threads: usize, wanted: u64) -> (u64, Option<String>) {
-    // SAFETY: plain getter; rlimit is plain data filled by the call.
-    let (uid, limit) = unsafe {
-        let mut lim: libc::rlimit = std::mem::zeroed();
-        libc::getrlimit(libc::RLIMIT_NPROC, &mut lim);
-        (libc::geteuid(), lim.rlim_cur)
-    };
-    // Root is not held to RLIMIT_NPROC; an unlimited limit needs no share.
-    if uid == 0 || limit == libc::RLIM_INFINITY {
+    let uid = rustix::process::geteuid();
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nproc).current;
+    // Root is not held to RLIMIT_NPROC; an unlimited limit (`None`) needs no share.
+    let Some(limit) = limit.filter(|_| !uid.is_root()) else {
         return (wanted, None);
-    }
+    };
+    let uid = uid.as_raw();
     let used = user_tasks(uid);
     // Room for the harness's own threads, its supervisors and a few more.
     let spare = limit.saturating_sub(used + 16 + 3 * threads as u64);

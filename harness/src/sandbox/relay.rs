@@ -115,7 +115,8 @@ fn relay() -> io::Result<()> {
     sys::send_with_fds(stream.as_raw_fd(), b"R", &[0, 1], 0)?;
     // The harness holds the tester's pipes now: ours must go, or the tester would never see
     // the end of its player's output.
-    // SAFETY: closing our own standard descriptors; nothing here uses them afterwards.
+    // SAFETY: closing our own standard descriptors, which no Rust owner holds and nothing here
+    // uses afterwards (rustix's close is as unsafe).
     unsafe {
         libc::close(0);
         libc::close(1);

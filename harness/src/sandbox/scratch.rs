@@ -71,9 +71,19 @@ pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<
         .write(true)
         .create_new(true)
         .open(dir.path().join(LOCK))?;
-    super::sys::flock(&lock, false)?;
+    lock_exclusive(&lock)?;
     std::io::Write::write_all(&mut lock, lock_text().as_bytes())?;
     Ok(Locked { dir, _lock: lock })
+}
+
+/// `flock(LOCK_EX)` on `file`, waiting while another open file holds it.
+fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
+    loop {
+        match file.lock() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            done => return done,
+        }
+    }
 }
 
 /// Removes the folders that runs killed before their end left in `base`: this user's folders
@@ -82,8 +92,7 @@ pub fn locked_folder(parent: &Path, prefix: &str, mode: u32) -> std::io::Result<
 /// link; a folder without a lock file (another program's, or an older harness's) is left.
 pub fn remove_stale(base: &Path) -> usize {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     let Ok(entries) = std::fs::read_dir(base) else {
         return 0;
     };
@@ -105,7 +114,7 @@ pub fn remove_stale(base: &Path) -> usize {
         // One open of the lock file (never through a link) for its age, its text and its lock.
         let Ok(mut lock) = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(crate::os::NO_FOLLOW)
             .open(path.join(LOCK))
         else {
             continue;
@@ -127,7 +136,7 @@ pub fn remove_stale(base: &Path) -> usize {
             continue;
         }
         // Held (a run still going): EWOULDBLOCK.
-        if super::sys::flock(&lock, true).is_err() {
+        if lock.try_lock().is_err() {
             continue;
         }
         if std::fs::remove_dir_all(&path).is_ok() {
@@ -140,15 +149,9 @@ pub fn remove_stale(base: &Path) -> usize {
 /// What a lock file says: the machine it was made on (its host name), so that only this
 /// machine's runs are ever taken for dead ones.
 fn lock_text() -> String {
-    let mut name = [0u8; 256];
-    // SAFETY: a local buffer of the given length; gethostname NUL-terminates what fits.
-    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
-    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-    let host = if ok {
-        String::from_utf8_lossy(&name[..len]).to_string()
-    } else {
-        String::new()
-    };
+    // The node name of uname, which is what gethostname returns.
+    let uname = rustix::system::uname();
+    let host = uname.nodename().to_string_lossy();
     format!("harness run on host {host}\n")
 }
 
@@ -187,8 +190,7 @@ pub fn chosen() -> &'static Base {
         choose(
             std::env::var_os("TMPDIR"),
             std::env::var_os("XDG_RUNTIME_DIR"),
-            // SAFETY: geteuid has no preconditions.
-            unsafe { libc::geteuid() } == 0,
+            rustix::process::geteuid().is_root(),
             &probe,
         )
     })

@@ -183,7 +183,8 @@ pub(crate) fn apply(modes: bool) -> io::Result<()> {
         len: filter.len() as u16,
         filter: filter.as_ptr() as *mut libc::sock_filter,
     };
-    // SAFETY: a pointer to a live, well-formed program for the call's duration.
+    // SAFETY: a pointer to a live, well-formed program for the call's duration; the kernel
+    // copies it. rustix has no seccomp call.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_seccomp,

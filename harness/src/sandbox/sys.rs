@@ -1,20 +1,32 @@
 //! Thin wrappers over the Linux system calls the sandbox needs (clone with namespaces, mounts,
 //! ids, limits, waiting and killing). Each turns a failure into an `io::Error` that names the
 //! call; nothing here decides policy.
+//!
+//! Calls go through `rustix` (safe types, the kernel's errno as it is); `libc` stays only for
+//! what `rustix` does not offer (`clone` with namespace flags, `mount_setattr`, `keyctl`,
+//! `signalfd`, `execve`, `sched_setscheduler`, interface flags, `TIOCNOTTY`, `kill(-1)`) and
+//! where a caller hands raw descriptor numbers, each such block with its SAFETY note.
 
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use rustix::process::{Pid, Signal};
+
 pub(crate) fn check(ret: libc::c_long, what: &str) -> io::Result<libc::c_long> {
     if ret < 0 {
-        let e = io::Error::last_os_error();
-        Err(io::Error::new(e.kind(), format!("{what}: {e}")))
+        Err(named(io::Error::last_os_error(), what))
     } else {
         Ok(ret)
     }
+}
+
+/// `e` with the name of the call that failed in front ("what: e").
+pub(crate) fn named(e: impl Into<io::Error>, what: &str) -> io::Error {
+    let e = e.into();
+    io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
 pub(crate) fn cstr(path: &Path) -> io::Result<CString> {
@@ -24,21 +36,15 @@ pub(crate) fn cstr(path: &Path) -> io::Result<CString> {
 
 /// A pipe whose both ends are close-on-exec.
 pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors that we then own.
-    check(
-        unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } as _,
-        "pipe2",
-    )?;
-    // SAFETY: fresh descriptors owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| named(e, "pipe2"))
 }
 
 /// `clone` like `fork`, with namespace flags: returns 0 in the child and the child's pid in
 /// the parent. Only for single-threaded callers (the supervisor).
 pub(crate) fn fork_with(flags: libc::c_int) -> io::Result<libc::pid_t> {
     // SAFETY: the raw clone syscall without CLONE_VM and without a new stack behaves as
-    // fork; the caller is single-threaded, so the child may go on running Rust code.
+    // fork; the caller is single-threaded, so the child may go on running Rust code. Neither
+    // std nor rustix offers a fork with namespace flags.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_clone,
@@ -56,6 +62,10 @@ pub(crate) fn write_file(path: &str, text: &str) -> io::Result<()> {
     std::fs::write(path, text).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
 }
 
+/// `mount(2)` with the arguments as given, `None` passed as a null pointer. The kinds the
+/// sandbox makes: a new file system (source and type given), a bind mount (source, no type,
+/// `MS_BIND` with or without `MS_REC`) and a change of an existing mount (neither: a remount
+/// or a propagation change).
 pub(crate) fn mount(
     source: Option<&Path>,
     target: &Path,
@@ -63,30 +73,30 @@ pub(crate) fn mount(
     flags: libc::c_ulong,
     data: Option<&str>,
 ) -> io::Result<()> {
-    let source = source.map(cstr).transpose()?;
-    let target_c = cstr(target)?;
-    let fstype = fstype.map(|s| CString::new(s).expect("no NUL"));
+    use rustix::mount::{MountFlags, MountPropagationFlags};
+    let bits = u32::try_from(flags).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
     let data = data.map(|s| CString::new(s).expect("no NUL"));
-    // SAFETY: every pointer is a valid C string or null, for the call.
-    let ret = unsafe {
-        libc::mount(
-            source.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
-            target_c.as_ptr(),
-            fstype.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
-            flags,
-            data.as_ref()
-                .map_or(std::ptr::null(), |s| s.as_ptr().cast()),
-        )
+    let bind = libc::MS_BIND as u32;
+    let ret = match (source, fstype, &data) {
+        (Some(source), Some(fstype), data) => rustix::mount::mount(
+            source,
+            target,
+            fstype,
+            MountFlags::from_bits_retain(bits),
+            data.as_deref(),
+        ),
+        // rustix's mount_change is `mount(NULL, target, NULL, flags, NULL)` whatever the flags.
+        (None, None, None) => {
+            rustix::mount::mount_change(target, MountPropagationFlags::from_bits_retain(bits))
+        }
+        (Some(source), None, None) if bits == bind => rustix::mount::mount_bind(source, target),
+        (Some(source), None, None) if bits == bind | libc::MS_REC as u32 => {
+            rustix::mount::mount_bind_recursive(source, target)
+        }
+        _ => Err(rustix::io::Errno::INVAL),
     };
-    if ret < 0 {
-        // The message is made only on failure: a test's view is dozens of mounts.
-        let e = io::Error::last_os_error();
-        return Err(io::Error::new(
-            e.kind(),
-            format!("mount {}: {e}", target.display()),
-        ));
-    }
-    Ok(())
+    // The message is made only on failure: a test's view is dozens of mounts.
+    ret.map_err(|e| named(e, &format!("mount {}", target.display())))
 }
 
 /// `MOUNT_ATTR_*` of linux/mount.h.
@@ -117,7 +127,8 @@ pub(crate) fn add_mount_attrs(path: &Path, attrs: u64) -> io::Result<bool> {
         propagation: 0,
         userns_fd: 0,
     };
-    // SAFETY: a valid C string and a pointer to a local struct of the size passed.
+    // SAFETY: a valid C string and a pointer to a local struct of the size passed, both alive
+    // for the call; the kernel only reads them. rustix has no mount_setattr.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
@@ -135,10 +146,7 @@ pub(crate) fn add_mount_attrs(path: &Path, attrs: u64) -> io::Result<bool> {
         if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) {
             return Ok(false);
         }
-        return Err(io::Error::new(
-            e.kind(),
-            format!("mount_setattr {}: {e}", path.display()),
-        ));
+        return Err(named(e, &format!("mount_setattr {}", path.display())));
     }
     Ok(true)
 }
@@ -146,62 +154,31 @@ pub(crate) fn add_mount_attrs(path: &Path, attrs: u64) -> io::Result<bool> {
 /// The file system `path` is on: its type (`f_type`, e.g. `TMPFS_MAGIC`) and the bytes an
 /// unprivileged user may still write there.
 pub(crate) fn file_system(path: &Path) -> io::Result<(u64, u64)> {
-    let c = cstr(path)?;
-    // SAFETY: statfs is plain data filled by the call.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: valid C string and pointer to a local.
-    check(unsafe { libc::statfs(c.as_ptr(), &mut st) } as _, "statfs")?;
+    let st = rustix::fs::statfs(path).map_err(|e| named(e, "statfs"))?;
     let free = (st.f_bavail as u64).saturating_mul(st.f_bsize as u64);
     Ok((st.f_type as u64, free))
 }
 
-/// `flock(LOCK_EX)` on `file`; with `try_only`, fails at once (`EWOULDBLOCK`) when another
-/// open file holds it.
-pub(crate) fn flock(file: &std::fs::File, try_only: bool) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let op = if try_only {
-        libc::LOCK_EX | libc::LOCK_NB
-    } else {
-        libc::LOCK_EX
-    };
-    loop {
-        // SAFETY: a descriptor the caller owns.
-        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
-            return Ok(());
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
 /// Whether this process may make entries in the folder `path` (`access(W_OK | X_OK)`).
 pub(crate) fn may_write(path: &Path) -> bool {
-    // SAFETY: valid C string.
-    cstr(path).is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0)
+    use rustix::fs::Access;
+    rustix::fs::access(path, Access::WRITE_OK | Access::EXEC_OK).is_ok()
 }
 
 /// The flags of the mount a path is on (`ST_*` of statvfs), to keep locked ones on remount.
 pub(crate) fn mount_flags(path: &Path) -> io::Result<libc::c_ulong> {
-    let c = cstr(path)?;
-    // SAFETY: statvfs is plain data filled by the call.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: valid C string and pointer to a local.
-    check(
-        unsafe { libc::statvfs(c.as_ptr(), &mut st) } as _,
-        "statvfs",
-    )?;
+    use rustix::fs::StatVfsMountFlags as St;
+    let st = rustix::fs::statvfs(path).map_err(|e| named(e, "statvfs"))?;
     let mut flags = 0;
     for (st_flag, ms_flag) in [
-        (libc::ST_NOSUID, libc::MS_NOSUID),
-        (libc::ST_NODEV, libc::MS_NODEV),
-        (libc::ST_NOEXEC, libc::MS_NOEXEC),
-        (libc::ST_NOATIME, libc::MS_NOATIME),
-        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-        (libc::ST_RELATIME, libc::MS_RELATIME),
+        (St::NOSUID, libc::MS_NOSUID),
+        (St::NODEV, libc::MS_NODEV),
+        (St::NOEXEC, libc::MS_NOEXEC),
+        (St::NOATIME, libc::MS_NOATIME),
+        (St::NODIRATIME, libc::MS_NODIRATIME),
+        (St::RELATIME, libc::MS_RELATIME),
     ] {
-        if st.f_flag & st_flag != 0 {
+        if st.f_flag.contains(st_flag) {
             flags |= ms_flag;
         }
     }
@@ -210,17 +187,9 @@ pub(crate) fn mount_flags(path: &Path) -> io::Result<libc::c_ulong> {
 
 /// Makes the current directory the root (`pivot_root(".", ".")`) and drops the old one.
 pub(crate) fn pivot_here() -> io::Result<()> {
-    let dot = c".";
-    // SAFETY: valid C strings.
-    check(
-        unsafe { libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), dot.as_ptr()) },
-        "pivot_root",
-    )?;
-    // SAFETY: valid C string.
-    check(
-        unsafe { libc::umount2(dot.as_ptr(), libc::MNT_DETACH) } as _,
-        "umount old root",
-    )?;
+    rustix::process::pivot_root(c".", c".").map_err(|e| named(e, "pivot_root"))?;
+    rustix::mount::unmount(c".", rustix::mount::UnmountFlags::DETACH)
+        .map_err(|e| named(e, "umount old root"))?;
     std::env::set_current_dir("/")
 }
 
@@ -229,7 +198,8 @@ pub(crate) fn pivot_here() -> io::Result<()> {
 /// adds dies with its last process. A kernel without keys (ENOSYS) has nothing to reach.
 pub(crate) fn fresh_session_keyring() -> io::Result<()> {
     const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
-    // SAFETY: keyctl with a null name makes an anonymous keyring; no pointer is written.
+    // SAFETY: keyctl with a null name makes an anonymous keyring; no pointer is read or
+    // written. rustix has no keyctl.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_keyctl,
@@ -245,64 +215,83 @@ pub(crate) fn fresh_session_keyring() -> io::Result<()> {
 
 /// Sets the process's file mode creation mask (it cannot fail).
 pub(crate) fn set_umask(mask: libc::mode_t) {
-    // SAFETY: umask only sets the calling process's mask.
-    unsafe { libc::umask(mask) };
+    rustix::process::umask(rustix::fs::Mode::from_bits_retain(mask));
 }
 
 pub(crate) fn set_hostname(name: &str) -> io::Result<()> {
-    // SAFETY: pointer and length of a live str.
-    check(
-        unsafe { libc::sethostname(name.as_ptr().cast(), name.len()) } as _,
-        "sethostname",
-    )
-    .map(|_| ())
+    rustix::system::sethostname(name.as_bytes()).map_err(|e| named(e, "sethostname"))
 }
 
 /// Brings the loopback interface of the current network namespace up.
 pub(crate) fn loopback_up() -> io::Result<()> {
-    // SAFETY: a socket we close below; ifreq is plain data.
+    use rustix::net::{AddressFamily, SocketFlags, SocketType};
+    let sock = rustix::net::socket_with(
+        AddressFamily::INET,
+        SocketType::DGRAM,
+        SocketFlags::CLOEXEC,
+        None,
+    )
+    .map_err(|e| named(e, "socket"))?;
+    let mut req = std::mem::MaybeUninit::<libc::ifreq>::zeroed();
+    // SAFETY: ifreq is plain data, for which all zeroes is a valid value; both ioctls read and
+    // write only that local request, alive for the calls, on a socket we own. rustix has no
+    // call for interface flags.
     unsafe {
-        let sock = check(
-            libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) as _,
-            "socket",
-        )? as RawFd;
-        let sock = OwnedFd::from_raw_fd(sock);
-        let mut req: libc::ifreq = std::mem::zeroed();
+        let req = req.assume_init_mut();
         for (i, b) in b"lo".iter().enumerate() {
             req.ifr_name[i] = *b as libc::c_char;
         }
-        use std::os::fd::AsRawFd;
         check(
-            libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut req) as _,
+            libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut *req) as _,
             "SIOCGIFFLAGS",
         )?;
         req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
         check(
-            libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &req) as _,
+            libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &*req) as _,
             "SIOCSIFFLAGS",
         )?;
     }
     Ok(())
 }
 
+/// The rustix name of a `libc::RLIMIT_*`.
+fn resource(resource: libc::__rlimit_resource_t) -> io::Result<rustix::process::Resource> {
+    use rustix::process::Resource as R;
+    Ok(match resource {
+        libc::RLIMIT_CPU => R::Cpu,
+        libc::RLIMIT_FSIZE => R::Fsize,
+        libc::RLIMIT_DATA => R::Data,
+        libc::RLIMIT_STACK => R::Stack,
+        libc::RLIMIT_CORE => R::Core,
+        libc::RLIMIT_RSS => R::Rss,
+        libc::RLIMIT_NPROC => R::Nproc,
+        libc::RLIMIT_NOFILE => R::Nofile,
+        libc::RLIMIT_MEMLOCK => R::Memlock,
+        libc::RLIMIT_AS => R::As,
+        libc::RLIMIT_LOCKS => R::Locks,
+        libc::RLIMIT_SIGPENDING => R::Sigpending,
+        libc::RLIMIT_MSGQUEUE => R::Msgqueue,
+        libc::RLIMIT_NICE => R::Nice,
+        libc::RLIMIT_RTPRIO => R::Rtprio,
+        libc::RLIMIT_RTTIME => R::Rttime,
+        _ => return Err(named(rustix::io::Errno::INVAL, "setrlimit")),
+    })
+}
+
 pub(crate) fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
-    let lim = libc::rlimit {
-        rlim_cur: value as libc::rlim_t,
-        rlim_max: value as libc::rlim_t,
+    let lim = rustix::process::Rlimit {
+        current: Some(value),
+        maximum: Some(value),
     };
-    // SAFETY: pointer to a local.
-    check(unsafe { libc::setrlimit(resource, &lim) } as _, "setrlimit").map(|_| ())
+    rustix::process::setrlimit(self::resource(resource)?, lim).map_err(|e| named(e, "setrlimit"))
 }
 
 /// Lowers only the soft limit (the hard one stays, so a debugger can raise it again).
 pub(crate) fn set_soft_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
-    // SAFETY: rlimit is plain data, filled then passed back.
-    unsafe {
-        let mut lim: libc::rlimit = std::mem::zeroed();
-        check(libc::getrlimit(resource, &mut lim) as _, "getrlimit")?;
-        lim.rlim_cur = (value as libc::rlim_t).min(lim.rlim_max);
-        check(libc::setrlimit(resource, &lim) as _, "setrlimit").map(|_| ())
-    }
+    let resource = self::resource(resource)?;
+    let mut lim = rustix::process::getrlimit(resource);
+    lim.current = Some(value.min(lim.maximum.unwrap_or(u64::MAX)));
+    rustix::process::setrlimit(resource, lim).map_err(|e| named(e, "setrlimit"))
 }
 
 /// Takes the calling process out of the terminal's reach without a session of its own: a
@@ -313,35 +302,43 @@ pub(crate) fn set_soft_rlimit(resource: libc::__rlimit_resource_t, value: u64) -
 /// harness's costs every round trip a switch between two groups (about a fifth of a raw pipe
 /// round trip, `harness bench`).
 pub(crate) fn leave_terminal() {
-    // SAFETY: plain calls on the calling process; the descriptor is ours and closed here.
-    unsafe {
-        libc::setpgid(0, 0);
-        let tty = libc::open(
-            c"/dev/tty".as_ptr(),
-            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
-        );
-        if tty >= 0 {
-            libc::ioctl(tty, libc::TIOCNOTTY);
-            libc::close(tty);
-        }
+    use rustix::fs::{Mode, OFlags};
+    let _ = rustix::process::setpgid(None, None);
+    let flags = OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC;
+    if let Ok(tty) = rustix::fs::open(c"/dev/tty", flags, Mode::empty()) {
+        // SAFETY: TIOCNOTTY takes no argument and touches no memory; the descriptor is ours
+        // (closed when `tty` drops). rustix has no TIOCNOTTY.
+        unsafe { libc::ioctl(tty.as_raw_fd(), libc::TIOCNOTTY) };
     }
 }
 
+/// `prctl(option, arg)` for the options the sandbox sets: `PR_SET_DUMPABLE`,
+/// `PR_SET_CHILD_SUBREAPER`, `PR_SET_PDEATHSIG` and `PR_SET_NO_NEW_PRIVS` (another option:
+/// `EINVAL`, as the kernel says of one it does not know).
 pub(crate) fn prctl(option: libc::c_int, arg: libc::c_ulong) -> io::Result<()> {
-    // SAFETY: prctl with integer arguments.
-    check(
-        unsafe {
-            libc::prctl(
-                option,
-                arg,
-                0 as libc::c_ulong,
-                0 as libc::c_ulong,
-                0 as libc::c_ulong,
-            )
-        } as _,
-        "prctl",
-    )
-    .map(|_| ())
+    use rustix::process::DumpableBehavior;
+    let invalid = || Err(rustix::io::Errno::INVAL);
+    let ret = match option {
+        libc::PR_SET_DUMPABLE => match arg {
+            0 => rustix::process::set_dumpable_behavior(DumpableBehavior::NotDumpable),
+            1 => rustix::process::set_dumpable_behavior(DumpableBehavior::Dumpable),
+            _ => invalid(),
+        },
+        libc::PR_SET_CHILD_SUBREAPER => {
+            rustix::process::set_child_subreaper(Pid::from_raw(arg as i32))
+        }
+        libc::PR_SET_PDEATHSIG => match (arg, Signal::from_named_raw(arg as i32)) {
+            (0, _) => rustix::process::set_parent_process_death_signal(None),
+            (_, Some(signal)) => rustix::process::set_parent_process_death_signal(Some(signal)),
+            (_, None) => invalid(),
+        },
+        libc::PR_SET_NO_NEW_PRIVS => match arg {
+            1 => rustix::thread::set_no_new_privs(true),
+            _ => invalid(),
+        },
+        _ => invalid(),
+    };
+    ret.map_err(|e| named(e, "prctl"))
 }
 
 /// Closes every descriptor from `first` up, but `keep`.
@@ -350,13 +347,16 @@ pub(crate) fn close_from(first: RawFd, keep: Option<RawFd>) {
         if lo as libc::c_uint > hi {
             return;
         }
-        // SAFETY: closes descriptors by number; nothing else refers to them afterwards.
-        let ret = unsafe { libc::syscall(libc::SYS_close_range, lo as libc::c_uint, hi, 0) };
-        if ret < 0 {
-            // Kernels before 5.9: close them one by one.
-            for fd in lo..(hi.min(65535) as RawFd + 1) {
-                // SAFETY: as above.
-                unsafe { libc::close(fd) };
+        // SAFETY: closes descriptors by number, which no Rust owner may then use: the callers
+        // (a new process about to exec or to serve) hold nothing in this range but `keep`.
+        // rustix's close_range is as unsafe, for the same reason.
+        unsafe {
+            let ret = libc::syscall(libc::SYS_close_range, lo as libc::c_uint, hi, 0);
+            if ret < 0 {
+                // Kernels before 5.9: close them one by one.
+                for fd in lo..(hi.min(65535) as RawFd + 1) {
+                    libc::close(fd);
+                }
             }
         }
     };
@@ -372,19 +372,25 @@ pub(crate) fn close_from(first: RawFd, keep: Option<RawFd>) {
 /// Points descriptors 0, 1 and 2 at /dev/null: the player's pipes must be held by the player
 /// alone, so that its closing them is seen at once.
 pub(crate) fn detach_stdio() {
-    // SAFETY: open, dup2 and close on descriptors we own.
-    unsafe {
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
-        for fd in 0..3 {
-            if null >= 0 {
-                libc::dup2(null, fd);
-            } else {
-                libc::close(fd);
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDWR | OFlags::CLOEXEC;
+    match rustix::fs::open(c"/dev/null", flags, Mode::empty()) {
+        Ok(null) => {
+            let _ = rustix::stdio::dup2_stdin(&null);
+            let _ = rustix::stdio::dup2_stdout(&null);
+            let _ = rustix::stdio::dup2_stderr(&null);
+            // Opened as one of 0, 1, 2 (they were closed): it stays open as that one.
+            if null.as_raw_fd() <= 2 {
+                let _ = std::os::fd::IntoRawFd::into_raw_fd(null);
             }
         }
-        if null > 2 {
-            libc::close(null);
-        }
+        // SAFETY: closes the standard descriptors, which nothing of this process uses after
+        // this call (its callers start a player that must not hold them).
+        Err(_) => unsafe {
+            for fd in 0..3 {
+                libc::close(fd);
+            }
+        },
     }
 }
 
@@ -394,13 +400,29 @@ pub(crate) fn exec(program: &CStr, argv: &[CString], env: &[CString]) -> io::Err
     argv_p.push(std::ptr::null());
     let mut env_p: Vec<*const libc::c_char> = env.iter().map(|a| a.as_ptr()).collect();
     env_p.push(std::ptr::null());
-    // SAFETY: null-terminated arrays of valid C strings, alive for the call.
+    // SAFETY: null-terminated arrays of valid C strings, alive for the call. rustix's execve
+    // is as unsafe (raw arrays).
     unsafe { libc::execve(program.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
     io::Error::last_os_error()
 }
 
+/// `kill(pid, signal)`, a negative pid for a process group; an error is ignored (the
+/// process is gone already).
 pub(crate) fn kill(pid: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: plain syscall.
+    let target = Pid::from_raw(pid.wrapping_abs());
+    let _ = match (target, Signal::from_named_raw(signal)) {
+        (Some(p), Some(signal)) if pid > 0 => rustix::process::kill_process(p, signal),
+        (Some(group), Some(signal)) if pid < -1 => {
+            rustix::process::kill_process_group(group, signal)
+        }
+        _ => return kill_raw(pid, signal),
+    };
+}
+
+/// `kill` for what rustix has no call for: every process the caller may signal (pid -1),
+/// the caller's group (0), a signal without a name.
+fn kill_raw(pid: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: kill takes no pointer and touches no memory of ours.
     unsafe { libc::kill(pid, signal) };
 }
 
@@ -413,56 +435,48 @@ pub(crate) struct Waited {
 
 /// `wait4(pid)`: `Ok(None)` when nothing is ready (`block = false`) or no child is left.
 pub(crate) fn wait(pid: libc::pid_t, block: bool) -> io::Result<Option<Waited>> {
-    let mut status = 0;
-    // SAFETY: rusage is plain data.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: pointers to locals.
-        let ret = unsafe {
-            libc::wait4(
-                pid,
-                &mut status,
-                if block { 0 } else { libc::WNOHANG } | libc::__WALL,
-                &mut usage,
-            )
-        };
-        if ret == 0 {
-            return Ok(None);
-        }
-        if ret < 0 {
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::ECHILD) => return Ok(None),
-                _ => return Err(e),
-            }
-        }
-        let exit = if libc::WIFSIGNALED(status) {
-            super::spec::Exit::Signal(libc::WTERMSIG(status))
-        } else {
-            super::spec::Exit::Code(libc::WEXITSTATUS(status))
-        };
-        return Ok(Some(Waited { pid: ret, exit }));
+    use rustix::process::WaitOptions;
+    let mut options = WaitOptions::from_bits_retain(libc::__WALL as u32);
+    if !block {
+        options |= WaitOptions::NOHANG;
     }
-}
-
-fn cpu_us(u: &libc::rusage) -> u64 {
-    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    us(u.ru_utime) + us(u.ru_stime)
+    loop {
+        let waited = match pid {
+            -1 => rustix::process::wait(options),
+            0 => rustix::process::waitpid(None, options),
+            p => match Pid::from_raw(p.wrapping_abs()) {
+                Some(p) if pid > 0 => rustix::process::waitpid(Some(p), options),
+                Some(group) => rustix::process::waitpgid(group, options),
+                None => Err(rustix::io::Errno::CHILD),
+            },
+        };
+        let (child, status) = match waited {
+            Ok(Some(done)) => done,
+            Ok(None) | Err(rustix::io::Errno::CHILD) => return Ok(None),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let exit = match status.terminating_signal() {
+            Some(signal) => super::spec::Exit::Signal(signal),
+            None => super::spec::Exit::Code(libc::WEXITSTATUS(status.as_raw())),
+        };
+        return Ok(Some(Waited {
+            pid: child.as_raw_pid(),
+            exit,
+        }));
+    }
 }
 
 /// CPU time and the largest peak RSS of every child reaped so far.
 pub(crate) fn children_usage() -> (u64, u64) {
-    // SAFETY: rusage is plain data filled by the call.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pointer to a local.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    (cpu_us(&usage), usage.ru_maxrss as u64)
+    crate::os::children_usage()
 }
 
 /// Blocks SIGCHLD and returns a descriptor that reads when a child changes state.
 pub(crate) fn sigchld_fd() -> io::Result<OwnedFd> {
-    // SAFETY: sigset_t is plain data set up by sigemptyset/sigaddset.
+    // SAFETY: sigset_t is plain data set up by sigemptyset/sigaddset, alive for the calls;
+    // signalfd returns a fresh descriptor that we then own. rustix has no signalfd, and its
+    // sigprocmask is as unsafe.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -475,13 +489,15 @@ pub(crate) fn sigchld_fd() -> io::Result<OwnedFd> {
             libc::signalfd(-1, &set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK) as _,
             "signalfd",
         )?;
-        Ok(OwnedFd::from_raw_fd(fd as RawFd))
+        Ok(std::os::fd::FromRawFd::from_raw_fd(fd as RawFd))
     }
 }
 
 /// Unblocks every signal and resets the usual ones to their default action (before exec).
+/// Allocates nothing.
 pub(crate) fn reset_signals() {
-    // SAFETY: sigset_t is plain data; signal() with SIG_DFL.
+    // SAFETY: sigset_t is plain data, alive for the call; signal() with SIG_DFL installs no
+    // handler of ours. rustix's signal calls are as unsafe.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -503,63 +519,50 @@ pub(crate) fn reset_signals() {
 /// Waits until one of the descriptors is readable or `timeout_ms` passes (-1: no limit).
 /// Returns a bit per descriptor.
 pub(crate) fn poll_read(fds: &[RawFd], timeout_ms: i32) -> u32 {
-    let mut p: Vec<libc::pollfd> = fds
-        .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    loop {
-        // SAFETY: valid array for its length.
-        let n = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
-        if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-            continue;
-        }
-        return p
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.revents != 0)
-            .fold(0, |set, (i, _)| set | 1 << i);
-    }
+    use crate::os::PollFd;
+    let mut p: Vec<PollFd> = fds.iter().map(|&fd| PollFd::readable(fd)).collect();
+    let timeout = u64::try_from(timeout_ms)
+        .ok()
+        .map(std::time::Duration::from_millis);
+    let _ = crate::os::poll(&mut p, timeout);
+    p.iter()
+        .enumerate()
+        .filter(|(_, p)| p.ready())
+        .fold(0, |set, (i, _)| set | 1 << i)
 }
 
 /// The calling thread's id.
 pub(crate) fn gettid() -> libc::pid_t {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() }
+    rustix::thread::gettid().as_raw_pid()
 }
 
 /// The CPUs the calling thread may run on, as a cgroup CPU list ("1", "0,1"); empty when
 /// they cannot be read.
 pub(crate) fn affinity_list() -> String {
-    // SAFETY: cpu_set_t is plain data filled by the call; CPU_ISSET reads inside it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return String::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+    crate::os::affinity().map_or_else(String::new, |cpus| {
+        cpus.iter()
             .map(|cpu| cpu.to_string())
             .collect::<Vec<_>>()
             .join(",")
-    }
+    })
 }
 
 /// The bytes a pipe holds before a write to it blocks (`F_GETPIPE_SZ`).
 pub(crate) fn pipe_capacity(fd: RawFd) -> Option<usize> {
-    // SAFETY: fcntl on a descriptor of ours; no memory is passed.
-    let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
-    usize::try_from(size).ok()
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: a descriptor number the caller holds open for this call (not -1, checked
+    // above); the borrow ends with the call.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    rustix::pipe::fcntl_getpipe_size(fd).ok()
 }
 
 /// Lets the calling thread run on every CPU the process may use: a thread started by a
 /// pinned worker would otherwise stay on that worker's CPU (the kernel keeps what the
 /// process's cpuset allows of a full mask).
 pub(crate) fn unpin() -> bool {
-    let every: Vec<usize> = (0..libc::CPU_SETSIZE as usize).collect();
+    let every: Vec<usize> = (0..rustix::thread::CpuSet::MAX_CPU).collect();
     crate::os::set_affinity(&every)
 }
 
@@ -573,7 +576,8 @@ pub(crate) fn unpin() -> bool {
 /// every launch).
 pub(crate) fn lowest_priority() -> bool {
     let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: pid 0 is the calling thread; the parameter is plain data.
+    // SAFETY: pid 0 is the calling thread; the parameter is a local, only read. rustix has no
+    // sched_setscheduler.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
 }
 
@@ -585,100 +589,65 @@ pub(crate) fn send_with_fds(
     fds: &[RawFd],
     flags: libc::c_int,
 ) -> io::Result<()> {
-    let mut iov = libc::iovec {
-        iov_base: payload.as_ptr() as *mut libc::c_void,
-        iov_len: payload.len(),
+    use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
+    if socket < 0 || fds.iter().any(|&fd| fd < 0) {
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
+    }
+    // SAFETY: descriptor numbers the caller holds open for this call (none is -1, checked
+    // above); the borrows end with the call, and a number that is not open only makes the
+    // kernel answer EBADF.
+    let (socket, fds) = unsafe {
+        let fds: Vec<BorrowedFd<'_>> = fds.iter().map(|&fd| BorrowedFd::borrow_raw(fd)).collect();
+        (BorrowedFd::borrow_raw(socket), fds)
     };
-    let fd_bytes = std::mem::size_of_val(fds) as u32;
-    // SAFETY: CMSG_SPACE only computes a size.
-    let space = unsafe { libc::CMSG_SPACE(fd_bytes) } as usize;
-    // u64 words: a control buffer aligned for cmsghdr.
-    let mut control = vec![0u64; space.div_ceil(8)];
-    // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and
-    // the control buffer holds CMSG_SPACE(fd_bytes) bytes, so CMSG_FIRSTHDR and CMSG_DATA
-    // stay inside it.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        if !fds.is_empty() {
-            msg.msg_control = control.as_mut_ptr().cast();
-            msg.msg_controllen = space as _;
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            (*cmsg).cmsg_level = libc::SOL_SOCKET;
-            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
-            std::ptr::copy_nonoverlapping(
-                fds.as_ptr(),
-                libc::CMSG_DATA(cmsg).cast::<RawFd>(),
-                fds.len(),
-            );
-        }
-        loop {
-            let sent = libc::sendmsg(socket, &msg, flags);
-            if sent == payload.len() as isize {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if sent < 0 && e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(if sent < 0 {
-                e
-            } else {
-                io::Error::other("short send")
-            });
+    let mut space =
+        vec![std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(fds.len()))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !fds.is_empty() && !control.push(SendAncillaryMessage::ScmRights(&fds)) {
+        return Err(io::Error::other("descriptors do not fit a message"));
+    }
+    let iov = [io::IoSlice::new(payload)];
+    let flags = SendFlags::from_bits_retain(flags as u32);
+    loop {
+        match rustix::net::sendmsg(socket, &iov, &mut control, flags) {
+            Ok(sent) if sent == payload.len() => return Ok(()),
+            Ok(_) => return Err(io::Error::other("short send")),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }
 
 /// Receives one message of a Unix socket into `buf`, with at most `most_fds` descriptors
-/// attached (`SCM_RIGHTS`, close-on-exec, in the order sent). Returns the payload's length
-/// and the descriptors; retried when interrupted.
+/// attached (`SCM_RIGHTS`, close-on-exec, in the order sent; more are closed). Returns the
+/// payload's length and the descriptors; retried when interrupted.
 pub(crate) fn recv_with_fds(
     socket: RawFd,
     buf: &mut [u8],
     most_fds: usize,
 ) -> io::Result<(usize, Vec<OwnedFd>)> {
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    // SAFETY: CMSG_SPACE only computes a size.
-    let space =
-        unsafe { libc::CMSG_SPACE((most_fds * std::mem::size_of::<RawFd>()) as u32) } as usize;
-    let mut control = vec![0u64; space.div_ceil(8)];
-    // SAFETY: msghdr is plain data whose pointers outlive recvmsg; the kernel writes at most
-    // msg_controllen bytes of control data, and the walk below stays inside what it wrote;
-    // each descriptor taken from the message is fresh and owned here.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = space as _;
-        let n = loop {
-            let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
-            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            break n;
-        };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut fds = Vec::new();
-        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
-                let len = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
-                for i in 0..len / std::mem::size_of::<RawFd>() {
-                    fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
-                }
-            }
-            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-        }
-        Ok((n as usize, fds))
+    use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
+    if socket < 0 {
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
     }
+    // SAFETY: a descriptor number the caller holds open for this call (not -1, checked
+    // above); the borrow ends with the call.
+    let socket = unsafe { BorrowedFd::borrow_raw(socket) };
+    let mut space = vec![std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(most_fds))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    let mut iov = [io::IoSliceMut::new(buf)];
+    let got = loop {
+        match rustix::net::recvmsg(socket, &mut iov, &mut control, RecvFlags::CMSG_CLOEXEC) {
+            Err(rustix::io::Errno::INTR) => continue,
+            got => break got?,
+        }
+    };
+    let mut fds = Vec::new();
+    for message in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(rights) = message {
+            fds.extend(rights);
+        }
+    }
+    fds.truncate(most_fds);
+    Ok((got.bytes, fds))
 }

@@ -153,10 +153,12 @@ fn make_file(path: &Path) -> io::Result<()> {
 /// An overlay's whiteout at `path`: the character device 0/0, which any user may make
 /// (Linux 5.8, three versions before overlays in user namespaces).
 fn whiteout(path: &Path) -> io::Result<()> {
-    let c = sys::cstr(path)?;
-    // SAFETY: a valid C string; mknod makes a node and touches no memory of ours.
-    let ret = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR, libc::makedev(0, 0)) };
-    sys::check(ret as _, "mknod (an overlay's whiteout)").map(drop)
+    use rustix::fs::{FileType, Mode, CWD};
+    // A path holding a NUL byte is refused as everywhere in the sandbox.
+    sys::cstr(path)?;
+    let dev = rustix::fs::makedev(0, 0);
+    rustix::fs::mknodat(CWD, path, FileType::CharacterDevice, Mode::empty(), dev)
+        .map_err(|e| sys::named(e, "mknod (an overlay's whiteout)"))
 }
 
 /// What [`copy_tools`] may still make.

@@ -59,8 +59,7 @@ fn own_ticks(mut fields: std::str::SplitWhitespace<'_>) -> Option<(u64, u64)> {
 
 /// Clock ticks (`_SC_CLK_TCK`) in microseconds.
 pub(crate) fn ticks_to_us(ticks: u64) -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let per_s = rustix::param::clock_ticks_per_second().max(1);
     ticks * 1_000_000 / per_s
 }
 

@@ -211,7 +211,7 @@ pub fn open_made(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new()
         .write(true)
         .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(crate::os::NO_FOLLOW)
         .open(path)
 }
 
