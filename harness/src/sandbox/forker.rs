@@ -28,7 +28,7 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 
 use super::sys;
 
@@ -64,8 +64,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         // The socket closes after this: the server reads its end and exits.
-        // SAFETY: shutting down our own socket; no memory is passed.
-        unsafe { libc::shutdown(self.socket.as_raw_fd(), libc::SHUT_RDWR) };
+        let _ = rustix::net::shutdown(&self.socket, rustix::net::Shutdown::Both);
         if self.pid > 0 {
             super::reap_later(self.pid);
         }
@@ -135,38 +134,47 @@ fn launch() -> io::Result<Server> {
 }
 
 fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: socketpair fills the array with two new descriptors we own.
-    let ret = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    };
-    if ret != 0 {
-        return Err(io::Error::last_os_error());
+    use rustix::net::{socketpair, AddressFamily, SocketFlags, SocketType};
+    Ok(socketpair(
+        AddressFamily::UNIX,
+        SocketType::SEQPACKET,
+        SocketFlags::CLOEXEC,
+        None,
+    )?)
+}
+
+/// The calling thread's CPU set as the bytes of a `cpu_set_t` (CPU `i` is bit `i % 64` of
+/// the `i / 64`th 64-bit word, in the machine's byte order), [`MASK_BYTES`] long.
+fn affinity_bytes() -> io::Result<Vec<u8>> {
+    let set = rustix::thread::sched_getaffinity(None)?;
+    let mut words = [0u64; MASK_BYTES / 8];
+    for cpu in 0..(MASK_BYTES * 8).min(rustix::thread::CpuSet::MAX_CPU) {
+        if set.is_set(cpu) {
+            words[cpu / 64] |= 1 << (cpu % 64);
+        }
     }
-    // SAFETY: fresh descriptors.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    Ok(words.iter().flat_map(|w| w.to_ne_bytes()).collect())
+}
+
+/// The CPU set of [`affinity_bytes`]' bytes.
+fn affinity_of(bytes: &[u8]) -> rustix::thread::CpuSet {
+    let mut set = rustix::thread::CpuSet::new();
+    for (i, word) in bytes.chunks_exact(8).enumerate() {
+        let word = u64::from_ne_bytes(word.try_into().expect("8 bytes"));
+        for bit in 0..64 {
+            let cpu = i * 64 + bit;
+            if word & (1 << bit) != 0 && cpu < rustix::thread::CpuSet::MAX_CPU {
+                set.set(cpu);
+            }
+        }
+    }
+    set
 }
 
 /// Sends one request (the caller's CPU set, the attribution switch, `fds`) and reads the
 /// new supervisor's pid.
 fn ask(server: &Server, fds: &[RawFd]) -> Result<i32, Failed> {
-    let mut payload = vec![0u8; MASK_BYTES];
-    // SAFETY: cpu_set_t is plain data of MASK_BYTES bytes; the call fills it.
-    let got = unsafe {
-        libc::sched_getaffinity(
-            0,
-            MASK_BYTES,
-            payload.as_mut_ptr().cast::<libc::cpu_set_t>(),
-        )
-    };
-    if got != 0 {
-        return Err(Failed::NotSent);
-    }
+    let mut payload = affinity_bytes().map_err(|_| Failed::NotSent)?;
     if let Some(env) = super::attribution::env() {
         payload.extend_from_slice(env.as_bytes());
     }
@@ -179,16 +187,8 @@ fn ask(server: &Server, fds: &[RawFd]) -> Result<i32, Failed> {
         )));
     }
     let mut answer = [0u8; 4];
-    // SAFETY: a read into a local buffer from our socket.
-    let n = unsafe {
-        libc::recv(
-            server.socket.as_raw_fd(),
-            answer.as_mut_ptr().cast(),
-            answer.len(),
-            0,
-        )
-    };
-    if n != 4 {
+    let n = rustix::net::recv(&server.socket, &mut answer, rustix::net::RecvFlags::empty());
+    if !matches!(n, Ok((4, _))) {
         return Err(Failed::Unanswered(io::Error::other(
             "the supervisors' fork server ended without an answer",
         )));
@@ -213,24 +213,20 @@ fn receive(socket: RawFd) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
 
 /// The server (`harness __sandbox forker`, descriptor 0 its socket). Never returns.
 pub(crate) fn serve() -> ! {
-    let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     // Out of the terminal's foreground group (a Ctrl-C is the harness's to handle), in the
     // harness's session (its scheduler autogroup), as every supervisor.
     sys::leave_terminal();
-    // SAFETY: descriptor 0 is our socket by the contract above; it moves out of the way of
-    // the descriptors requests bring, which arrive at the lowest free numbers.
-    let socket = unsafe {
-        let high = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, SERVER_SOCKET);
-        libc::close(0);
-        if high < 0 {
-            libc::_exit(1);
-        }
-        high
+    // Descriptor 0 is our socket by the contract above; it moves out of the way of the
+    // descriptors requests bring, which arrive at the lowest free numbers (0 closes below).
+    let socket = match rustix::io::fcntl_dupfd_cloexec(io::stdin(), SERVER_SOCKET) {
+        Ok(socket) => socket,
+        Err(_) => super::init::exit_now(1),
     };
-    sys::close_from(0, Some(socket));
+    sys::close_from(0, Some(socket.as_raw_fd()));
     loop {
-        let (payload, fds) = match receive(socket) {
+        let (payload, fds) = match receive(socket.as_raw_fd()) {
             Ok(Some(request)) => request,
             Ok(None) | Err(_) => std::process::exit(0),
         };
@@ -244,16 +240,12 @@ pub(crate) fn serve() -> ! {
             }
         };
         // The request's descriptors (if not the child's) close here.
-        // SAFETY: a write of a local buffer to our socket.
-        let sent = unsafe {
-            libc::send(
-                socket,
-                answer.to_ne_bytes().as_ptr().cast(),
-                4,
-                libc::MSG_NOSIGNAL,
-            )
-        };
-        if sent != 4 {
+        let sent = rustix::net::send(
+            &socket,
+            &answer.to_ne_bytes(),
+            rustix::net::SendFlags::NOSIGNAL,
+        );
+        if sent != Ok(4) {
             std::process::exit(0);
         }
     }
@@ -261,40 +253,41 @@ pub(crate) fn serve() -> ! {
 
 /// In the forked child: the request's descriptors become 0, 1, 2..., nothing else stays
 /// open, the caller's CPU set and attribution switch apply; then it is the test's supervisor.
-fn supervisor_child(socket: RawFd, payload: &[u8], fds: Vec<OwnedFd>) -> ! {
+fn supervisor_child(socket: OwnedFd, payload: &[u8], fds: Vec<OwnedFd>) -> ! {
     let count = fds.len() as RawFd;
-    // SAFETY: plain descriptor calls on descriptors this process owns; the payload holds
-    // MASK_BYTES of cpu_set_t first (checked by the caller).
-    unsafe {
-        libc::close(socket);
-        // Every source above the targets first, so that no dup2 clobbers a later source (the
-        // copies close with everything above the targets, below).
-        let high = fds
-            .iter()
-            .map(|fd| super::high(fd.as_raw_fd(), count).map(IntoRawFd::into_raw_fd))
-            .collect::<io::Result<Vec<RawFd>>>();
-        drop(fds);
-        let Ok(high) = high else { libc::_exit(1) };
-        for (target, &fd) in high.iter().enumerate() {
-            if libc::dup2(fd, target as RawFd) < 0 {
-                libc::_exit(1);
+    drop(socket);
+    // Every source above the targets first, so that no copy lands on a later source (the
+    // copies close with everything above the targets, below).
+    let high = fds
+        .iter()
+        .map(|fd| super::high(fd.as_raw_fd(), count))
+        .collect::<io::Result<Vec<OwnedFd>>>();
+    // The request's descriptors were the lowest free numbers, from 0 up (the server holds
+    // nothing below its socket): closed, they leave the targets 0, 1, 2... free.
+    drop(fds);
+    let Ok(high) = high else {
+        super::init::exit_now(1)
+    };
+    for (target, fd) in high.iter().enumerate() {
+        // The lowest free number, which is `target` itself (those below are the earlier
+        // copies); left open for the supervisor (not close-on-exec, as after a dup2).
+        match rustix::io::dup(fd) {
+            Ok(copy) if copy.as_raw_fd() == target as RawFd => {
+                let _ = copy.into_raw_fd();
             }
+            _ => super::init::exit_now(1),
         }
-        sys::close_from(count, None);
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        std::ptr::copy_nonoverlapping(
-            payload.as_ptr(),
-            (&mut set as *mut libc::cpu_set_t).cast::<u8>(),
-            MASK_BYTES,
-        );
-        libc::sched_setaffinity(0, MASK_BYTES, &set);
     }
+    // The copies above the targets close here, with everything else above them.
+    drop(high);
+    sys::close_from(count, None);
+    let _ = rustix::thread::sched_setaffinity(None, &affinity_of(&payload[..MASK_BYTES]));
     if let Some((name, value)) = std::str::from_utf8(&payload[MASK_BYTES..])
         .ok()
         .and_then(|s| s.split_once('='))
     {
         std::env::set_var(name, value);
     }
-    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 1);
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::Dumpable);
     super::supervisor::test_main()
 }

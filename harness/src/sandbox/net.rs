@@ -91,7 +91,7 @@ fn open_namespaces(pid: libc::pid_t, with_mnt: bool) -> io::Result<NetNs> {
 /// gets one `!` once the namespaces are ready (`?` when all but the mount namespace are).
 /// Never returns.
 pub(crate) fn helper_main() -> ! {
-    let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     let made = make_here();
     let ok = made.is_ok();
     let answer: &[u8] = if made.is_ok_and(|()| own_etc().is_ok()) {
@@ -112,13 +112,13 @@ pub(crate) fn helper_main() -> ! {
 /// Moves the calling (single-threaded) process into a new user namespace, where the caller's
 /// user is root, and a new network namespace with loopback up.
 fn make_here() -> io::Result<()> {
-    // SAFETY: plain getters.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    // SAFETY: unshare on the calling process.
-    sys::check(
-        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::CLONE_NEWNS) } as _,
-        "unshare",
-    )?;
+    use rustix::thread::UnshareFlags;
+    let uid = rustix::process::geteuid().as_raw();
+    let gid = rustix::process::getegid().as_raw();
+    let flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNET | UnshareFlags::NEWNS;
+    // SAFETY: no CLONE_FILES among the flags: every descriptor stays the one this
+    // single-threaded process had.
+    unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| named(e.into(), "unshare"))?;
     // Even root has no capability outside a namespace it made: mapping its own group
     // requires `setgroups` denied (inherited by every test's user namespace; a root harness's
     // supervisor drops the supplementary groups before it joins, see `supervisor`).
@@ -250,8 +250,7 @@ fn own_etc() -> io::Result<()> {
 /// Enters the mount namespace of a pooled namespace ([`own_etc`]); false when the descriptor
 /// is not there (the pool's helper could not make it) or the namespace cannot be entered.
 pub(crate) fn join_mount(mnt: RawFd) -> bool {
-    // SAFETY: setns on a descriptor number the caller owns or that is closed (EBADF).
-    unsafe { libc::setns(mnt, libc::CLONE_NEWNS) == 0 }
+    set_ns(mnt, libc::CLONE_NEWNS).is_ok()
 }
 
 /// Joins a pooled network namespace (the calling process must be single-threaded): first,
@@ -259,18 +258,25 @@ pub(crate) fn join_mount(mnt: RawFd) -> bool {
 /// network namespace (a root caller has them already).
 pub(crate) fn join(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
     if let Some(user) = user {
-        // SAFETY: setns on a descriptor the caller owns.
-        sys::check(
-            unsafe { libc::setns(user, libc::CLONE_NEWUSER) } as _,
-            "setns user",
-        )?;
+        set_ns(user, libc::CLONE_NEWUSER).map_err(|e| named(e, "setns user"))?;
     }
-    // SAFETY: setns on a descriptor the caller owns.
-    sys::check(
-        unsafe { libc::setns(net, libc::CLONE_NEWNET) } as _,
-        "setns net",
-    )?;
-    Ok(())
+    set_ns(net, libc::CLONE_NEWNET).map_err(|e| named(e, "setns net"))
+}
+
+/// `setns` on a descriptor number the supervisor was handed (its contract: 5, 6, 7), which
+/// may be closed (EBADF). By number, not through rustix: a closed number is no `BorrowedFd`.
+fn set_ns(fd: RawFd, kind: libc::c_int) -> io::Result<()> {
+    // SAFETY: setns takes no memory of ours; a number that is not an open namespace fails.
+    if unsafe { libc::setns(fd, kind) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `e` with the call that failed in front (`unshare: Operation not permitted ...`).
+fn named(e: io::Error, what: &str) -> io::Error {
+    io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
 impl NetNs {

@@ -53,10 +53,14 @@ pub fn main() -> ! {
 /// by the fork server (`forker`). Never returns.
 pub(crate) fn test_main() -> ! {
     sys::close_from(NET_NS + 3, None);
-    // SAFETY: descriptor 4 is ours by the contract above; ignoring SIGPIPE is plain.
-    let mut report_pipe = unsafe {
+    // SAFETY: descriptors 3 and 4 are open and ours alone by the contract above (nothing
+    // else in this process takes them); ignoring SIGPIPE changes no memory of ours.
+    let (control, mut report_pipe) = unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-        std::fs::File::from_raw_fd(REPORT)
+        (
+            OwnedFd::from_raw_fd(CONTROL),
+            std::fs::File::from_raw_fd(REPORT),
+        )
     };
     let send = move |report: &Report| {
         let mut line = serde_json::to_vec(report).unwrap_or_default();
@@ -65,12 +69,12 @@ pub(crate) fn test_main() -> ! {
         // Closed here: the harness reads to the end of the pipe.
         drop(report_pipe);
     };
-    let spec = read_spec();
+    let spec = read_spec(&control);
     if !spec.as_ref().is_ok_and(|s| s.shared_net) {
         close_net_fds();
     }
     match spec {
-        Ok(spec) => supervise(&spec, send),
+        Ok(spec) => supervise(&spec, control, send),
         Err(e) => send(&Report {
             start_error: Some(StartError::Setup(format!(
                 "cannot read the test's spec: {e}"
@@ -83,31 +87,33 @@ pub(crate) fn test_main() -> ! {
 
 /// Closes descriptors 5, 6 and 7 (nothing else: the test's pipes may be numbered above).
 fn close_net_fds() {
-    // SAFETY: closing descriptors that are ours by the contract above, or not open.
-    unsafe {
-        libc::close(NET_NS);
-        libc::close(NET_NS + 1);
-        libc::close(NET_NS + 2);
+    close_numbered(&[NET_NS, NET_NS + 1, NET_NS + 2]);
+}
+
+/// Closes descriptors by number: ones the contract above gives this process that no
+/// [`OwnedFd`] of this process holds, or ones it holds but will never use or drop again (a
+/// forked child on its way to a `-> !` end).
+fn close_numbered(fds: &[RawFd]) {
+    for &fd in fds {
+        // SAFETY: by the caller's word, nothing of this process uses `fd` after this (a
+        // descriptor not open fails with EBADF and changes nothing).
+        unsafe { libc::close(fd) };
     }
 }
 
-fn read_spec() -> std::io::Result<Spec> {
+fn read_spec(control: &OwnedFd) -> std::io::Result<Spec> {
     let mut bytes = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        // SAFETY: reads into a local buffer from descriptor 3.
-        let n = unsafe { libc::read(CONTROL, buf.as_mut_ptr().cast(), buf.len()) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
+        let n = match rustix::io::read(control, &mut buf) {
+            Ok(n) => n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        };
         if n == 0 {
             break;
         }
-        bytes.extend_from_slice(&buf[..n as usize]);
+        bytes.extend_from_slice(&buf[..n]);
         if bytes.ends_with(b"\n") {
             break;
         }
@@ -117,13 +123,12 @@ fn read_spec() -> std::io::Result<Spec> {
 
 /// Runs the test; hands the report to `send` as soon as the test's processes are gone, then
 /// tidies up (reaps the init, removes the cgroup).
-fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
+fn supervise(spec: &Spec, control: OwnedFd, send: impl FnOnce(&Report)) {
     sys::leave_terminal();
     let group = match &spec.cgroups {
         None => None,
         Some(cgroups) => {
-            // SAFETY: getpid has no preconditions.
-            let name = format!("t{}", unsafe { libc::getpid() });
+            let name = format!("t{}", std::process::id());
             // The worker's pinning, inherited: the test's cpuset.
             let cpus = sys::affinity_list();
             match TestGroup::create(cgroups, &name, spec.memory, spec.procs, &cpus)
@@ -143,14 +148,13 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
     let (mut report, init) = match spec.mode {
         Mode::Process => {
             // A player of the same user must not trace or read the supervisor.
-            let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
-            let _ = sys::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
-            // SAFETY: descriptor 3 is the control pipe.
-            let stop = unsafe { OwnedFd::from_raw_fd(CONTROL) };
+            not_dumpable();
+            let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+            let stop = control;
             let group = group.as_ref().map(|(g, _)| g);
             (super::init::run(spec, &stop, group, entrances), None)
         }
-        Mode::Namespaces => namespaces(spec, entrances),
+        Mode::Namespaces => namespaces(spec, &control, entrances),
     };
     let group = group.map(|(g, _)| g);
     if let Some(group) = &group {
@@ -177,10 +181,41 @@ fn supervise(spec: &Spec, send: impl FnOnce(&Report)) {
     }
 }
 
+/// The namespaces every test's init gets fresh; the network namespace too unless the test
+/// borrows a pooled one (`shared_net`).
+const FRESH: libc::c_int = libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWCGROUP;
+
+/// The pipes between the supervisor and a test's init: `stop` (end of file: end the test),
+/// `report` (the init's report) and `go` (the init's id maps are written).
+struct InitPipes {
+    stop: (OwnedFd, OwnedFd),
+    report: (OwnedFd, OwnedFd),
+    go: (OwnedFd, OwnedFd),
+}
+
+impl InitPipes {
+    fn new() -> std::io::Result<InitPipes> {
+        Ok(InitPipes {
+            stop: sys::pipe()?,
+            report: sys::pipe()?,
+            go: sys::pipe()?,
+        })
+    }
+}
+
 /// Starts the test's init in fresh namespaces, waits for the end of the test, and returns
 /// what the init reported, with the init's pid when it is still to be reaped (its exit, the
 /// kernel's teardown of the namespaces, takes a while and is nobody's business but ours).
-fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t>) {
+fn namespaces(
+    spec: &Spec,
+    control: &OwnedFd,
+    entrances: &[OwnedFd],
+) -> (Report, Option<libc::pid_t>) {
     let pooled: Spec;
     let mut spec = spec;
     let setup = |e: std::io::Error, what: &str| {
@@ -192,36 +227,19 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
             None,
         )
     };
-    let pipes = (|| Ok::<_, std::io::Error>((sys::pipe()?, sys::pipe()?, sys::pipe()?)))();
-    let ((stop_r, stop_w), (report_r, report_w), (go_r, go_w)) = match pipes {
+    let pipes = match InitPipes::new() {
         Ok(p) => p,
         Err(e) => return setup(e, "pipe"),
     };
-    let mut flags = libc::CLONE_NEWUSER
-        | libc::CLONE_NEWNS
-        | libc::CLONE_NEWPID
-        | libc::CLONE_NEWIPC
-        | libc::CLONE_NEWUTS
-        | libc::CLONE_NEWCGROUP;
+    let mut flags = FRESH;
     if spec.shared_net {
-        // A root harness joins the network namespace alone: its test's user namespace is then
-        // a child of the host's, where it may map the player to an id of its own
-        // ([`write_id_maps`]); the pool's user namespace maps only the harness's user. Anyone
-        // else joins that user namespace first, for the right to join the network one.
-        let user = spec.player_ids.is_none().then_some(NET_NS);
-        let joined = super::net::join(user, NET_NS + 1);
-        let own_etc = joined.is_ok() && super::net::join_mount(NET_NS + 2);
-        close_net_fds();
-        if let Err(e) = joined {
-            return setup(e, "cannot join the tests' network namespace");
-        }
-        if own_etc {
-            // The pool's mount namespace has the view's /etc where the host's is.
-            pooled = Spec {
-                etc: std::path::PathBuf::from("/etc"),
-                ..spec.clone()
-            };
-            spec = &pooled;
+        match join_pool(spec) {
+            Ok(Some(own_etc)) => {
+                pooled = own_etc;
+                spec = &pooled;
+            }
+            Ok(None) => {}
+            Err(e) => return setup(e, "cannot join the tests' network namespace"),
         }
     } else {
         flags |= libc::CLONE_NEWNET;
@@ -231,28 +249,17 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
         Err(e) => return setup(e, "cannot make the test's namespaces"),
     };
     if pid == 0 {
-        drop((stop_w, report_r, go_w));
-        // The init keeps nothing of the harness's: the report pipe must close when the
-        // supervisor has reported, not when the init's teardown ends.
-        // SAFETY: closing our own descriptors 3 and 4, which nothing here uses.
-        unsafe {
-            libc::close(CONTROL);
-            libc::close(REPORT);
-        }
-        let _ = sys::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-        // Wait until the supervisor has written our id maps.
-        let mut byte = [0u8; 1];
-        let go = std::fs::File::from(go_r).read(&mut byte);
-        if go.ok() != Some(1) {
-            // SAFETY: plain exit of a forked child.
-            unsafe { libc::_exit(1) };
-        }
-        super::init::namespace_init(spec, stop_r, report_w, entrances);
+        init_child(spec, pipes, entrances);
     }
+    let InitPipes {
+        stop: (stop_r, stop_w),
+        report: (report_r, report_w),
+        go: (go_r, go_w),
+    } = pipes;
     drop((stop_r, report_w, go_r));
     // Only now: the init was made dumpable, so an unprivileged supervisor may write its id
     // maps; the supervisor itself is not (nothing in the test can see it anyway).
-    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
+    not_dumpable();
     sys::detach_stdio();
     if let Err(e) = write_id_maps(pid, spec) {
         sys::kill(pid, libc::SIGKILL);
@@ -260,14 +267,25 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
         return setup(e, "cannot map the test's user ids");
     }
     let _ = std::fs::File::from(go_w).write_all(b"!");
-    // Wait for the end of the test: the harness closes the control pipe, or the init reports
-    // (it does once the player has ended and every process of the test is reaped).
-    let ready = sys::poll_read(&[CONTROL, report_r.as_raw_fd()], -1);
+    await_end(spec, pid, control, stop_w, &report_r)
+}
+
+/// Waits for the end of the test: the harness closes the control pipe, or the init reports
+/// (it does once the player has ended and every process of the test is reaped). Then the
+/// init's report ([`read_init_report`]).
+fn await_end(
+    spec: &Spec,
+    pid: libc::pid_t,
+    control: &OwnedFd,
+    stop_w: OwnedFd,
+    report_r: &OwnedFd,
+) -> (Report, Option<libc::pid_t>) {
+    let ready = sys::poll_read(&[control.as_raw_fd(), report_r.as_raw_fd()], -1);
     if ready & 2 == 0 {
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
-    let (mut report, init) = read_init_report(pid, &report_r);
+    let (mut report, init) = read_init_report(pid, report_r);
     if spec.shared_net && report.all_gone && !super::net::left_empty() {
         // What outlives a test's processes in the pooled network namespace: it goes back to
         // the pool only without any (else the kernel frees it once that is gone).
@@ -277,6 +295,53 @@ fn namespaces(spec: &Spec, entrances: &[OwnedFd]) -> (Report, Option<libc::pid_t
         );
     }
     (report, init)
+}
+
+/// Joins the pool's network namespace (descriptors 5, 6 and 7), then closes those. A root
+/// harness joins the network namespace alone: its test's user namespace is then a child of
+/// the host's, where it may map the player to an id of its own ([`write_id_maps`]); the
+/// pool's user namespace maps only the harness's user. Anyone else joins that user namespace
+/// first, for the right to join the network one. Returns the spec to use instead where the
+/// pool's mount namespace could be joined too: it has the view's /etc where the host's is.
+fn join_pool(spec: &Spec) -> std::io::Result<Option<Spec>> {
+    let user = spec.player_ids.is_none().then_some(NET_NS);
+    let joined = super::net::join(user, NET_NS + 1);
+    let own_etc = joined.is_ok() && super::net::join_mount(NET_NS + 2);
+    close_net_fds();
+    joined?;
+    Ok(own_etc.then(|| Spec {
+        etc: std::path::PathBuf::from("/etc"),
+        ..spec.clone()
+    }))
+}
+
+/// In the forked child, the test's init to be: keeps nothing of the harness's, dies with the
+/// supervisor, waits until the supervisor has written its id maps, then runs the test.
+fn init_child(spec: &Spec, pipes: InitPipes, entrances: &[OwnedFd]) -> ! {
+    let InitPipes {
+        stop: (stop_r, stop_w),
+        report: (report_r, report_w),
+        go: (go_r, go_w),
+    } = pipes;
+    drop((stop_w, report_r, go_w));
+    // The report pipe must close when the supervisor has reported, not when the init's
+    // teardown ends. The control pipe's and the report pipe's owners are the supervisor's
+    // (`test_main`); this child never returns to them.
+    close_numbered(&[CONTROL, REPORT]);
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    // Wait until the supervisor has written our id maps.
+    let mut byte = [0u8; 1];
+    let go = std::fs::File::from(go_r).read(&mut byte);
+    if go.ok() != Some(1) {
+        super::init::exit_now(1);
+    }
+    super::init::namespace_init(spec, stop_r, report_w, entrances)
+}
+
+/// No process of the same user may trace this one or read its memory. (The last caller of
+/// `sys::prctl`, which goes with it: `rustix::process::set_dumpable_behavior` then.)
+fn not_dumpable() {
+    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
 }
 
 /// Reads the init's report (one JSON line); an init that does not send it within
@@ -302,12 +367,11 @@ fn read_init_report(
         if sys::poll_read(&[report_r.as_raw_fd()], left.as_millis().max(1) as i32) == 0 {
             continue;
         }
-        // SAFETY: reads into a local buffer from our own pipe.
-        let n = unsafe { libc::read(report_r.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n <= 0 {
-            break;
-        }
-        text.extend_from_slice(&buf[..n as usize]);
+        let n = match rustix::io::read(report_r, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        text.extend_from_slice(&buf[..n]);
     }
     if let Some(report) = init_report(&text) {
         return (report, Some(pid));
