@@ -338,10 +338,9 @@ fn init_child(spec: &Spec, pipes: InitPipes, entrances: &[OwnedFd]) -> ! {
     super::init::namespace_init(spec, stop_r, report_w, entrances)
 }
 
-/// No process of the same user may trace this one or read its memory. (The last caller of
-/// `sys::prctl`, which goes with it: `rustix::process::set_dumpable_behavior` then.)
+/// No process of the same user may trace this one or read its memory.
 fn not_dumpable() {
-    let _ = sys::prctl(libc::PR_SET_DUMPABLE, 0);
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
 }
 
 /// Reads the init's report (one JSON line); an init that does not send it within

@@ -312,35 +312,6 @@ pub(crate) fn leave_terminal() {
     }
 }
 
-/// `prctl(option, arg)` for the options the sandbox sets: `PR_SET_DUMPABLE`,
-/// `PR_SET_CHILD_SUBREAPER`, `PR_SET_PDEATHSIG` and `PR_SET_NO_NEW_PRIVS` (another option:
-/// `EINVAL`, as the kernel says of one it does not know).
-pub(crate) fn prctl(option: libc::c_int, arg: libc::c_ulong) -> io::Result<()> {
-    use rustix::process::DumpableBehavior;
-    let invalid = || Err(rustix::io::Errno::INVAL);
-    let ret = match option {
-        libc::PR_SET_DUMPABLE => match arg {
-            0 => rustix::process::set_dumpable_behavior(DumpableBehavior::NotDumpable),
-            1 => rustix::process::set_dumpable_behavior(DumpableBehavior::Dumpable),
-            _ => invalid(),
-        },
-        libc::PR_SET_CHILD_SUBREAPER => {
-            rustix::process::set_child_subreaper(Pid::from_raw(arg as i32))
-        }
-        libc::PR_SET_PDEATHSIG => match (arg, Signal::from_named_raw(arg as i32)) {
-            (0, _) => rustix::process::set_parent_process_death_signal(None),
-            (_, Some(signal)) => rustix::process::set_parent_process_death_signal(Some(signal)),
-            (_, None) => invalid(),
-        },
-        libc::PR_SET_NO_NEW_PRIVS => match arg {
-            1 => rustix::thread::set_no_new_privs(true),
-            _ => invalid(),
-        },
-        _ => invalid(),
-    };
-    ret.map_err(|e| named(e, "prctl"))
-}
-
 /// Closes every descriptor from `first` up, but `keep`.
 pub(crate) fn close_from(first: RawFd, keep: Option<RawFd>) {
     let close = |lo: RawFd, hi: libc::c_uint| {
