@@ -3,8 +3,12 @@
 //! pictures are kept for every test and linked from report.html with the transcripts, and
 //! whose failure never changes a verdict or a score; a TopCoder tester's `-save` picture
 //! (`<seed>.png`) kept by its seed, even when running the tester by hand left one in the
-//! tools folder. The tools are the bash fixtures of `tests/fixtures/tool-shapes/`.
+//! tools folder, or a stale one in the folder it draws into (`vis/<seed>.png`), in every way
+//! a tool's folder is shown (a copy, an overlay). The tools are the bash fixtures of
+//! `tests/fixtures/tool-shapes/`.
 
+#[path = "support/containment.rs"]
+mod containment;
 mod support;
 
 use std::collections::BTreeMap;
@@ -25,7 +29,8 @@ struct Workspace {
 
 impl Workspace {
     /// Problems `drawn` (interactive, `draw-vis.sh` its vis), `smudged` (the same with
-    /// `broken-vis.sh`) and `saved` (topcoder, its tester run with `-save`), with players
+    /// `broken-vis.sh`), `saved` (topcoder, its tester run with `-save`) and `foldered` (the
+    /// same tester drawing into `vis/`), with players
     /// `<problem>-double` and `<problem>-word`.
     fn new() -> Workspace {
         let dir = tempfile::tempdir().unwrap();
@@ -42,6 +47,14 @@ impl Workspace {
         let problems = [
             ("drawn", vec!["echo-tester.sh", "draw-vis.sh"], interactive("draw-vis.sh")),
             ("smudged", vec!["echo-tester.sh", "broken-vis.sh"], interactive("broken-vis.sh")),
+            (
+                "foldered",
+                vec!["trace-tester.sh"],
+                "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\n\
+                 judge = [\"trace-tester.sh\", \"-exec\", \"{player}\", \"-seed\", \"{seed}\", \"-save-into\", \"vis\"]\n\
+                 pictures = [\"vis/{seed}.png\"]\njudge-timeout = 30\n"
+                    .to_string(),
+            ),
             (
                 "saved",
                 vec!["trace-tester.sh"],
@@ -81,8 +94,22 @@ impl Workspace {
 
     /// Runs `players` on `seeds`; returns the harness's output and the run's folder.
     fn run(&self, players: &[&str], seeds: &str) -> (Output, PathBuf) {
-        let results = self.root().join("results");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+        let (mut cmd, results) =
+            self.command(env!("CARGO_BIN_EXE_harness"), players, seeds, "results");
+        (cmd.output().unwrap(), results)
+    }
+
+    /// The command of `harness` running `players` on `seeds` into `results/<name>`, and that
+    /// folder.
+    fn command(
+        &self,
+        harness: impl AsRef<std::ffi::OsStr>,
+        players: &[&str],
+        seeds: &str,
+        name: &str,
+    ) -> (Command, PathBuf) {
+        let results = self.root().join(name);
+        let mut cmd = Command::new(harness);
         cmd.current_dir(self.root())
             .stdin(Stdio::null())
             .env_remove("HARNESS_SECRET")
@@ -91,7 +118,7 @@ impl Workspace {
             cmd.arg(format!("players/{p}"));
         }
         cmd.args(["--seeds", seeds, "--results"]).arg(&results);
-        (cmd.output().unwrap(), results)
+        (cmd, results)
     }
 }
 
@@ -239,4 +266,77 @@ fn a_topcoder_testers_saved_picture_is_kept_by_its_seed() {
         worst.contains("href=\"pictures/saved/saved-double/3/3.png\""),
         "{worst}"
     );
+}
+
+#[test]
+fn a_picture_drawn_into_a_folder_is_kept_and_a_stale_one_there_never_shown() {
+    let ws = Workspace::new();
+    // A hand run left seed 4's picture in `vis/`, beside a file of the tester's own.
+    let vis = ws.root().join("testcases/foldered/tools/vis");
+    std::fs::create_dir_all(&vis).unwrap();
+    std::fs::write(vis.join("4.png"), "left by hand\n").unwrap();
+    std::fs::write(vis.join("palette.txt"), "the tester's own\n").unwrap();
+    let players = ["foldered-double", "foldered-word"];
+    let mut runs = vec![("box", vec![]), ("process", vec!["--sandbox", "off"])];
+    let uid = support::needs_root("starts the harness as another user (setpriv): the overlay")
+        .then(|| containment::free_uid(62_950));
+    if let Some(uid) = uid {
+        // The competitor's own folder: theirs, as by hand; their harness shows the tools
+        // through an overlay.
+        let chown = Command::new("chown")
+            .arg("-R")
+            .arg(format!("{uid}:{uid}"))
+            .arg(ws.root())
+            .status()
+            .unwrap();
+        assert!(chown.success());
+        runs.push(("overlay", vec![]));
+    }
+    for (name, more) in runs {
+        let results = if name == "overlay" {
+            let harness = containment::open_harness();
+            let (inner, results) = ws.command(&harness, &players, "3..4", name);
+            let out = Command::new("setpriv")
+                .arg(format!("--reuid={}", uid.unwrap()))
+                .arg(format!("--regid={}", uid.unwrap()))
+                .arg("--clear-groups")
+                .arg(&harness)
+                .args(inner.get_args())
+                .current_dir(ws.root())
+                .env("HOME", ws.root())
+                .env_remove("HARNESS_SECRET")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            expect_exit(&out, 0);
+            results
+        } else {
+            let (mut cmd, results) =
+                ws.command(env!("CARGO_BIN_EXE_harness"), &players, "3..4", name);
+            let out = cmd.args(&more).output().unwrap();
+            expect_exit(&out, 0);
+            results
+        };
+        for (seed, player, reply) in [
+            (3, "foldered-double", "6"),
+            (4, "foldered-double", "8"),
+            (4, "foldered-word", "x"),
+        ] {
+            let png = results.join(format!(
+                "latest/pictures/foldered/{player}/{seed}/{seed}.png"
+            ));
+            assert_eq!(
+                read(&png),
+                format!("PNG seed {seed} reply {reply} stale no palette yes\n"),
+                "{name}"
+            );
+        }
+        let report = read(&results.join("latest/report.html"));
+        assert!(
+            report.contains("href=\"pictures/foldered/foldered-double/3/3.png\""),
+            "{name}"
+        );
+        assert_eq!(read(&vis.join("4.png")), "left by hand\n", "{name}");
+        assert_eq!(std::fs::read_dir(&vis).unwrap().count(), 2, "{name}");
+    }
 }

@@ -112,18 +112,8 @@ pub fn fill(
         Kind::Overlay => {
             let upper_work = dir.join(OVERLAY_WORK);
             std::fs::create_dir(&upper_work)?;
-            // The top-level entry of each hidden name, as a copy leaves it out.
-            let mut tops: Vec<&std::ffi::OsStr> = hidden
-                .iter()
-                .filter_map(|h| Path::new(h).iter().next())
-                .collect();
-            tops.sort();
-            tops.dedup();
-            for name in tops {
-                let made = std::fs::symlink_metadata(work.join(name)).is_ok();
-                if !made && std::fs::symlink_metadata(tools.join(name)).is_ok() {
-                    whiteout(&work.join(name))?;
-                }
+            for name in &hidden {
+                hide_in_upper(work, tools, Path::new(name))?;
             }
             Ok(Some(Overlay {
                 lower: tools.to_path_buf(),
@@ -136,6 +126,31 @@ pub fn fill(
             Ok(None)
         }
     }
+}
+
+/// Hides the tools' entry `rel` (`in`, `vis/4.png`) in an overlay whose upper folder is
+/// `work`: a whiteout at its path, under folders made in `work` with the modes of the tools'
+/// own (an upper folder of the same name merges with the lower one: the tool still sees the
+/// rest of `vis/`). Nothing when the tools have no such entry or `work` has one already.
+fn hide_in_upper(work: &Path, tools: &Path, rel: &Path) -> io::Result<()> {
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    if exists(&work.join(rel)) || !exists(&tools.join(rel)) {
+        return Ok(());
+    }
+    let mut at = std::path::PathBuf::new();
+    for part in rel.parent().into_iter().flat_map(Path::iter) {
+        at.push(part);
+        let lower = std::fs::symlink_metadata(tools.join(&at))?;
+        if !lower.is_dir() {
+            // A link on the way: nothing of the tools' is shown through it to hide.
+            return Ok(());
+        }
+        if !exists(&work.join(&at)) {
+            std::fs::create_dir(work.join(&at))?;
+            std::fs::set_permissions(work.join(&at), lower.permissions())?;
+        }
+    }
+    whiteout(&work.join(rel))
 }
 
 /// An empty file the tool may read, whatever the umask (under a root harness the folder is
@@ -180,23 +195,41 @@ pub fn copy_tools(
         bytes: COPY_BUDGET_BYTES,
         entries: COPY_BUDGET_ENTRIES,
     };
+    let left_out: Vec<&Path> = hidden.iter().chain(files).map(Path::new).collect();
     for entry in std::fs::read_dir(tools)?.flatten() {
         let name = entry.file_name();
-        let left_out = |n: &&str| Path::new(n).starts_with(&name);
-        if hidden.iter().any(left_out) || files.iter().any(left_out) {
+        if left_out.iter().any(|n| *n == Path::new(&name)) {
             continue;
         }
         if linked.iter().any(|l| Path::new(l) == Path::new(&name)) {
             std::os::unix::fs::symlink(entry.path(), work.join(&name))?;
             continue;
         }
-        copy_entry(&entry.path(), &work.join(&name), true, &mut budget)?;
+        let inner = within(&left_out, &name);
+        copy_entry(
+            &entry.path(),
+            &work.join(&name),
+            (true, &inner),
+            &mut budget,
+        )?;
     }
     Ok(())
 }
 
-/// Copies one entry of the tools folder (a folder recursively), or links it.
-fn copy_entry(from: &Path, to: &Path, top: bool, budget: &mut Budget) -> io::Result<()> {
+/// The paths of `left_out` inside its entry `name`, relative to it (`vis/4.png` in `vis`:
+/// `4.png`).
+fn within<'a>(left_out: &[&'a Path], name: &std::ffi::OsStr) -> Vec<&'a Path> {
+    left_out
+        .iter()
+        .filter_map(|p| p.strip_prefix(name).ok())
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect()
+}
+
+/// Copies one entry of the tools folder (a folder recursively, but the paths in it that
+/// `at.1` leaves out), or links it; `at.0`: the entry is at the top of the tools folder.
+fn copy_entry(from: &Path, to: &Path, at: (bool, &[&Path]), budget: &mut Budget) -> io::Result<()> {
+    let (top, left_out) = at;
     let meta = std::fs::symlink_metadata(from)?;
     let link = || std::os::unix::fs::symlink(from, to);
     if budget.entries == 0 {
@@ -215,7 +248,12 @@ fn copy_entry(from: &Path, to: &Path, top: bool, budget: &mut Budget) -> io::Res
         }
         std::fs::create_dir(to)?;
         for entry in std::fs::read_dir(from)?.flatten() {
-            copy_entry(&entry.path(), &to.join(entry.file_name()), false, budget)?;
+            let name = entry.file_name();
+            if left_out.iter().any(|n| *n == Path::new(&name)) {
+                continue;
+            }
+            let inner = within(left_out, &name);
+            copy_entry(&entry.path(), &to.join(&name), (false, &inner), budget)?;
         }
         // Its mode last: a folder the competitor made read-only is read-only by hand too.
         return std::fs::set_permissions(to, meta.permissions());
@@ -282,16 +320,38 @@ pub(crate) fn mount(overlay: &Overlay, target: &Path) -> io::Result<()> {
     if mounted.is_ok() {
         return Ok(());
     }
+    // Without the overlay a whiteout (or a folder made to hold one) hides its whole
+    // top-level entry, as the links allow.
     let mut hidden = Vec::new();
     for entry in std::fs::read_dir(target)?.flatten() {
-        use std::os::unix::fs::FileTypeExt;
-        if entry.file_type().is_ok_and(|t| t.is_char_device()) {
-            std::fs::remove_file(entry.path())?;
+        if only_whiteouts(&entry.path())? {
             hidden.push(entry.file_name().to_string_lossy().into_owned());
         }
     }
     let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
     link_tools(target, &overlay.lower, &hidden).map(drop)
+}
+
+/// Removes `path` when it is a whiteout or a folder holding only folders and whiteouts (what
+/// [`hide_in_upper`] makes); says whether it did.
+fn only_whiteouts(path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::symlink_metadata(path)?.file_type();
+    if kind.is_char_device() {
+        std::fs::remove_file(path)?;
+        return Ok(true);
+    }
+    if !kind.is_dir() {
+        return Ok(false);
+    }
+    let mut all = true;
+    for entry in std::fs::read_dir(path)?.flatten() {
+        all &= only_whiteouts(&entry.path())?;
+    }
+    if all {
+        std::fs::remove_dir(path)?;
+    }
+    Ok(all)
 }
 
 /// A path in an overlay's options: its separators (`,` between options, `:` between lower
@@ -357,6 +417,40 @@ mod tests {
         // Hidden and made.
         assert!(std::fs::symlink_metadata(w.join("out.svg")).is_err());
         assert_eq!(std::fs::read(w.join("input.txt")).unwrap(), b"");
+    }
+
+    #[test]
+    fn a_hidden_path_in_a_folder_leaves_out_that_file_only() {
+        let tools = tempfile::tempdir().unwrap();
+        let t = tools.path();
+        std::fs::create_dir_all(t.join("vis")).unwrap();
+        std::fs::write(t.join("vis/4.png"), "left by hand").unwrap();
+        std::fs::write(t.join("vis/palette.txt"), "the tool's own").unwrap();
+        let shown = Shown {
+            hidden: &["vis/4.png"],
+            ..Shown::default()
+        };
+        // A copy leaves out the file, not its folder.
+        let work = tempfile::tempdir().unwrap();
+        let w = work.path();
+        fill(Kind::Copy, w, w, t, shown).unwrap();
+        assert!(std::fs::symlink_metadata(w.join("vis/4.png")).is_err());
+        assert_eq!(
+            std::fs::read_to_string(w.join("vis/palette.txt")).unwrap(),
+            "the tool's own"
+        );
+        // An overlay's upper folder gets the folder and a whiteout of the file only; without
+        // the mount, the whole top-level entry is hidden (links cannot hide less).
+        let dir = tempfile::tempdir().unwrap();
+        let upper = dir.path().join("work");
+        std::fs::create_dir(&upper).unwrap();
+        fill(Kind::Overlay, dir.path(), &upper, t, shown).unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        let made = std::fs::symlink_metadata(upper.join("vis/4.png")).unwrap();
+        assert!(made.file_type().is_char_device());
+        assert!(std::fs::symlink_metadata(upper.join("vis/palette.txt")).is_err());
+        assert!(only_whiteouts(&upper.join("vis")).unwrap());
+        assert!(std::fs::symlink_metadata(upper.join("vis")).is_err());
     }
 
     #[test]

@@ -458,14 +458,32 @@ fn check_names(raw: &Raw, at: At) -> Result<(), String> {
             ));
         }
     }
+    let mut last_parts: Vec<&str> = Vec::new();
     for p in &raw.pictures {
         check_relative("pictures", p, at)?;
-        if p.contains('/') {
+        if p.split('/').any(|c| c.is_empty() || c == ".") {
             return Err(at(
                 "pictures",
-                format!("{p:?}: a file name in the judge's working folder, without /"),
+                format!("{p:?}: a file in the judge's working folder or a folder of it (`out.svg`, `vis/{{seed}}.png`)"),
             ));
         }
+        if p.rsplit_once('/')
+            .is_some_and(|(folder, _)| folder.contains('{'))
+        {
+            return Err(at(
+                "pictures",
+                format!("{p:?}: the seed may name the file, not its folder (`vis/{{seed}}.png`)"),
+            ));
+        }
+        // A picture is kept under its file's own name: two of one name would be one.
+        let last = p.rsplit('/').next().unwrap_or(p);
+        if last_parts.contains(&last) {
+            return Err(at(
+                "pictures",
+                format!("{p:?}: another picture has the file name {last:?}; each is kept under its file's name"),
+            ));
+        }
+        last_parts.push(last);
     }
     Ok(())
 }
@@ -754,6 +772,14 @@ judge = ["vis", "{input}", "{output}"]
     }
 
     #[test]
+    fn a_picture_may_be_in_a_folder_of_the_working_folder() {
+        let (_root, file) = folder("p");
+        let text = format!("{BATCH}pictures = ['vis/{{seed}}.png', 'out.svg']\n");
+        let def = parse(&text, &file, &[]).unwrap();
+        assert_eq!(def.pictures, ["vis/{seed}.png", "out.svg"]);
+    }
+
+    #[test]
     fn mistakes_name_the_file_and_the_key() {
         let (_root, file) = folder("p");
         let cases = [
@@ -770,7 +796,16 @@ judge = ["vis", "{input}", "{output}"]
             ),
             (format!("{BATCH}score = '('\n"), "score:"),
             (format!("{BATCH}judge-timeout = 0\n"), "judge-timeout"),
-            (format!("{BATCH}pictures = ['a/b.svg']\n"), "pictures"),
+            (format!("{BATCH}pictures = ['../b.svg']\n"), "pictures"),
+            (format!("{BATCH}pictures = ['vis/']\n"), "pictures"),
+            (
+                format!("{BATCH}pictures = ['{{seed}}/b.svg']\n"),
+                "pictures: \"{seed}/b.svg\": the seed may name the file, not its folder",
+            ),
+            (
+                format!("{BATCH}pictures = ['a/b.svg', 'b.svg']\n"),
+                "another picture has the file name \"b.svg\"",
+            ),
             (
                 format!("{BATCH}[limits]\ntime-limt = 3\n"),
                 "limits: unknown field `time-limt`",

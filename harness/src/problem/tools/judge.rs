@@ -120,10 +120,18 @@ impl JudgeFolders {
             .filter(|o| o.contains("{seed"))
             .cloned()
             .collect();
-        for entry in std::fs::read_dir(tools).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if patterns.iter().any(|p| super::drawing::may_name(p, &name)) {
-                outputs.push(name);
+        for pattern in &patterns {
+            // `vis/{seed}.png`: the entries of the tools' `vis/` it may name.
+            let (folder, file) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+            let listed = std::fs::read_dir(tools.join(folder));
+            for entry in listed.into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if super::drawing::may_name(file, &name) {
+                    outputs.push(match folder {
+                        "" => name,
+                        _ => format!("{folder}/{name}"),
+                    });
+                }
             }
         }
         JudgeFolders {
@@ -229,8 +237,10 @@ const PICTURE: Rules = Rules {
 pub fn left_pictures(def: &Def, work: &Path, seed: u64) -> Result<Vec<Picture>, String> {
     let mut kept = Vec::new();
     for pattern in &def.pictures {
-        let name = super::drawing::named(pattern, seed);
-        match beneath::read(work, Path::new(&name), PICTURE) {
+        let path = super::drawing::named(pattern, seed);
+        // Kept under its file's own name (`vis/4.png` as `4.png`; the names are distinct).
+        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        match beneath::read(work, Path::new(&path), PICTURE) {
             Ok(bytes) => kept.push(Picture { name, bytes }),
             Err(refused) if refused.missing() => {}
             Err(refused) => return Err(format!("the judge left {refused}")),
