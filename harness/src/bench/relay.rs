@@ -3,14 +3,13 @@
 //! with `relay = "direct"` (the player on the tool's own pipes), sandboxed and not. Starts
 //! `harness __relay` and `harness echo` and makes a temporary folder for the relay's socket.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::figures::{per_move, timed};
+use super::figures::per_move;
 use super::peer::{echo_limits, player_spec, spawn};
-use super::ping_pong::raw_ping_pong;
+use super::ping_pong::{raw_ping_pong, round_trips};
 use crate::error::{Classify, Error};
 use crate::problem::Channel;
 use crate::runner::Containment;
@@ -110,27 +109,9 @@ fn judge_proxy(
 
 /// The tool: starts the relay (`argv`) on pipes and times `n` plain blocking round trips.
 fn tool(n: u64, argv: &[String]) -> Result<Duration, Error> {
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .fault()?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
-    let mut line = String::new();
-    let mut round = |stdin: &mut std::process::ChildStdin| -> std::io::Result<()> {
-        stdin.write_all(b"x\n")?;
-        line.clear();
-        if stdout.read_line(&mut line)? == 0 {
-            return Err(std::io::Error::other("the relay ended"));
-        }
-        Ok(())
-    };
-    let t = timed(n, || round(&mut stdin));
-    drop(stdin);
-    let _ = child.wait();
-    t
+    let mut command = Command::new(&argv[0]);
+    command.args(&argv[1..]);
+    round_trips(command, n)
 }
 
 /// More and shorter rounds than the other ping-pongs: three ways, and a best round of each
