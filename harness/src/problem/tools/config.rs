@@ -467,16 +467,14 @@ fn check_names(raw: &Raw, at: At) -> Result<(), String> {
                 format!("{p:?}: a file in the judge's working folder or a folder of it (`out.svg`, `vis/{{seed}}.png`)"),
             ));
         }
-        if p.rsplit_once('/')
-            .is_some_and(|(folder, _)| folder.contains('{'))
-        {
+        let (folder, last) = super::drawing::folder_and_file(p);
+        if folder.contains('{') {
             return Err(at(
                 "pictures",
                 format!("{p:?}: the seed may name the file, not its folder (`vis/{{seed}}.png`)"),
             ));
         }
         // A picture is kept under its file's own name: two of one name would be one.
-        let last = p.rsplit('/').next().unwrap_or(p);
         if last_parts.contains(&last) {
             return Err(at(
                 "pictures",

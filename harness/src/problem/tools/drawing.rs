@@ -73,6 +73,12 @@ pub(super) fn check(
     Ok(Some(vis))
 }
 
+/// A picture's folder in the tool's working folder (`""` for the folder itself) and its
+/// file's name, under which it is kept: `vis/{seed}.png` is (`vis`, `{seed}.png`).
+pub fn folder_and_file(picture: &str) -> (&str, &str) {
+    picture.rsplit_once('/').unwrap_or(("", picture))
+}
+
 /// A picture's name with the seed put in.
 pub fn named(pattern: &str, seed: u64) -> String {
     pattern

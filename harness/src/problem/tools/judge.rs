@@ -122,7 +122,7 @@ impl JudgeFolders {
             .collect();
         for pattern in &patterns {
             // `vis/{seed}.png`: the entries of the tools' `vis/` it may name.
-            let (folder, file) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+            let (folder, file) = super::drawing::folder_and_file(pattern);
             let listed = std::fs::read_dir(tools.join(folder));
             for entry in listed.into_iter().flatten().flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
@@ -239,7 +239,7 @@ pub fn left_pictures(def: &Def, work: &Path, seed: u64) -> Result<Vec<Picture>, 
     for pattern in &def.pictures {
         let path = super::drawing::named(pattern, seed);
         // Kept under its file's own name (`vis/4.png` as `4.png`; the names are distinct).
-        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        let name = super::drawing::folder_and_file(&path).1.to_string();
         match beneath::read(work, Path::new(&path), PICTURE) {
             Ok(bytes) => kept.push(Picture { name, bytes }),
             Err(refused) if refused.missing() => {}
