@@ -37,6 +37,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Some(Command::Compare(args)) => crate::compare::compare_main(&args),
         Some(Command::Runs(args)) => crate::compare::runs_main(&args),
         Some(Command::Echo) => crate::bench::echo(),
+        Some(Command::Forward) => crate::bench::forward(),
         Some(Command::Doctor(args)) => doctor(&args),
         Some(Command::Tune(args)) => crate::tune::main(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),

@@ -58,6 +58,10 @@ pub enum Command {
     /// Internal: the echo peer of `bench` (answers each line with `0 0`).
     #[command(hide = true)]
     Echo,
+    /// Internal: the plain forwarder of `bench` (starts `harness echo` on pipes and passes
+    /// each line of its input to it and each line of its answer back, blocking, no clock).
+    #[command(hide = true)]
+    Forward,
 }
 
 /// Options shared by the commands that read `scoring.toml` and `testcases/`.

@@ -153,6 +153,62 @@ fn doctor_says_what_holds_and_where_a_run_keeps_its_folders() {
     );
 }
 
+/// `harness bench`'s short check, as docs/benchmark.md gives it, with the parts that start
+/// peers of their own (the plain forwarder, the relay, sandboxed suites): every way is
+/// measured and every figure is a positive number.
+#[test]
+fn the_bench_measures_every_way_of_the_relay_and_both_modes_of_the_suite() {
+    let (code, out, err) = run(harness().args([
+        "bench",
+        "--only",
+        "relay",
+        "--only",
+        "suite",
+        "--round-trips",
+        "900",
+        "--seeds",
+        "1..3",
+    ]));
+    assert_eq!(code, 0, "{out}\n{err}");
+    let number = |text: &str, line: &str| -> f64 {
+        let token = text.split_whitespace().next().unwrap_or_default();
+        token
+            .trim_end_matches('x')
+            .parse()
+            .unwrap_or_else(|_| panic!("no number at {text:?} in {line:?}"))
+    };
+    // The first figure after `label` on its line.
+    let figure = |label: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label:?} line:\n{out}"));
+        let (_, after) = line.split_once(label).expect("found");
+        number(after, line)
+    };
+    for way in [
+        "tool <-> plain process, one pipe",
+        "tool <-> plain forwarder <-> plain process",
+        "tool <-> harness (proxy) <-> sandboxed player",
+        "tool <-> sandboxed player (relay = \"direct\")",
+    ] {
+        assert!(figure(way) > 0.0, "{out}");
+    }
+    let proxy = out.lines().find(|l| l.contains("(proxy)")).expect("above");
+    let (_, over) = proxy
+        .rsplit_once("; ")
+        .expect("the proxy over the forwarder");
+    assert!(over.ends_with("x the forwarder"), "{proxy}");
+    assert!(number(over, proxy) > 0.0, "{out}");
+    for ratio in [
+        "threads / 1 thread, process mode:",
+        "threads / 1 thread, sandbox + cgroup:",
+        "sandbox + cgroup / process mode, 1 thread:",
+    ] {
+        assert!(figure(ratio) > 0.0, "{out}");
+    }
+}
+
 #[test]
 fn doctor_says_what_holds_a_contests_tools_without_a_cgroup() {
     let dir = tempfile::tempdir().unwrap();

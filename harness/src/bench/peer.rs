@@ -29,6 +29,47 @@ pub fn echo() -> Result<u8, Error> {
     Ok(exit::OK)
 }
 
+/// The floor of any proxy between a contest tool and its player (`harness forward`): starts
+/// `harness echo` on pipes, then passes each line of its own input to it and its answer back,
+/// with blocking reads and writes, no clock, no check and no record. A message through it
+/// crosses two pipes and wakes two processes, as through the harness's proxy.
+pub fn forward() -> Result<u8, Error> {
+    let mut child = echo_command()?
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .fault()?;
+    let mut to_peer = child.stdin.take().expect("piped");
+    let mut from_peer = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if !matches!(input.read_line(&mut line), Ok(n) if n > 0) {
+            break;
+        }
+        if to_peer.write_all(line.as_bytes()).is_err() {
+            break;
+        }
+        line.clear();
+        if !matches!(from_peer.read_line(&mut line), Ok(n) if n > 0) {
+            break;
+        }
+        if out
+            .write_all(line.as_bytes())
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    drop(to_peer);
+    let _ = child.wait();
+    Ok(exit::OK)
+}
+
 /// `harness echo`, from this very binary.
 pub(super) fn echo_command() -> Result<Command, Error> {
     let exe = std::env::current_exe().fault()?;

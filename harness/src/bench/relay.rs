@@ -1,7 +1,10 @@
 //! The relay's cost per message: a contest tool talking to a plain process through a pipe
-//! (the raw ping-pong), through the relay and the harness's proxy to a sandboxed player, and
-//! with `relay = "direct"` (the player on the tool's own pipes), sandboxed and not. Starts
-//! `harness __relay` and `harness echo` and makes a temporary folder for the relay's socket.
+//! (the raw ping-pong), through a plain forwarding process (the floor of any proxy), through
+//! the relay and the harness's proxy to a player, sandboxed and not, and with
+//! `relay = "direct"` (the player on the tool's own pipes), sandboxed and not. The tool (this
+//! thread) shares the worker cpu group of its player, as a run's tool does. Starts
+//! `harness __relay`, `harness forward` and `harness echo`, and makes a temporary folder for
+//! the relay's socket.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,6 +16,7 @@ use super::ping_pong::{raw_ping_pong, round_trips};
 use crate::error::{Classify, Error};
 use crate::problem::Channel;
 use crate::runner::Containment;
+use crate::sandbox::cgroup;
 use crate::sandbox::relay::{end_signal, Accepted, EndWatch, Link, Pipes, Relay};
 use crate::session::Session;
 
@@ -31,14 +35,18 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
     let argv = relay.argv();
     let (done, ended) = end_signal().fault()?;
     let exe = std::env::current_exe().fault()?;
+    let (placed, place) = std::sync::mpsc::sync_channel(1);
     std::thread::scope(|scope| {
         let judge = scope.spawn(move || -> Result<(), Error> {
             if direct {
-                judge_direct(relay, ended, containment, exe)
+                judge_direct(relay, ended, containment, exe, placed)
             } else {
-                judge_proxy(relay, ended, containment, exe)
+                judge_proxy(relay, ended, containment, exe, placed)
             }
         });
+        // As in a run, the tool shares the cpu group of its worker and player (if any).
+        let folder = place.recv_timeout(Duration::from_secs(30)).ok().flatten();
+        let _in_group = folder.as_deref().and_then(cgroup::Guest::join);
         let t = tool(n, &argv);
         drop(done);
         let judged = judge.join().expect("bench judge thread");
@@ -47,6 +55,10 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
         Ok(t)
     })
 }
+
+/// Where the judge's thread tells the tool's which worker cpu folder its player is in (none
+/// without a cgroup): a run's tool is in it too.
+type Placed = std::sync::mpsc::SyncSender<Option<PathBuf>>;
 
 /// The bench's tool is this process, which starts the relay.
 fn me() -> Option<i32> {
@@ -72,9 +84,11 @@ fn judge_direct(
     ended: EndWatch,
     containment: &Containment,
     exe: PathBuf,
+    placed: Placed,
 ) -> Result<(), Error> {
     let deadline = connect_deadline();
     let (spec, _work) = player_spec(containment, &exe, &["echo"])?;
+    let _ = placed.send(cgroup::worker_cpu_folder());
     let mut session = Session::pending(spec, echo_limits()).fault()?;
     let Pipes {
         control,
@@ -97,9 +111,11 @@ fn judge_proxy(
     ended: EndWatch,
     containment: &Containment,
     exe: PathBuf,
+    placed: Placed,
 ) -> Result<(), Error> {
     let deadline = connect_deadline();
     let (mut session, _work) = spawn(containment, &exe, &["echo"], echo_limits())?;
+    let _ = placed.send(cgroup::worker_cpu_folder());
     let pipes = connected(relay, &ended, deadline)?;
     let mut link = Link::new(pipes).fault()?;
     crate::problem::tools::relayed::proxy(&mut link, &mut session);
@@ -114,6 +130,13 @@ fn tool(n: u64, argv: &[String]) -> Result<Duration, Error> {
     round_trips(command, n)
 }
 
+/// `harness forward`: a plain process between the tool and `harness echo`.
+fn forward_command() -> Result<Command, Error> {
+    let mut command = Command::new(std::env::current_exe().fault()?);
+    command.arg("forward");
+    Ok(command)
+}
+
 /// More and shorter rounds than the other ping-pongs: three ways, and a best round of each
 /// is what survives a loaded machine.
 const ROUNDS: u64 = 9;
@@ -121,16 +144,19 @@ const ROUNDS: u64 = 9;
 /// The best round of each way, in microseconds per message.
 struct Messages {
     base: f64,
+    forwarded: f64,
     relayed: f64,
+    relayed_open: f64,
     direct: f64,
     direct_open: f64,
 }
 
 /// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
-/// ping-pong), the same tool talking through the relay to a sandboxed player, as in a run of
-/// an interactive or TopCoder-shaped problem, and the same with `relay = "direct"` (the
-/// sandboxed player on the tool's own pipes), and that without the sandbox and cgroup
-/// (`open`: what of the direct cost is the sandbox's). Alternated in rounds, best of each.
+/// ping-pong) and through a plain forwarding process (the floor of any proxy), the same tool
+/// talking through the relay to a sandboxed player, as in a run of an interactive or
+/// TopCoder-shaped problem, and the same with `relay = "direct"` (the sandboxed player on
+/// the tool's own pipes); the proxy and the direct way also without the sandbox and cgroup
+/// (`open`: what of their cost is the sandbox's). Alternated in rounds, best of each.
 pub(super) fn relay_ping_pongs(
     n: u64,
     open: &Containment,
@@ -139,14 +165,20 @@ pub(super) fn relay_ping_pongs(
     let per_round = (n / ROUNDS).max(1);
     let mut m = Messages {
         base: f64::MAX,
+        forwarded: f64::MAX,
         relayed: f64::MAX,
+        relayed_open: f64::MAX,
         direct: f64::MAX,
         direct_open: f64::MAX,
     };
     for _ in 0..ROUNDS {
         m.base = m.base.min(per_move(raw_ping_pong(per_round)?, per_round));
+        let t = round_trips(forward_command()?, per_round)?;
+        m.forwarded = m.forwarded.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, sandboxed, false)?;
         m.relayed = m.relayed.min(per_move(t, per_round));
+        let t = relay_ping_pong(per_round, open, false)?;
+        m.relayed_open = m.relayed_open.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, sandboxed, true)?;
         m.direct = m.direct.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, open, true)?;
@@ -161,13 +193,25 @@ pub(super) fn relay_ping_pongs(
 /// The table's lines; `open` describes the containment without sandbox nor cgroup.
 fn table(m: &Messages, per_round: u64, open: &str) -> Vec<String> {
     let base = m.base;
+    let floor = m.forwarded;
     vec![
         format!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):"),
         format!("  tool <-> plain process, one pipe                 {base:8.2} us/message   1.00x (baseline)"),
         format!(
-            "  tool <-> harness (proxy) <-> sandboxed player    {:8.2} us/message   {:.2}x   (target <= 2.5x)",
+            "  tool <-> plain forwarder <-> plain process       {floor:8.2} us/message   {:.2}x   (the floor of any proxy: two pipes, no clock)",
+            floor / base
+        ),
+        format!(
+            "  tool <-> harness (proxy) <-> sandboxed player    {:8.2} us/message   {:.2}x   (target <= 2.5x); {:.2}x the forwarder",
             m.relayed,
-            m.relayed / base
+            m.relayed / base,
+            m.relayed / floor
+        ),
+        format!(
+            "  the same, no sandbox nor cgroup ({open})  {:8.2} us/message   {:.2}x; {:.2}x the forwarder",
+            m.relayed_open,
+            m.relayed_open / base,
+            m.relayed_open / floor
         ),
         format!(
             "  tool <-> sandboxed player (relay = \"direct\")    {:8.2} us/message   {:.2}x   (target <= 1.25x)",
@@ -187,10 +231,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_gives_each_way_over_the_plain_pipe() {
+    fn the_table_gives_each_way_over_the_plain_pipe_and_the_proxy_over_the_forwarder() {
         let m = Messages {
             base: 10.0,
+            forwarded: 25.0,
             relayed: 32.3,
+            relayed_open: 30.0,
             direct: 11.9,
             direct_open: 11.0,
         };
@@ -199,7 +245,9 @@ mod tests {
             [
                 "\na contest tool talking to its player (1111 round trips a round, best of 9):",
                 "  tool <-> plain process, one pipe                    10.00 us/message   1.00x (baseline)",
-                "  tool <-> harness (proxy) <-> sandboxed player       32.30 us/message   3.23x   (target <= 2.5x)",
+                "  tool <-> plain forwarder <-> plain process          25.00 us/message   2.50x   (the floor of any proxy: two pipes, no clock)",
+                "  tool <-> harness (proxy) <-> sandboxed player       32.30 us/message   3.23x   (target <= 2.5x); 1.29x the forwarder",
+                "  the same, no sandbox nor cgroup (process)     30.00 us/message   3.00x; 1.20x the forwarder",
                 "  tool <-> sandboxed player (relay = \"direct\")       11.90 us/message   1.19x   (target <= 1.25x)",
                 "  the same, no sandbox nor cgroup (process)     11.00 us/message   1.10x",
             ]

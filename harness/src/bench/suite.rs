@@ -1,5 +1,6 @@
-//! Suite throughput: the moves per second of a suite at 1 and 2 threads in process mode,
-//! and at 2 in the sandbox with a cgroup, and the disk its transcripts take. Finds and
+//! Suite throughput: the moves per second of a suite at 1 thread and at as many threads as
+//! the machine has CPUs, in process mode and in the sandbox with a cgroup, and the disk its
+//! transcripts take. Finds and
 //! builds the player, runs the suite through the runner without writing a run's files.
 
 use std::sync::mpsc;
@@ -91,9 +92,9 @@ fn suite(args: &BenchArgs, context: &Context) -> Result<(Suite, players::Player)
     Ok((suite, player))
 }
 
-/// The moves per second of a suite at 1 and 2 threads in process mode, and at 2 in the
-/// sandbox with a cgroup; alternated, best of 3 each (a suite takes a fraction of a second,
-/// so a burst of load elsewhere would otherwise decide the ratio).
+/// The moves per second of a suite at 1 thread and at one per CPU (at least 2), in process
+/// mode and in the sandbox with a cgroup; alternated, best of 3 each (a suite takes a
+/// fraction of a second, so a burst of load elsewhere would otherwise decide the ratio).
 pub(super) fn suite_throughput(
     args: &BenchArgs,
     context: &Context,
@@ -105,15 +106,16 @@ pub(super) fn suite_throughput(
         "\nsuite throughput: {} on seeds {}:",
         player.name, args.seeds
     );
-    let setups = [(1, open), (2, open), (2, sandboxed)];
+    let n = crate::os::allowed_cpus().len().max(2);
+    let setups = [(1, open), (n, open), (1, sandboxed), (n, sandboxed)];
     let (best, disk) = best_runs(&suite, &setups);
-    let mut rates = Vec::new();
+    let mut rates = [0.0; 4];
     for (slot, (threads, c)) in setups.iter().enumerate() {
         let (moves, t) = best[slot];
-        rates.push(moves as f64 / t.as_secs_f64());
+        rates[slot] = moves as f64 / t.as_secs_f64();
         println!("{}", rate_line(*threads, &c.isolation.describe(), moves, t));
     }
-    for line in ratio_lines(&rates, disk) {
+    for line in ratio_lines(n, &rates, disk) {
         println!("{line}");
     }
     Ok(())
@@ -124,9 +126,9 @@ pub(super) fn suite_throughput(
 /// the first run's transcript bytes, moves and tests.
 fn best_runs(
     suite: &Suite,
-    setups: &[(usize, &Containment); 3],
-) -> ([(u64, Duration); 3], Option<Disk>) {
-    let mut best = [(0u64, Duration::MAX); 3];
+    setups: &[(usize, &Containment); 4],
+) -> ([(u64, Duration); 4], Option<Disk>) {
+    let mut best = [(0u64, Duration::MAX); 4];
     let mut disk = None;
     for _ in 0..3 {
         for (slot, (threads, c)) in setups.iter().enumerate() {
@@ -149,17 +151,27 @@ fn rate_line(threads: usize, what: &str, moves: u64, t: Duration) -> String {
     )
 }
 
-/// The scaling and sandbox ratios of the `rates` (1 thread, 2 threads, 2 sandboxed), and the
+/// The scaling of each mode from 1 thread to `n` and the sandbox's ratio to process mode at
+/// `n`, from the `rates` (process at 1 and `n` threads, sandboxed at 1 and `n`), and the
 /// transcripts' disk (bytes, moves, tests).
-fn ratio_lines(rates: &[f64], disk: Option<Disk>) -> Vec<String> {
+fn ratio_lines(n: usize, rates: &[f64; 4], disk: Option<Disk>) -> Vec<String> {
+    let scaling = 0.9 * n as f64;
     let mut lines = vec![
         format!(
-            "  2 threads / 1 thread: {:.2}x   (target >= 1.8x)",
+            "  {n} threads / 1 thread, process mode: {:.2}x   (target >= {scaling:.1}x: 0.9 x {n})",
             rates[1] / rates[0]
         ),
         format!(
-            "  sandbox + cgroup / process mode, 2 threads: {:.2}x   (target >= 0.85x)",
-            rates[2] / rates[1]
+            "  {n} threads / 1 thread, sandbox + cgroup: {:.2}x   (target >= {scaling:.1}x)",
+            rates[3] / rates[2]
+        ),
+        format!(
+            "  sandbox + cgroup / process mode, 1 thread: {:.2}x",
+            rates[2] / rates[0]
+        ),
+        format!(
+            "  sandbox + cgroup / process mode, {n} threads: {:.2}x   (target >= 0.85x)",
+            rates[3] / rates[1]
         ),
     ];
     if let Some((bytes, moves, tests)) = disk {
@@ -185,15 +197,21 @@ mod tests {
     }
 
     #[test]
-    fn the_ratios_set_two_threads_against_one_and_the_sandbox_against_process_mode() {
+    fn the_ratios_set_n_threads_against_one_in_each_mode_and_the_sandbox_against_process_mode() {
         assert_eq!(
-            ratio_lines(&[1000.0, 1900.0, 1615.0], Some((70_000, 10_000, 100))),
+            ratio_lines(2, &[1000.0, 1900.0, 800.0, 1615.0], Some((70_000, 10_000, 100))),
             [
-                "  2 threads / 1 thread: 1.90x   (target >= 1.8x)",
+                "  2 threads / 1 thread, process mode: 1.90x   (target >= 1.8x: 0.9 x 2)",
+                "  2 threads / 1 thread, sandbox + cgroup: 2.02x   (target >= 1.8x)",
+                "  sandbox + cgroup / process mode, 1 thread: 0.80x",
                 "  sandbox + cgroup / process mode, 2 threads: 0.85x   (target >= 0.85x)",
                 "  transcripts: 70000 bytes for 10000 moves of 100 tests = 7.0 bytes/move, 700 bytes/test",
             ]
         );
-        assert_eq!(ratio_lines(&[1.0, 1.0, 1.0], None).len(), 2);
+        assert_eq!(
+            ratio_lines(4, &[1.0; 4], None)[0],
+            "  4 threads / 1 thread, process mode: 1.00x   (target >= 3.6x: 0.9 x 4)"
+        );
+        assert_eq!(ratio_lines(2, &[1.0; 4], None).len(), 4);
     }
 }

@@ -204,6 +204,39 @@ pub(crate) fn outside_worker_cpu<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// This thread's worker cpu folder, if it has one ([`for_this_worker`] made it).
+pub(crate) fn worker_cpu_folder() -> Option<PathBuf> {
+    WORKER
+        .try_with(|w| w.borrow().as_ref().map(|j| j.cpu.clone()))
+        .ok()
+        .flatten()
+}
+
+/// The calling thread in another thread's worker cpu folder, where a contest's tool of
+/// that worker's tests runs (`harness bench` puts its stand-in for a tool there, so that
+/// the relay's figures switch between tasks as a run's do); back in the harness's own cpu
+/// folder when dropped.
+pub(crate) struct Guest {
+    home: PathBuf,
+}
+
+impl Guest {
+    /// Moves the calling thread into `folder` (a worker cpu folder of this run); `None` when
+    /// the kernel refuses.
+    pub(crate) fn join(folder: &Path) -> Option<Guest> {
+        // The run's cpu folder is in the harness's own one, as for a worker thread.
+        let home = folder.parent()?.parent()?.to_path_buf();
+        write(&folder.join("tasks"), &sys::gettid().to_string()).ok()?;
+        Some(Guest { home })
+    }
+}
+
+impl Drop for Guest {
+    fn drop(&mut self) {
+        let _ = write(&self.home.join("tasks"), &sys::gettid().to_string());
+    }
+}
+
 /// Takes this thread out of its worker cpu folder and removes it, if it has one.
 pub(super) fn leave_worker() {
     let _ = WORKER.try_with(|w| w.borrow_mut().take());
