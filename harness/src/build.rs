@@ -255,17 +255,11 @@ impl Builds {
         let pid = child.id() as i32;
         let stdout: OwnedFd = child.stdout.take().expect("piped").into();
         let stderr: OwnedFd = child.stderr.take().expect("piped").into();
-        let mut pipes = [Some(stdout), Some(stderr)];
-        for fd in pipes.iter().flatten() {
-            // Cannot fail on a fresh pipe; were it to, reads would block, never misread.
-            let _ = os::set_nonblocking(fd.as_fd());
-        }
+        let mut read = Streams::of([Some(stdout), Some(stderr)]);
         let exited = os::pid_fd(pid);
         let deadline = start + self.timeout;
-        let mut out = Vec::new();
-        let mut echo = Echo::default();
         let ending = loop {
-            drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
+            read.drain(&mut self.log, merge);
             if os::interrupted() {
                 break Ending::Interrupted;
             }
@@ -273,7 +267,7 @@ impl Builds {
                 // What it wrote before it ended was read above; a grandchild that still holds
                 // a pipe is not waited for.
                 Ok(Some(status)) => {
-                    drain(&mut pipes, &mut out, &mut echo, &mut self.log, merge);
+                    read.drain(&mut self.log, merge);
                     break Ending::Exited(status);
                 }
                 Ok(None) => {}
@@ -283,12 +277,12 @@ impl Builds {
             if now >= deadline {
                 break Ending::TimedOut;
             }
-            let (mut fds, tick) = Self::wait_set(&pipes, exited.as_ref());
+            let (mut fds, tick) = Self::wait_set(&read.pipes, exited.as_ref());
             if let Err(e) = os::poll(&mut fds, Some((deadline - now).min(tick))) {
                 break Ending::Lost(e);
             }
         };
-        echo.finish();
+        read.echo.finish();
         let took = start.elapsed().as_secs_f64();
         let status = match ending {
             Ending::Exited(status) => status,
@@ -301,7 +295,7 @@ impl Builds {
         };
         let _ = writeln!(self.log, "[{status} after {took:.1} s]\n");
         if status.success() {
-            Ok(out)
+            Ok(read.out)
         } else {
             Err(BuildError::Failed(status))
         }
@@ -328,20 +322,15 @@ impl Builds {
             net,
         } = launched;
         drop(stdin);
-        let mut read = Streams::of([Some(stdout), Some(stderr)], &report);
+        let mut read = Streams::of([Some(stdout), Some(stderr)]);
+        let _ = os::set_nonblocking(report.as_fd());
         let ending = self.follow(&mut read, &report, start + self.timeout, merge);
         // The end of the test for the supervisor: what is left of the build is killed.
         drop(control);
         if !matches!(ending, Ending::Reported) {
             await_report(&report, &mut read.text);
         }
-        drain(
-            &mut read.pipes,
-            &mut read.out,
-            &mut read.echo,
-            &mut self.log,
-            merge,
-        );
+        read.drain(&mut self.log, merge);
         read.echo.finish();
         let got: Option<sandbox::Report> = serde_json::from_slice(read.text.trim_ascii()).ok();
         if got.is_none() {
@@ -367,13 +356,7 @@ impl Builds {
         merge: bool,
     ) -> Ending {
         loop {
-            drain(
-                &mut read.pipes,
-                &mut read.out,
-                &mut read.echo,
-                &mut self.log,
-                merge,
-            );
+            read.drain(&mut self.log, merge);
             if os::interrupted() {
                 return Ending::Interrupted;
             }
@@ -476,36 +459,6 @@ impl Builds {
     }
 }
 
-/// Reads what the build has written so far: stdout into `out`, stderr to the screen and the
-/// log. A pipe at its end (or in error) is closed.
-/// With `merge`, stdout is shown and logged like stderr.
-fn drain(
-    pipes: &mut [Option<OwnedFd>; 2],
-    out: &mut Vec<u8>,
-    echo: &mut Echo,
-    log: &mut Vec<u8>,
-    merge: bool,
-) {
-    let mut buf = [0u8; 8192];
-    for (i, pipe) in pipes.iter_mut().enumerate() {
-        let Some(fd) = pipe else { continue };
-        loop {
-            match os::read(fd.as_fd(), &mut buf) {
-                Ok(Some(0)) | Err(_) => {
-                    *pipe = None;
-                    break;
-                }
-                Ok(Some(n)) if i == 0 && !merge => out.extend_from_slice(&buf[..n]),
-                Ok(Some(n)) => {
-                    echo.feed(&buf[..n]);
-                    log.extend_from_slice(&buf[..n]);
-                }
-                Ok(None) => break,
-            }
-        }
-    }
-}
-
 /// Reads what the supervisor has written of its report into `text`; `Ok(true)` once it is
 /// whole (the pipe's end).
 fn read_report(fd: &OwnedFd, text: &mut Vec<u8>) -> io::Result<bool> {
@@ -519,8 +472,9 @@ fn read_report(fd: &OwnedFd, text: &mut Vec<u8>) -> io::Result<bool> {
     }
 }
 
-/// What a contained build's loop reads: its two pipes (closed ones `None`), what it has
-/// printed on stdout, its echo to the screen, and the supervisor's report as far as it came.
+/// What a build's loop reads: its two pipes (closed ones `None`), what it has printed on
+/// stdout, its echo to the screen, and (a contained build's) the supervisor's report as far
+/// as it came.
 struct Streams {
     pipes: [Option<OwnedFd>; 2],
     out: Vec<u8>,
@@ -529,9 +483,10 @@ struct Streams {
 }
 
 impl Streams {
-    /// The build's pipes and the report's, made non-blocking, before anything is read.
-    fn of(pipes: [Option<OwnedFd>; 2], report: &OwnedFd) -> Streams {
-        for fd in pipes.iter().flatten().chain([report]) {
+    /// The build's stdout and stderr, made non-blocking, before anything is read.
+    fn of(pipes: [Option<OwnedFd>; 2]) -> Streams {
+        for fd in pipes.iter().flatten() {
+            // Cannot fail on a fresh pipe; were it to, reads would block, never misread.
             let _ = os::set_nonblocking(fd.as_fd());
         }
         Streams {
@@ -539,6 +494,30 @@ impl Streams {
             out: Vec::new(),
             echo: Echo::default(),
             text: Vec::new(),
+        }
+    }
+
+    /// Reads what the build has written so far: stdout into `out`, stderr to the screen and
+    /// the `log`. A pipe at its end (or in error) is closed.
+    /// With `merge`, stdout is shown and logged like stderr.
+    fn drain(&mut self, log: &mut Vec<u8>, merge: bool) {
+        let mut buf = [0u8; 8192];
+        for (i, pipe) in self.pipes.iter_mut().enumerate() {
+            let Some(fd) = pipe else { continue };
+            loop {
+                match os::read(fd.as_fd(), &mut buf) {
+                    Ok(Some(0)) | Err(_) => {
+                        *pipe = None;
+                        break;
+                    }
+                    Ok(Some(n)) if i == 0 && !merge => self.out.extend_from_slice(&buf[..n]),
+                    Ok(Some(n)) => {
+                        self.echo.feed(&buf[..n]);
+                        log.extend_from_slice(&buf[..n]);
+                    }
+                    Ok(None) => break,
+                }
+            }
         }
     }
 }

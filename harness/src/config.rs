@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use clap::ValueEnum;
 use serde::Deserialize;
 
 /// Whether a higher or a lower raw score is better (`objective = "max"` or `"min"` in
@@ -51,14 +52,13 @@ pub enum RankBy {
 }
 
 impl RankBy {
-    /// The setting's spelling (`relative`), for messages and headers.
-    pub fn name(self) -> &'static str {
-        match self {
-            RankBy::Relative => "relative",
-            RankBy::Rank => "rank",
-            RankBy::Log => "log",
-            RankBy::Raw => "raw",
-        }
+    /// The setting's spelling (`relative`), for messages and headers: the one `--rank-by`
+    /// and the config files read.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .expect("every RankBy is a --rank-by value")
+            .get_name()
+            .to_owned()
     }
 }
 
@@ -96,20 +96,18 @@ impl Keep {
         }
     }
 
-    /// The setting's spelling (`failed`), for messages and `run.toml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Keep::None => "none",
-            Keep::Failed => "failed",
-            Keep::All => "all",
-        }
+    /// The setting's spelling (`failed`), for messages and `run.toml`: the one
+    /// `--transcripts` and scoring.toml read.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .expect("every Keep is a --transcripts value")
+            .get_name()
+            .to_owned()
     }
 
     /// Reads the setting back from its spelling.
     pub fn parse(text: &str) -> Option<Keep> {
-        [Keep::None, Keep::Failed, Keep::All]
-            .into_iter()
-            .find(|k| k.name() == text)
+        <Keep as ValueEnum>::from_str(text, false).ok()
     }
 }
 
@@ -505,6 +503,42 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("median") && err.contains("rank-by"), "{err}");
+    }
+
+    /// Every variant's spelling, after checking that `--flag` (clap) and the config files
+    /// (serde, through TOML) both read it back as that variant.
+    fn spellings<T>(name: fn(T) -> String) -> Vec<String>
+    where
+        T: ValueEnum + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug + Copy,
+    {
+        let spell = |&v: &T| {
+            let text = name(v);
+            assert_eq!(T::from_str(&text, false), Ok(v), "{text}");
+            let read: T = toml::Value::String(text.clone()).try_into().unwrap();
+            assert_eq!(read, v, "{text}");
+            text
+        };
+        T::value_variants().iter().map(spell).collect()
+    }
+
+    #[test]
+    fn every_rank_by_spelling_reads_back_as_itself() {
+        let names = spellings(RankBy::name);
+        assert_eq!(names, ["relative", "rank", "log", "raw"]);
+    }
+
+    #[test]
+    fn every_keep_spelling_reads_back_as_itself() {
+        let names = spellings(Keep::name);
+        assert_eq!(names, ["none", "failed", "all"]);
+        for keep in Keep::value_variants() {
+            assert_eq!(
+                Keep::parse(&keep.name()),
+                Some(*keep),
+                "run.toml's spelling"
+            );
+        }
+        assert_eq!(Keep::parse("All"), None);
     }
 
     #[test]

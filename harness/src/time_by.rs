@@ -10,6 +10,8 @@
 
 use std::time::Duration;
 
+use clap::ValueEnum;
+
 use crate::verdict::{Outcome, Verdict};
 
 /// The clock a time limit holds.
@@ -34,12 +36,13 @@ pub enum TimeBy {
 }
 
 impl TimeBy {
-    /// The setting's spelling, for messages and `run.toml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            TimeBy::Think => "think",
-            TimeBy::Cpu => "cpu",
-        }
+    /// The setting's spelling (`think`), for messages and `run.toml`: the one `--time-by` and
+    /// the config files read.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .expect("every TimeBy is a --time-by value")
+            .get_name()
+            .to_owned()
     }
 }
 
@@ -151,5 +154,18 @@ mod tests {
             o.reason
         );
         assert_eq!(guard(Duration::from_secs(10)), Duration::from_secs(50));
+    }
+
+    #[test]
+    fn every_time_by_spelling_reads_back_as_itself() {
+        let mut names = Vec::new();
+        for &by in TimeBy::value_variants() {
+            let text = by.name();
+            assert_eq!(TimeBy::from_str(&text, false), Ok(by), "--time-by {text}");
+            let read: TimeBy = toml::Value::String(text.clone()).try_into().unwrap();
+            assert_eq!(read, by, "time-by = {text:?}");
+            names.push(text);
+        }
+        assert_eq!(names, ["think", "cpu"]);
     }
 }

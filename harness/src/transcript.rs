@@ -372,7 +372,7 @@ mod tests {
     #[test]
     fn keep_says_which_verdicts_keep_a_transcript() {
         for keep in [Keep::None, Keep::Failed, Keep::All] {
-            assert_eq!(Keep::parse(keep.name()), Some(keep));
+            assert_eq!(Keep::parse(&keep.name()), Some(keep));
         }
         assert!(!Keep::None.keeps(Verdict::WrongAnswer));
         assert!(!Keep::Failed.keeps(Verdict::Ok));
