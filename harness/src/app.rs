@@ -75,8 +75,9 @@ fn apply_env_secret(cli: &mut Cli, env_secret: Option<OsString>) -> Result<()> {
 fn run(args: &RunArgs) -> Result<u8> {
     crate::os::install_interrupt_handler()
         .map_err(|e| Error::fault(format!("cannot install the interrupt handler: {e}")))?;
-    let context = Context::load(&args.common)?;
+    let mut context = Context::load(&args.common)?;
     let request = Request::new(args, &context)?;
+    request.keep_recorded(&mut context.scoring);
     let history = crate::compare::History::new(
         &request.args.compare,
         &context.scoring,

@@ -131,8 +131,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_pin: bool,
     /// Finish an interrupted run: run only the (player, test) pairs missing from
-    /// results/RUN-ID/scores.csv, with the players, seeds and limits recorded for it (flags
-    /// given now override them). A player whose program changed since is run again in full.
+    /// results/RUN-ID/scores.csv, with the players, seeds, limits and rank-by recorded for it
+    /// (flags given now override them). A player whose program changed since is run again in full.
     #[arg(long, value_name = "RUN-ID")]
     pub resume: Option<String>,
     /// Where runs are written [default: results/ beside the config file].

@@ -233,6 +233,10 @@ fn open_files(
         crate::rundir::set_field(&dir, "tag", tag)
             .map_err(|e| Error::usage(format!("--tag on --resume: cannot write {e}")))?;
     }
+    if let Some(by) = plan.request.args.compare.rank_by {
+        crate::rundir::set_rank_by(&dir, by)
+            .map_err(|e| Error::usage(format!("--rank-by on --resume: cannot write {e}")))?;
+    }
     for (player, tests) in changed.into_inner() {
         plan.notes.push(format!(
             "resuming: player {player} changed since the run began (new hash): its {tests} \

@@ -150,6 +150,21 @@ impl Request {
     }
 }
 
+impl Request {
+    /// On `--resume`, puts into `scoring` the `rank-by` the run recorded for each of its
+    /// problems: a resumed run is ranked as it began, though scoring.toml may have changed
+    /// since (`--rank-by` given now still wins over both). A run made before `rank-by` was
+    /// recorded keeps scoring.toml's.
+    pub fn keep_recorded(&self, scoring: &mut crate::config::Scoring) {
+        let Some(dir) = &self.resume else {
+            return;
+        };
+        for (id, by) in crate::rundir::Meta::read(dir).rank_by {
+            scoring.problem.entry(id).or_default().rank_by = by;
+        }
+    }
+}
+
 /// The arguments of a resumed run: those recorded for it, overridden by any given now.
 fn resumed_args(args: &RunArgs, dir: &Path) -> Result<RunArgs> {
     let path = dir.join("run.toml");

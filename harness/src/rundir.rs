@@ -512,6 +512,30 @@ pub(crate) fn set_field(dir: &Path, key: &str, value: &str) -> io::Result<()> {
     write_atomic(&path, out.as_bytes())
 }
 
+/// Sets the `rank-by` of every `[problem.<id>]` table of a run's `run.toml`: a `--rank-by`
+/// given on `--resume` ranks the resumed run, and the run's readers (report.html,
+/// `harness runs`) rank it as its leaderboard does. Other lines are kept as they are.
+pub(crate) fn set_rank_by(dir: &Path, by: crate::config::RankBy) -> io::Result<()> {
+    let path = dir.join("run.toml");
+    let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+    let mut in_problem = false;
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            in_problem = trimmed.starts_with("[problem.");
+        }
+        let is_rank_by = (line.split_once('=')).is_some_and(|(k, _)| k.trim() == "rank-by");
+        if in_problem && is_rank_by && !trimmed.starts_with('#') {
+            out.push_str(&format!("rank-by = {:?}\n", by.name()));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    write_atomic(&path, out.as_bytes())
+}
+
 /// Writes a file atomically: to a temporary name beside it, then renamed over it.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension("tmp");
@@ -548,6 +572,27 @@ mod tests {
         set_field(dir.path(), "tag", "first").unwrap();
         let text = std::fs::read_to_string(&toml).unwrap();
         assert_eq!(text, "threads = 2\ntag = \"first\"\n\n[args]\n");
+    }
+
+    #[test]
+    fn a_rank_by_given_on_resume_replaces_each_problems_and_keeps_the_rest() {
+        use crate::config::RankBy;
+        let dir = tempfile::tempdir().unwrap();
+        let before = "threads = 2\n\n[args]\nseeds = \"1..2\"\n\n[problem.linez]\ntime-limit = 2\nrank-by = \"log\"\ncases = 3\n[problem.linez.players.\"a\"]\nhash = \"h\"\n\n[problem.chesspuzzle]\nrank-by = \"relative\"\n";
+        std::fs::write(dir.path().join("run.toml"), before).unwrap();
+        set_rank_by(dir.path(), RankBy::Rank).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("run.toml")).unwrap();
+        assert_eq!(
+            text,
+            before
+                .replace("\"log\"", "\"rank\"")
+                .replace("\"relative\"", "\"rank\"")
+        );
+        let meta = Meta::read(dir.path());
+        assert_eq!(
+            (meta.rank_by("linez"), meta.rank_by("chesspuzzle")),
+            (RankBy::Rank, RankBy::Rank)
+        );
     }
 
     fn row() -> ScoreRow {

@@ -650,6 +650,60 @@ fn a_tag_given_on_resume_names_the_resumed_run() {
 }
 
 #[test]
+fn a_resumed_run_keeps_its_recorded_rank_by_unless_told_another() {
+    let config_dir = tempfile::tempdir().unwrap();
+    let config = config_dir.path().join("scoring.toml");
+    let rank_by = |by: &str| {
+        std::fs::write(
+            &config,
+            format!("[problem.chesspuzzle]\nrank-by = \"{by}\"\n"),
+        )
+        .unwrap()
+    };
+    let results = tempfile::tempdir().unwrap();
+    let (_dir, player) = script(FIRST_CELL);
+    let harness_with_config = || {
+        let mut cmd = harness();
+        cmd.arg("--config")
+            .arg(&config)
+            .arg("--testcases")
+            .arg(root().join("testcases"))
+            .arg("--results")
+            .arg(results.path());
+        cmd
+    };
+    rank_by("log");
+    let (code, _, err) = run(harness_with_config()
+        .args(["--problem", "chesspuzzle", "--seeds", "1..2", "--players"])
+        .arg(&player));
+    assert_eq!(code, 0, "{err}");
+    let id = std::fs::read_link(results.path().join("latest")).unwrap();
+    let dir = results.path().join(id);
+    // What run.toml and leaderboard.csv say the run is ranked by.
+    let ranked_by = || {
+        let toml: toml::Table = std::fs::read_to_string(dir.join("run.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let recorded = toml["problem"]["chesspuzzle"]["rank-by"].as_str().unwrap();
+        let board = read_csv(&dir.join("leaderboard.csv"));
+        let column = board[0].iter().position(|h| h == "rank_by").unwrap();
+        (recorded.to_string(), board[1][column].clone())
+    };
+    assert_eq!(ranked_by(), ("log".into(), "log".into()));
+    // scoring.toml changed since: the resumed run is ranked as it began.
+    rank_by("raw");
+    let id = dir.file_name().unwrap().to_str().unwrap().to_string();
+    let (code, _, err) = run(harness_with_config().args(["--resume", &id]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(ranked_by(), ("log".into(), "log".into()));
+    // --rank-by given on --resume ranks it, and run.toml records it.
+    let (code, _, err) = run(harness_with_config().args(["--resume", &id, "--rank-by", "rank"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(ranked_by(), ("rank".into(), "rank".into()));
+}
+
+#[test]
 fn unreadable_test_data_and_unwritable_results_are_usage_errors() {
     let empty = tempfile::tempdir().unwrap();
     let results = tempfile::tempdir().unwrap();

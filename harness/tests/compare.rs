@@ -155,6 +155,17 @@ fn player_names_resolve_to_their_newest_run_and_unknowns_are_named() {
 #[test]
 fn runs_lists_every_run_with_its_players() {
     let results = two_runs();
+    // A run of whole scores: its means show two decimals, as on the leaderboard.
+    let whole: Vec<_> = (1..=4u64)
+        .flat_map(|s| {
+            let solved = if s == 2 { 0.0 } else { 1.0 };
+            [
+                ("alpha", "eeee", s, 1.0, "OK"),
+                ("gamma", "ffff", s, solved, "OK"),
+            ]
+        })
+        .collect();
+    write_run(results.path(), "20260103-000000", &whole);
     let (code, out, err) = run(harness(results.path(), &["runs"]));
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!(out);
@@ -213,7 +224,7 @@ fn runs_ranks_a_minimised_problem_by_its_yardstick_and_never_counts_a_failed_tes
     // player ranks first.
     let raw = line("raw");
     assert!(
-        raw.ends_with("raw: steady 29257100.0000 (ssss), tle 2335231.0000, 2 left out (tttt)"),
+        raw.ends_with("raw: steady 29257100.00 (ssss), tle 2335231.00, 2 left out (tttt)"),
         "{raw}"
     );
     // By the log average: the same order, tle's value its OK tests' log10 mean.

@@ -94,12 +94,13 @@ fn standings_line(
         })
         .collect();
     let objective = info(&problem).objective;
+    let integral = !players.iter().any(|(_, s)| s.fractional);
     let by = crate::report::summary::rank_by(wanted, &players);
     let shown: Vec<String> = crate::report::summary::ranked(&players, by, objective)
         .into_iter()
         .map(|(_, (name, s))| {
             let mark = s.mark(by, objective);
-            let value = mark.value.map_or("-".to_string(), |v| format!("{v:.4}"));
+            let value = value_cell(mark.value, by, integral);
             let left = match mark.left_out {
                 0 => String::new(),
                 n => format!(", {n} left out"),
@@ -112,6 +113,18 @@ fn standings_line(
         })
         .collect();
     format!("{}: {}", by.name(), shown.join(", "))
+}
+
+/// A player's value by `by` as the leaderboard shows it: a mean raw score as
+/// [`crate::report::number::mean`] has it (two decimals when every score of the problem is
+/// whole, `integral`, else four), a relative, rank or log score with four decimals; `-`
+/// without one.
+fn value_cell(value: Option<f64>, by: yardstick::RankBy, integral: bool) -> String {
+    match value {
+        None => "-".to_string(),
+        Some(v) if by == yardstick::RankBy::Raw => crate::report::number::mean(v, integral, 4),
+        Some(v) => format!("{v:.4}"),
+    }
 }
 
 /// `20261121-225622` -> `2026-11-21 22:56:22`.
@@ -129,5 +142,25 @@ fn date_of(id: &str) -> String {
         )
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yardstick::RankBy;
+
+    #[test]
+    fn a_mean_of_whole_scores_shows_two_decimals_as_the_leaderboard_does() {
+        assert_eq!(value_cell(Some(12.0), RankBy::Raw, true), "12.00");
+        assert_eq!(value_cell(Some(0.5), RankBy::Raw, true), "0.50");
+        assert_eq!(value_cell(Some(-3.0), RankBy::Raw, true), "-3.00");
+        assert_eq!(value_cell(Some(0.565), RankBy::Raw, false), "0.5650");
+        assert_eq!(value_cell(Some(-2.5), RankBy::Raw, false), "-2.5000");
+        assert_eq!(value_cell(None, RankBy::Raw, true), "-");
+        // Not a mean of the scores: four decimals whatever the scores are.
+        assert_eq!(value_cell(Some(62.5), RankBy::Rank, true), "62.5000");
+        assert_eq!(value_cell(Some(95.0), RankBy::Relative, true), "95.0000");
+        assert_eq!(value_cell(Some(3.5), RankBy::Log, true), "3.5000");
     }
 }
