@@ -12,9 +12,8 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
-use support::{expect_exit, harness, rows_of, scores, stderr_log, write_exec};
+use support::tools::{ToolsWorkspace, SEEDS_GEN};
+use support::{expect_exit, rows_of, scores, stderr_log};
 
 /// The tester: reads N, starts the player, asks N, N+1, ... (QUERIES of them, its first
 /// argument), each after WORK_MS of its own CPU time (its second) and a pause of PAUSE_MS
@@ -41,16 +40,6 @@ p.wait()
 print(f"Score = {right}", file=sys.stderr)
 "#;
 
-const GEN: &str = r#"#!/bin/sh
-mkdir in || exit 1
-i=0
-while read s; do
-  [ -z "$s" ] && continue
-  echo $(( s % 1000 + 1 )) > in/$(printf %04d $i).txt
-  i=$((i+1))
-done < "$1"
-"#;
-
 /// A workspace with the problem `queries` (`relay` and the time limit (s) as given, the
 /// tester asking `queries` numbers after `work_ms` of CPU time and `pause_ms` each) and the C
 /// fixture `fixture` as the player `fixture`, run with `args`.
@@ -60,16 +49,12 @@ fn workspace(
     (queries, work_ms, pause_ms): (u32, u32, u32),
     fixture: &str,
     args: &[&str],
-) -> tempfile::TempDir {
+) -> ToolsWorkspace {
     let exe = support::compile_c(fixture);
-    let ws = tempfile::tempdir().unwrap();
-    let root = ws.path();
-    std::fs::write(root.join("scoring.toml"), "").unwrap();
-    let p = root.join("testcases/queries");
-    std::fs::create_dir_all(&p).unwrap();
-    std::fs::write(
-        p.join("problem.toml"),
-        format!(
+    let ws = ToolsWorkspace::new();
+    ws.problem_toml(
+        "queries",
+        &format!(
             r#"title = "Queries (CPU time tests)"
 shape = "interactive"
 objective = "max"
@@ -84,42 +69,28 @@ time-limit = {limit}
 "#
         ),
     )
-    .unwrap();
-    write_exec(&p.join("tools/tester.py"), TESTER);
-    write_exec(&p.join("tools/gen.sh"), GEN);
-    let player = root.join("players").join(fixture);
-    std::fs::create_dir_all(&player).unwrap();
-    std::fs::copy(&exe, player.join(fixture)).unwrap();
-    let mut command = vec![format!("./{fixture}"), player.display().to_string()];
-    command.extend(args.iter().map(|a| a.to_string()));
-    std::fs::write(
-        player.join("player.toml"),
-        format!("problem = \"queries\"\ncommand = {command:?}\n"),
-    )
-    .unwrap();
+    .script("queries", "tester.py", TESTER)
+    .script("queries", "gen.sh", SEEDS_GEN);
+    let player = ws.root().join("players").join(fixture);
+    let player = player.display().to_string();
+    let args: Vec<&str> = [player.as_str()]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    ws.exe_player(fixture, "queries", &exe, &args);
     ws
 }
 
 /// Runs the fixture's player on seed 1 (`extra` flags after); its one row and its stderr.
 fn run_one(
-    ws: &Path,
+    ws: &ToolsWorkspace,
     fixture: &str,
     extra: &[&str],
 ) -> (std::collections::BTreeMap<String, String>, String) {
-    let results: PathBuf = ws.join("results");
-    let player = format!("players/{fixture}");
-    let mut args = vec![
-        "--players",
-        &player,
-        "--seeds",
-        "1",
-        "--results",
-        results.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    let out = harness()
-        .current_dir(ws)
-        .args(&args)
+    let results = ws.root().join("results");
+    let out = ws
+        .command(&[fixture], "1", &results)
+        .args(extra)
         .output()
         .expect("harness runs");
     expect_exit(&out, 0);
@@ -132,7 +103,7 @@ fn run_one(
 /// hidden from `wait`.
 fn children_reaped_by_the_kernel_count(extra: &[&str]) {
     let ws = workspace("direct", 1, (1, 10, 0), "reaped-children", &["3", "700"]);
-    let (row, log) = run_one(ws.path(), "reaped-children", extra);
+    let (row, log) = run_one(&ws, "reaped-children", extra);
     // The attack ran, and `wait` saw none of it: without the tree's own count, the player
     // would be OK with the CPU time of its own few instructions.
     let marker = log
@@ -175,7 +146,7 @@ fn a_proxied_player_that_starves_the_tester_is_tle_by_its_cpu_time() {
     // player still thinking) is the time it thinks on, as much of a CPU as it gets: past
     // 3 s of CPU time within 6-20 queries, killed a second of CPU time later.
     let ws = workspace("proxy", 2, (40, 10, 500), "starve-tester", &["4"]);
-    let (row, log) = run_one(ws.path(), "starve-tester", &[]);
+    let (row, log) = run_one(&ws, "starve-tester", &[]);
     assert!(
         log.contains("RAN starve-tester: 4 threads spinning"),
         "no marker: {row:?}\n{log}"

@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{expect_exit, harness, rows_of, scores, stderr_log, write_exec};
+use support::tools::{by_seed as by_seed_of, ToolsWorkspace, DOUBLE, SEEDS_GEN};
+use support::{expect_exit, stderr_log};
 
 /// A tester in shell: reads N, starts the player ("$@") over two FIFOs, sends N, reads one
 /// line and scores it (twice N is right). `target/mode`: `late` waits 1.5 s before it starts
@@ -53,16 +54,6 @@ else
 fi
 "#;
 
-const GEN: &str = r#"#!/bin/sh
-mkdir in || exit 1
-i=0
-while read s; do
-  [ -z "$s" ] && continue
-  echo $(( s % 1000 + 1 )) > in/$(printf %04d $i).txt
-  i=$((i+1))
-done < "$1"
-"#;
-
 const PROBLEM: &str = r#"title = "Double it (relay attacks)"
 shape = "interactive"
 objective = "max"
@@ -81,35 +72,24 @@ time-limit = 10
 /// own): the problem `double`, its honest player, and `tmp/`, the run's TMPDIR (its scratch
 /// space and process-mode test folders), to be found empty after the run.
 struct Workspace {
-    dir: tempfile::TempDir,
+    ws: ToolsWorkspace,
 }
 
 impl Workspace {
     fn new(mode: &str) -> Workspace {
-        let dir = tempfile::Builder::new()
-            .prefix("relay-attacks-")
-            .tempdir_in(containment::open_dir())
-            .unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("scoring.toml"), "").unwrap();
-        let p = root.join("testcases/double");
-        std::fs::create_dir_all(p.join("tools/target")).unwrap();
-        std::fs::write(p.join("problem.toml"), PROBLEM).unwrap();
-        write_exec(&p.join("tools/tester.sh"), TESTER);
-        write_exec(&p.join("tools/gen.sh"), GEN);
-        std::fs::write(p.join("tools/target/mode"), mode).unwrap();
-        support::sh_player(
-            &root.join("players/double"),
-            "double",
-            "read n\necho $((n * 2))\n",
-        );
-        std::fs::create_dir_all(root.join("tmp")).unwrap();
-        open_all(root);
-        Workspace { dir }
+        let ws = ToolsWorkspace::new_in(&containment::open_dir(), "relay-attacks-");
+        ws.problem_toml("double", PROBLEM)
+            .script("double", "tester.sh", TESTER)
+            .script("double", "gen.sh", SEEDS_GEN)
+            .tool_file("double", "target/mode", mode)
+            .player("double", "double", DOUBLE);
+        std::fs::create_dir_all(ws.root().join("tmp")).unwrap();
+        open_all(ws.root());
+        Workspace { ws }
     }
 
     fn path(&self) -> &Path {
-        self.dir.path()
+        self.ws.root()
     }
 
     fn results(&self) -> PathBuf {
@@ -119,31 +99,20 @@ impl Workspace {
     /// A `player.toml` folder running the compiled fixture `relay-spy` with `args`.
     fn spy(&self, name: &str, args: &[&str]) -> PathBuf {
         let exe = support::compile_c("relay-spy");
-        let dir = self.path().join("players").join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(&exe, dir.join("relay-spy")).unwrap();
-        let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
-        std::fs::write(
-            dir.join("player.toml"),
-            format!(
-                "problem = \"double\"\ncommand = [\"./relay-spy\", \"relay-spy-tag\", {}]\n",
-                args.join(", ")
-            ),
-        )
-        .unwrap();
+        let args: Vec<&str> = ["relay-spy-tag"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        let dir = self.ws.exe_player(name, "double", &exe, &args);
         open_all(&dir);
         dir
     }
 
     /// The harness on `players` and `seeds` at 2 tests at once, with `more` flags.
     fn command(&self, players: &[&str], seeds: &str, more: &[&str]) -> Command {
-        let mut cmd = harness();
-        cmd.current_dir(self.path())
-            .env("TMPDIR", self.path().join("tmp"))
-            .arg("--players")
-            .args(players)
-            .args(["--seeds", seeds, "--threads", "2", "--results"])
-            .arg(self.results())
+        let mut cmd = self.ws.command(players, seeds, &self.results());
+        cmd.env("TMPDIR", self.path().join("tmp"))
+            .args(["--threads", "2"])
             .args(more);
         cmd
     }
@@ -157,17 +126,7 @@ impl Workspace {
             std::fs::create_dir_all(&dir).unwrap();
             std::os::unix::fs::chown(&dir, Some(uid), Some(uid)).unwrap();
         }
-        let mut cmd = Command::new("setpriv");
-        cmd.arg(format!("--reuid={uid}"))
-            .arg(format!("--regid={uid}"))
-            .arg("--clear-groups")
-            .arg(containment::open_harness())
-            .args(inner.get_args())
-            .current_dir(self.path())
-            .env("HOME", self.path())
-            .env("TMPDIR", self.path().join("tmp"))
-            .stdin(Stdio::null());
-        cmd
+        self.ws.as_user(uid, &containment::open_harness(), &inner)
     }
 
     /// What the run left in its TMPDIR.
@@ -192,20 +151,38 @@ fn open_all(path: &Path) {
 
 /// (seed -> (verdict, score, reason)) of one player's rows.
 fn by_seed(results: &Path, player: &str) -> BTreeMap<String, (String, String, String)> {
-    let rows = scores(results);
-    rows_of(&rows, player)
-        .into_iter()
-        .map(|r| {
-            (
-                r["seed"].clone(),
-                (
-                    r["verdict"].clone(),
-                    r["score"].clone(),
-                    r["reason"].clone(),
-                ),
-            )
-        })
-        .collect()
+    by_seed_of(results, Some(player), |r| {
+        let cell = |c: &str| r[c].clone();
+        (cell("verdict"), cell("score"), cell("reason"))
+    })
+}
+
+/// The competitor's run alone (`command`), before the spies join it: its 4 tests' scores,
+/// to keep.
+fn competitor_alone(
+    ws: &Workspace,
+    mut command: Command,
+) -> BTreeMap<String, (String, String, String)> {
+    let out = command.output().unwrap();
+    expect_exit(&out, 0);
+    let alone = by_seed(&ws.results(), "double");
+    assert_eq!(alone.len(), 4, "{alone:?}");
+    alone
+}
+
+/// After the spies' run: the competitor's tests as `alone`, and nothing left in the run's
+/// scratch space.
+fn competitor_as_alone_and_nothing_left(
+    ws: &Workspace,
+    alone: &BTreeMap<String, (String, String, String)>,
+) {
+    assert_eq!(
+        &by_seed(&ws.results(), "double"),
+        alone,
+        "the competitor's tests"
+    );
+    let left = ws.left_in_tmp();
+    assert!(left.is_empty(), "left in the scratch space: {left:?}");
 }
 
 /// The spies beside the honest player, in process mode (`sandbox`: false) or the sandbox.
@@ -213,19 +190,13 @@ fn spies_beside_a_competitor(sandbox: bool) {
     let ws = Workspace::new("late");
     let mode: &[&str] = if sandbox { &[] } else { &["--sandbox", "off"] };
     // The competitor alone first: its scores to keep.
-    let out = ws
-        .command(&["players/double"], "1..4", mode)
-        .output()
-        .unwrap();
-    expect_exit(&out, 0);
-    let alone = by_seed(&ws.results(), "double");
-    assert_eq!(alone.len(), 4, "{alone:?}");
+    let alone = competitor_alone(&ws, ws.command(&["double"], "1..4", mode));
     assert!(alone.values().all(|(v, _, _)| v == "OK"), "{alone:?}");
     // Only sockets of this test's own runs: other runs on the machine are not its to attack.
     let prefix = format!("{}/", ws.path().join("tmp").display());
     ws.spy("spy-connect", &["connect", &prefix, "3"]);
     ws.spy("spy-chmod", &["chmod", &prefix, "3"]);
-    let players = ["players/spy-connect", "players/spy-chmod", "players/double"];
+    let players = ["spy-connect", "spy-chmod", "double"];
     let out = ws.command(&players, "1..4", mode).output().unwrap();
     expect_exit(&out, 0);
     let mut found = 0;
@@ -251,13 +222,7 @@ fn spies_beside_a_competitor(sandbox: bool) {
         // tests' and the competitor's).
         assert!(found >= 4, "the spies found {found} relay sockets");
     }
-    assert_eq!(
-        by_seed(&ws.results(), "double"),
-        alone,
-        "the competitor's tests"
-    );
-    let left = ws.left_in_tmp();
-    assert!(left.is_empty(), "left in the scratch space: {left:?}");
+    competitor_as_alone_and_nothing_left(&ws, &alone);
 }
 
 #[test]
@@ -270,6 +235,24 @@ fn relay_spies_in_the_sandbox_get_wa_and_leave_the_competitor_as_alone() {
     spies_beside_a_competitor(true);
 }
 
+/// The competitor alone, then the spy `spy` (relay-spy's `attack`) beside it, both run by
+/// user `uid` in process mode: the workspace, and the competitor's scores alone.
+fn spy_of_an_ordinary_user(
+    uid: u32,
+    spy: &str,
+    attack: &str,
+) -> (Workspace, BTreeMap<String, (String, String, String)>) {
+    let ws = Workspace::new("late");
+    let off = ["--sandbox", "off"];
+    let alone = competitor_alone(&ws, ws.command_as(uid, &["double"], "1..4", &off));
+    let prefix = format!("{}/", ws.path().join("tmp").display());
+    ws.spy(spy, &[attack, &prefix, "3"]);
+    let players = [spy, "double"];
+    let out = ws.command_as(uid, &players, "1..4", &off).output().unwrap();
+    expect_exit(&out, 0);
+    (ws, alone)
+}
+
 /// A harness of an ordinary user in process mode: its tools and players are that user, so
 /// the kernel lets a player connect to any relay socket it finds; the harness takes only the
 /// tool's own (`SO_PEERCRED`), and the spy is ignored.
@@ -279,20 +262,7 @@ fn a_relay_spy_of_an_ordinary_users_process_mode_run_is_ignored() {
         return;
     }
     let uid = containment::free_uid(62_900);
-    let ws = Workspace::new("late");
-    let off = ["--sandbox", "off"];
-    let out = ws
-        .command_as(uid, &["players/double"], "1..4", &off)
-        .output()
-        .unwrap();
-    expect_exit(&out, 0);
-    let alone = by_seed(&ws.results(), "double");
-    assert_eq!(alone.len(), 4, "{alone:?}");
-    let prefix = format!("{}/", ws.path().join("tmp").display());
-    ws.spy("spy-connect", &["connect", &prefix, "3"]);
-    let players = ["players/spy-connect", "players/double"];
-    let out = ws.command_as(uid, &players, "1..4", &off).output().unwrap();
-    expect_exit(&out, 0);
+    let (ws, alone) = spy_of_an_ordinary_user(uid, "spy-connect", "connect");
     let mut connected = 0;
     for seed in ["1", "2", "3", "4"] {
         let log = stderr_log(&ws.results(), "double", "spy-connect", seed);
@@ -307,13 +277,7 @@ fn a_relay_spy_of_an_ordinary_users_process_mode_run_is_ignored() {
     assert!(connected >= 4, "the spy connected {connected} times");
     let rows = by_seed(&ws.results(), "spy-connect");
     assert!(rows.values().all(|(v, _, _)| v == "WA"), "{rows:?}");
-    assert_eq!(
-        by_seed(&ws.results(), "double"),
-        alone,
-        "the competitor's tests"
-    );
-    let left = ws.left_in_tmp();
-    assert!(left.is_empty(), "left in the scratch space: {left:?}");
+    competitor_as_alone_and_nothing_left(&ws, &alone);
 }
 
 /// A harness of an ordinary user in process mode: its tools and players are that user, and
@@ -326,20 +290,7 @@ fn a_chmod_spy_of_an_ordinary_users_process_mode_run_is_refused() {
         return;
     }
     let uid = containment::free_uid(62_950);
-    let ws = Workspace::new("late");
-    let off = ["--sandbox", "off"];
-    let out = ws
-        .command_as(uid, &["players/double"], "1..4", &off)
-        .output()
-        .unwrap();
-    expect_exit(&out, 0);
-    let alone = by_seed(&ws.results(), "double");
-    assert_eq!(alone.len(), 4, "{alone:?}");
-    let prefix = format!("{}/", ws.path().join("tmp").display());
-    ws.spy("spy-chmod", &["chmod", &prefix, "3"]);
-    let players = ["players/spy-chmod", "players/double"];
-    let out = ws.command_as(uid, &players, "1..4", &off).output().unwrap();
-    expect_exit(&out, 0);
+    let (ws, alone) = spy_of_an_ordinary_user(uid, "spy-chmod", "chmod");
     let mut refused = 0;
     for seed in ["1", "2", "3", "4"] {
         let log = stderr_log(&ws.results(), "double", "spy-chmod", seed);
@@ -363,13 +314,7 @@ fn a_chmod_spy_of_an_ordinary_users_process_mode_run_is_refused() {
     let rows = by_seed(&ws.results(), "spy-chmod");
     assert_eq!(rows.len(), 4, "{rows:?}");
     assert!(rows.values().all(|(v, _, _)| v == "WA"), "{rows:?}");
-    assert_eq!(
-        by_seed(&ws.results(), "double"),
-        alone,
-        "the competitor's tests"
-    );
-    let left = ws.left_in_tmp();
-    assert!(left.is_empty(), "left in the scratch space: {left:?}");
+    competitor_as_alone_and_nothing_left(&ws, &alone);
 }
 
 /// The harness's peak resident memory (`VmHWM`, kB) while `cmd` runs, with its output.
@@ -404,7 +349,7 @@ fn run_watching_memory(cmd: &mut Command) -> (std::process::Output, u64) {
 #[test]
 fn a_tester_flooding_without_a_newline_is_the_tools_err_and_the_harness_stays_small() {
     let ws = Workspace::new("flood");
-    let (out, peak_kb) = run_watching_memory(&mut ws.command(&["players/double"], "1..2", &[]));
+    let (out, peak_kb) = run_watching_memory(&mut ws.command(&["double"], "1..2", &[]));
     expect_exit(&out, 1);
     let rows = by_seed(&ws.results(), "double");
     assert_eq!(rows.len(), 2, "{rows:?}");

@@ -17,9 +17,10 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use support::{expect_exit, scores, write_exec};
+use support::tools::ToolsWorkspace;
+use support::{expect_exit, scores};
 
 /// gen: `in/0000.txt` is `3 <seed>`.
 const GEN: &str = "#!/bin/sh\nmkdir in || exit 1\nread s < \"$1\"\necho \"3 $s\" > in/0000.txt\n";
@@ -37,27 +38,23 @@ const BY_GEN: &str = "inputs = { gen = [\"gen.sh\", \"{seeds}\"], dir = \"in\" }
 /// A workspace: `scoring.toml`, `testcases/p/` (problem.toml, tools/gen.sh, tools/vis.sh),
 /// and `players/<name>/main.sh` for each of `players`.
 struct Workspace {
-    dir: tempfile::TempDir,
+    ws: ToolsWorkspace,
 }
 
 impl Workspace {
     fn new(problem: &str, gen: &str, vis: &str, players: &[(&str, &str)]) -> Workspace {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("scoring.toml"), "").unwrap();
-        let p = root.join("testcases/p");
-        std::fs::create_dir_all(p.join("tools")).unwrap();
-        std::fs::write(p.join("problem.toml"), problem).unwrap();
-        write_exec(&p.join("tools/gen.sh"), gen);
-        write_exec(&p.join("tools/vis.sh"), vis);
+        let ws = ToolsWorkspace::new();
+        ws.problem_toml("p", problem)
+            .script("p", "gen.sh", gen)
+            .script("p", "vis.sh", vis);
         for (name, script) in players {
-            support::sh_player(&root.join("players").join(name), "p", script);
+            ws.player(name, "p", script);
         }
-        Workspace { dir }
+        Workspace { ws }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.ws.root()
     }
 
     /// Runs `players` on `seeds` into `results/`, with `env` set for the harness and
@@ -70,15 +67,8 @@ impl Workspace {
         sandbox: &str,
     ) -> (Output, PathBuf) {
         let results = self.root().join("results");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
-        cmd.current_dir(self.root())
-            .stdin(Stdio::null())
-            .env_remove("HARNESS_SECRET")
-            .envs(env.iter().copied())
-            .arg("--players")
-            .args(players.iter().map(|p| format!("players/{p}")))
-            .args(["--seeds", seeds, "--sandbox", sandbox, "--results"])
-            .arg(&results);
+        let mut cmd = self.ws.command(players, seeds, &results);
+        cmd.envs(env.iter().copied()).args(["--sandbox", sandbox]);
         (cmd.output().unwrap(), results)
     }
 }

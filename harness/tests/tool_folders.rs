@@ -12,9 +12,10 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use support::{expect_exit, rows_of, scores};
+use support::tools::{by_seed, ToolsWorkspace};
+use support::{expect_exit, scores};
 
 /// Answers `2N`; then waits for more input and crashes at its end, as a player whose read
 /// loop does not expect the end of its input.
@@ -22,24 +23,15 @@ const PLAYER: &str =
     "read n\necho $((n * 2))\nread more || { echo 'crashed at the end of input' >&2; exit 3; }\n";
 
 struct Workspace {
-    dir: tempfile::TempDir,
+    ws: ToolsWorkspace,
 }
 
 impl Workspace {
     /// Problem `files` (topcoder, `files-tester.sh`, its picture `picture.svg`) and
     /// problem `dying` (`dying-tester.sh`), each with player `<id>-double`.
     fn new() -> Workspace {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("scoring.toml"), "").unwrap();
-        let fixtures = support::root().join("harness/tests/fixtures/tool-shapes");
+        let ws = ToolsWorkspace::new();
         for (id, tester) in [("files", "files-tester.sh"), ("dying", "dying-tester.sh")] {
-            let p = root.join("testcases").join(id);
-            std::fs::create_dir_all(p.join("tools")).unwrap();
-            let dest = p.join("tools").join(tester);
-            std::fs::copy(fixtures.join(tester), &dest).unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
             let pictures = if id == "files" {
                 "pictures = [\"picture.svg\"]\n"
             } else {
@@ -48,51 +40,31 @@ impl Workspace {
             let problem = format!(
                 "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = [\"{tester}\", \"-exec\", \"{{player}}\", \"-seed\", \"{{seed}}\"]\n{pictures}judge-timeout = 30\n"
             );
-            std::fs::write(p.join("problem.toml"), problem).unwrap();
-            support::sh_player(
-                &root.join("players").join(format!("{id}-double")),
-                id,
-                PLAYER,
-            );
+            ws.fixture_tool(id, tester)
+                .problem_toml(id, &problem)
+                .player(&format!("{id}-double"), id, PLAYER);
         }
-        Workspace { dir }
+        Workspace { ws }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.ws.root()
     }
 
     fn tools(&self, id: &str) -> PathBuf {
-        self.root().join("testcases").join(id).join("tools")
+        self.ws.tools(id)
     }
 
     /// The command of a run of `player` on `seeds` into `results/<name>`, with `more`.
-    fn command(
-        &self,
-        program: &Path,
-        player: &str,
-        seeds: &str,
-        name: &str,
-        more: &[&str],
-    ) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.current_dir(self.root())
-            .stdin(Stdio::null())
-            .env_remove("HARNESS_SECRET")
-            .arg("--players")
-            .arg(format!("players/{player}"))
-            .args(["--seeds", seeds, "--results"])
-            .arg(self.root().join("results").join(name))
-            .args(more);
+    fn command(&self, player: &str, seeds: &str, name: &str, more: &[&str]) -> Command {
+        let results = self.root().join("results").join(name);
+        let mut cmd = self.ws.command(&[player], seeds, &results);
+        cmd.args(more);
         cmd
     }
 
     fn run(&self, player: &str, seeds: &str, name: &str, more: &[&str]) -> (Output, PathBuf) {
-        let program = PathBuf::from(env!("CARGO_BIN_EXE_harness"));
-        let out = self
-            .command(&program, player, seeds, name, more)
-            .output()
-            .unwrap();
+        let out = self.command(player, seeds, name, more).output().unwrap();
         (out, self.root().join("results").join(name))
     }
 
@@ -137,15 +109,9 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (String, u32, Vec<u8>)> {
 
 /// (seed → (verdict, score)) of a run, and its picture of `seed`.
 fn results_of(results: &Path, player: &str) -> BTreeMap<String, (String, String)> {
-    rows_of(&scores(results), player)
-        .into_iter()
-        .map(|r| {
-            (
-                r["seed"].clone(),
-                (r["verdict"].clone(), r["score"].clone()),
-            )
-        })
-        .collect()
+    by_seed(results, Some(player), |r| {
+        (r["verdict"].clone(), r["score"].clone())
+    })
 }
 
 fn picture(results: &Path, seed: u64) -> String {
@@ -204,29 +170,13 @@ fn a_tester_that_writes_beside_itself_plays_as_by_hand_unprivileged() {
     ws.by_hand(1);
     let uid = containment::free_uid(62_900);
     // The competitor's own folder: theirs, as the tools folder by hand.
-    let chown = Command::new("chown")
-        .arg("-R")
-        .arg(format!("{uid}:{uid}"))
-        .arg(ws.root())
-        .status()
-        .unwrap();
-    assert!(chown.success());
+    ws.ws.give_to(uid);
     let tools = ws.tools("files");
     let before = snapshot(&tools);
     for (name, more) in [("overlay", &[][..]), ("process", &["--sandbox", "off"][..])] {
         let harness = containment::open_harness();
-        let inner = ws.command(&harness, "files-double", "1..3", name, more);
-        let mut cmd = Command::new("setpriv");
-        cmd.arg(format!("--reuid={uid}"))
-            .arg(format!("--regid={uid}"))
-            .arg("--clear-groups")
-            .arg(&harness)
-            .args(inner.get_args())
-            .current_dir(ws.root())
-            .env("HOME", ws.root())
-            .env_remove("HARNESS_SECRET")
-            .stdin(Stdio::null());
-        let out = cmd.output().unwrap();
+        let inner = ws.command("files-double", "1..3", name, more);
+        let out = ws.ws.as_user(uid, &harness, &inner).output().unwrap();
         let results = ws.root().join("results").join(name);
         expect_played(&out, &results, name);
         assert!(

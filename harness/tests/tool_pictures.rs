@@ -13,18 +13,16 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
+use support::tools::{ToolsWorkspace, DOUBLE};
 use support::{expect_exit, rows_of, scores};
 
 /// Players: `sh main.sh`; the tester sends N and wants 2N.
-const PLAYERS: [(&str, &str); 2] = [
-    ("double", "read n\necho $((n * 2))\n"),
-    ("word", "read n\necho x\n"),
-];
+const PLAYERS: [(&str, &str); 2] = [("double", DOUBLE), ("word", "read n\necho x\n")];
 
 struct Workspace {
-    dir: tempfile::TempDir,
+    ws: ToolsWorkspace,
 }
 
 impl Workspace {
@@ -33,9 +31,7 @@ impl Workspace {
     /// same tester drawing into `vis/`), with players
     /// `<problem>-double` and `<problem>-word`.
     fn new() -> Workspace {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("scoring.toml"), "").unwrap();
+        let ws = ToolsWorkspace::new();
         let interactive = |vis: &str| {
             format!(
                 "shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\n\
@@ -64,61 +60,28 @@ impl Workspace {
                     .to_string(),
             ),
         ];
-        let fixtures = support::root().join("harness/tests/fixtures/tool-shapes");
         for (id, tools, problem) in problems {
-            let p = root.join("testcases").join(id);
-            std::fs::create_dir_all(p.join("tools")).unwrap();
-            std::fs::create_dir_all(p.join("in")).unwrap();
             for tool in tools {
-                let dest = p.join("tools").join(tool);
-                std::fs::copy(fixtures.join(tool), &dest).unwrap();
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+                ws.fixture_tool(id, tool);
             }
-            std::fs::write(p.join("problem.toml"), problem).unwrap();
-            for seed in 0..5 {
-                std::fs::write(p.join(format!("in/{seed}.txt")), format!("{}\n", 20 + seed))
-                    .unwrap();
-            }
+            ws.problem_toml(id, &problem).ready_inputs(id, 0..5);
             for (name, script) in PLAYERS {
-                let folder = root.join("players").join(format!("{id}-{name}"));
-                support::sh_player(&folder, id, script);
+                ws.player(&format!("{id}-{name}"), id, script);
             }
         }
-        Workspace { dir }
+        Workspace { ws }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.ws.root()
     }
 
-    /// Runs `players` on `seeds`; returns the harness's output and the run's folder.
-    fn run(&self, players: &[&str], seeds: &str) -> (Output, PathBuf) {
-        let (mut cmd, results) =
-            self.command(env!("CARGO_BIN_EXE_harness"), players, seeds, "results");
-        (cmd.output().unwrap(), results)
-    }
-
-    /// The command of `harness` running `players` on `seeds` into `results/<name>`, and that
+    /// Runs `players` on `seeds` into `results`; returns the harness's output and that
     /// folder.
-    fn command(
-        &self,
-        harness: impl AsRef<std::ffi::OsStr>,
-        players: &[&str],
-        seeds: &str,
-        name: &str,
-    ) -> (Command, PathBuf) {
-        let results = self.root().join(name);
-        let mut cmd = Command::new(harness);
-        cmd.current_dir(self.root())
-            .stdin(Stdio::null())
-            .env_remove("HARNESS_SECRET")
-            .arg("--players");
-        for p in players {
-            cmd.arg(format!("players/{p}"));
-        }
-        cmd.args(["--seeds", seeds, "--results"]).arg(&results);
-        (cmd, results)
+    fn run(&self, players: &[&str], seeds: &str) -> (Output, PathBuf) {
+        let results = self.root().join("results");
+        let out = self.ws.command(players, seeds, &results).output().unwrap();
+        (out, results)
     }
 }
 
@@ -283,40 +246,18 @@ fn a_picture_drawn_into_a_folder_is_kept_and_a_stale_one_there_never_shown() {
     if let Some(uid) = uid {
         // The competitor's own folder: theirs, as by hand; their harness shows the tools
         // through an overlay.
-        let chown = Command::new("chown")
-            .arg("-R")
-            .arg(format!("{uid}:{uid}"))
-            .arg(ws.root())
-            .status()
-            .unwrap();
-        assert!(chown.success());
+        ws.ws.give_to(uid);
         runs.push(("overlay", vec![]));
     }
     for (name, more) in runs {
-        let results = if name == "overlay" {
+        let results = ws.root().join(name);
+        let mut cmd = ws.ws.command(&players, "3..4", &results);
+        cmd.args(&more);
+        if name == "overlay" {
             let harness = containment::open_harness();
-            let (inner, results) = ws.command(&harness, &players, "3..4", name);
-            let out = Command::new("setpriv")
-                .arg(format!("--reuid={}", uid.unwrap()))
-                .arg(format!("--regid={}", uid.unwrap()))
-                .arg("--clear-groups")
-                .arg(&harness)
-                .args(inner.get_args())
-                .current_dir(ws.root())
-                .env("HOME", ws.root())
-                .env_remove("HARNESS_SECRET")
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
-            expect_exit(&out, 0);
-            results
-        } else {
-            let (mut cmd, results) =
-                ws.command(env!("CARGO_BIN_EXE_harness"), &players, "3..4", name);
-            let out = cmd.args(&more).output().unwrap();
-            expect_exit(&out, 0);
-            results
-        };
+            cmd = ws.ws.as_user(uid.unwrap(), &harness, &cmd);
+        }
+        expect_exit(&cmd.output().unwrap(), 0);
         for (seed, player, reply) in [
             (3, "foldered-double", "6"),
             (4, "foldered-double", "8"),

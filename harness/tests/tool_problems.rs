@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use support::tools::ToolsWorkspace;
 use support::{expect_exit, rows_of, scores, stderr_log, write_exec};
 
 /// gen: one input per non-empty line of the seeds file, `in/<index:04>.txt`: `N S` then N
@@ -84,24 +85,20 @@ const PLAYERS: [(&str, &str); 7] = [
 
 /// A workspace: `scoring.toml`, `testcases/<id>/` (problem.toml and tools), `players/`.
 struct Workspace {
-    dir: tempfile::TempDir,
+    ws: ToolsWorkspace,
 }
 
 impl Workspace {
     fn new(id: &str, problem: &str, gen: &str, vis: &str) -> Workspace {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("scoring.toml"), "").unwrap();
-        let p = root.join("testcases").join(id);
-        std::fs::create_dir_all(p.join("tools")).unwrap();
-        std::fs::write(p.join("problem.toml"), problem).unwrap();
-        write_exec(&p.join("tools/gen.sh"), gen);
-        write_exec(&p.join("tools/vis.sh"), vis);
-        std::fs::write(p.join("tools/secret.txt"), "TOOLS-SECRET\n").unwrap();
+        let ws = ToolsWorkspace::new();
+        ws.problem_toml(id, problem)
+            .script(id, "gen.sh", gen)
+            .script(id, "vis.sh", vis)
+            .tool_file(id, "secret.txt", "TOOLS-SECRET\n");
         for (name, script) in PLAYERS {
-            support::sh_player(&root.join("players").join(name), id, script);
+            ws.player(name, id, script);
         }
-        Workspace { dir }
+        Workspace { ws }
     }
 
     fn batch() -> Workspace {
@@ -109,23 +106,26 @@ impl Workspace {
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.ws.root()
     }
 
     fn tools(&self, id: &str) -> PathBuf {
-        self.root().join("testcases").join(id).join("tools")
+        self.ws.tools(id)
     }
 
-    /// Runs the harness; checks that it left none of its cgroup folders behind (a run of a
-    /// tool problem has threads of its own beside its workers, and each worker its groups).
+    /// Runs the harness with `args`; checks that it left none of its cgroup folders behind.
     fn harness(&self, args: &[&str]) -> Output {
-        let child = Command::new(env!("CARGO_BIN_EXE_harness"))
-            .current_dir(self.root())
-            .stdin(Stdio::null())
+        let mut cmd = self.ws.harness();
+        cmd.args(args);
+        self.run_checked(cmd)
+    }
+
+    /// Runs `cmd`; checks that it left none of its cgroup folders behind (a run of a tool
+    /// problem has threads of its own beside its workers, and each worker its groups).
+    fn run_checked(&self, mut cmd: Command) -> Output {
+        let child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .env_remove("HARNESS_SECRET")
-            .args(args)
             .spawn()
             .unwrap();
         let pid = child.id();
@@ -147,13 +147,9 @@ impl Workspace {
         more: &[&str],
     ) -> (Output, PathBuf) {
         let out_dir = self.root().join("results").join(results);
-        let mut args: Vec<String> = vec!["--players".into()];
-        args.extend(players.iter().map(|p| format!("players/{p}")));
-        args.extend(["--seeds".into(), seeds.into()]);
-        args.extend(["--results".into(), out_dir.display().to_string()]);
-        args.extend(more.iter().map(|s| s.to_string()));
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        (self.harness(&refs), out_dir)
+        let mut cmd = self.ws.command(players, seeds, &out_dir);
+        cmd.args(more);
+        (self.run_checked(cmd), out_dir)
     }
 }
 
@@ -539,14 +535,11 @@ fn mistakes_in_problem_toml_and_a_failed_build_stop_before_any_test() {
 #[test]
 fn a_broken_problem_toml_stops_only_the_runs_that_use_it() {
     let ws = Workspace::batch();
-    let broken = ws.root().join("testcases/typo");
-    std::fs::create_dir_all(broken.join("tools")).unwrap();
-    std::fs::write(
-        broken.join("problem.toml"),
-        PROBLEM.replace("judge-timeout", "judge-timout"),
-    )
-    .unwrap();
-    support::sh_player(&ws.root().join("players/of-typo"), "typo", "echo 1\n");
+    let typo = PROBLEM.replace("judge-timeout", "judge-timout");
+    ws.ws
+        .problem_toml("typo", &typo)
+        .player("of-typo", "typo", "echo 1\n");
+    std::fs::create_dir_all(ws.tools("typo")).unwrap();
 
     let (out, dir) = ws.run(&["best"], "1..2", "other", &[]);
     expect_exit(&out, 0);
@@ -923,21 +916,12 @@ fn a_cargo_target_folder_in_the_environment_does_not_move_the_tools_build() {
 fn the_threads_off_the_tests_path_are_in_no_workers_group() {
     let ws = Workspace::batch();
     let out_dir = ws.root().join("results/threads");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_harness"))
-        .current_dir(ws.root())
-        .stdin(Stdio::null())
+    let mut child = ws
+        .ws
+        .command(&["best"], "1..300", &out_dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .args([
-            "--players",
-            "players/best",
-            "--seeds",
-            "1..300",
-            "--threads",
-            "2",
-        ])
-        .arg("--results")
-        .arg(&out_dir)
+        .args(["--threads", "2"])
         .spawn()
         .unwrap();
     let tasks = PathBuf::from(format!("/proc/{}/task", child.id()));

@@ -16,13 +16,14 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
+use support::tools::{ToolsWorkspace, DOUBLE};
 use support::{expect_exit, rows_of, scores};
 
 /// Players: `sh main.sh`.
 const PLAYERS: [(&str, &str); 7] = [
-    ("double", "read n\necho $((n * 2))\n"),
+    ("double", DOUBLE),
     // Takes 3 s to answer each game: 6 s in two starts, each within a 5 s limit.
     ("steady", "read n\nsleep 3\necho $((n * 2))\n"),
     // Answers the first game (N < 100) at once; in the ground truth game (N > 100) it
@@ -46,17 +47,14 @@ const PLAYERS: [(&str, &str); 7] = [
 ];
 
 struct Workspace {
-    dir: tempfile::TempDir,
+    ws: ToolsWorkspace,
 }
 
 impl Workspace {
     /// Problems `echo` and `twice` (interactive, ready inputs `in/<seed>.txt` holding `20 +
     /// seed`) and `trace` (topcoder), each with its fixture tester, and the players of each.
     fn new() -> Workspace {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::write(root.join("scoring.toml"), "").unwrap();
-        let fixtures = support::root().join("harness/tests/fixtures/tool-shapes");
+        let ws = ToolsWorkspace::new();
         // (problem, tester, its arguments before the player's, more of problem.toml)
         for (id, tester, args, more) in [
             ("echo", "echo-tester.sh", "", ""),
@@ -70,33 +68,23 @@ impl Workspace {
             ("loop", "games-tester.sh", "\"4\", ", ""),
             ("trace", "trace-tester.sh", "", ""),
         ] {
-            let p = root.join("testcases").join(id);
-            std::fs::create_dir_all(p.join("tools")).unwrap();
-            std::fs::create_dir_all(p.join("in")).unwrap();
-            let dest = p.join("tools").join(tester);
-            std::fs::copy(fixtures.join(tester), &dest).unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
             let problem = if id == "trace" {
                 format!("shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = [\"{tester}\", \"-exec\", \"{{player}}\", \"-seed\", \"{{seed}}\"]\njudge-timeout = 30\n")
             } else {
                 format!("shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = {{ dir = \"in\", name = \"{{seed}}.txt\" }}\njudge = [\"{tester}\", {args}\"{{player...}}\"]\njudge-timeout = 30\n{more}")
             };
-            std::fs::write(p.join("problem.toml"), problem).unwrap();
-            for seed in 0..5 {
-                std::fs::write(p.join(format!("in/{seed}.txt")), format!("{}\n", 20 + seed))
-                    .unwrap();
-            }
+            ws.fixture_tool(id, tester)
+                .problem_toml(id, &problem)
+                .ready_inputs(id, 0..5);
             for (name, script) in PLAYERS {
-                let folder = root.join("players").join(format!("{id}-{name}"));
-                support::sh_player(&folder, id, script);
+                ws.player(&format!("{id}-{name}"), id, script);
             }
         }
-        Workspace { dir }
+        Workspace { ws }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.ws.root()
     }
 
     /// Runs `players` on `seeds` into `results/<name>`; returns the harness's output and the
@@ -114,17 +102,8 @@ impl Workspace {
         more: &[&str],
     ) -> (Output, PathBuf) {
         let results = self.root().join("results").join(name);
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
-        cmd.current_dir(self.root())
-            .stdin(Stdio::null())
-            .env_remove("HARNESS_SECRET")
-            .args(more)
-            .arg("--players");
-        for p in players {
-            cmd.arg(format!("players/{p}"));
-        }
-        cmd.args(["--seeds", seeds, "--results"]).arg(&results);
-        (cmd.output().unwrap(), results)
+        let mut cmd = self.ws.command(players, seeds, &results);
+        (cmd.args(more).output().unwrap(), results)
     }
 }
 
@@ -302,22 +281,16 @@ fn a_topcoder_testers_stack_trace_is_cut_to_its_message_and_kept_whole() {
 #[test]
 fn a_topcoder_tester_that_hangs_after_its_error_is_err_quoting_the_error() {
     let ws = Workspace::new();
-    let p = ws.root().join("testcases/headless");
-    std::fs::create_dir_all(p.join("tools")).unwrap();
-    let tester = p.join("tools/headless-tester.sh");
-    let fixture = "harness/tests/fixtures/tool-shapes/headless-tester.sh";
-    std::fs::copy(support::root().join(fixture), &tester).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&tester, std::fs::Permissions::from_mode(0o755)).unwrap();
     let judge = r#"["headless-tester.sh", "-exec", "{player}", "-seed", "{seed}"]"#;
     // The tester's time: judge-timeout and, per start, the player's time limit (10 s here).
     let times = "judge-timeout = 5\nmax-starts = 1\n[limits]\ntime-limit = 5\n";
     let problem = format!(
         "shape = \"topcoder\"\nobjective = \"max\"\ntools = \"tools\"\njudge = {judge}\n{times}"
     );
-    std::fs::write(p.join("problem.toml"), problem).unwrap();
-    let player = ws.root().join("players/headless-double");
-    support::sh_player(&player, "headless", "read n\necho $((n * 2))\n");
+    ws.ws
+        .fixture_tool("headless", "headless-tester.sh")
+        .problem_toml("headless", &problem)
+        .player("headless-double", "headless", DOUBLE);
     let (out, results) = ws.run(&["headless-double"], "3", "headless");
     expect_exit(&out, 1);
     let rows = scores(&results);
@@ -362,29 +335,18 @@ fn a_gen_that_writes_outside_its_inputs_folder_plays_and_leaves_the_tools_folder
     // A contestant's gen that writes answers beside the inputs, into the tools folder.
     let p = ws.root().join("testcases/edited");
     std::fs::create_dir_all(p.join("tools/ans")).unwrap();
-    let gen = p.join("tools/gen.sh");
-    std::fs::write(
-        &gen,
-        "#!/bin/sh\nset -e\nmkdir in\necho 21 > in/0000.txt\necho 42 > ans/0000.txt\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&gen, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::copy(
-        ws.root().join("testcases/echo/tools/echo-tester.sh"),
-        p.join("tools/echo-tester.sh"),
-    )
-    .unwrap();
-    std::fs::write(
-        p.join("problem.toml"),
-        "shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = { gen = [\"gen.sh\", \"{seeds}\"], dir = \"in\" }\njudge = [\"echo-tester.sh\", \"{player...}\"]\n",
-    )
-    .unwrap();
-    support::sh_player(
-        &ws.root().join("players/edited-double"),
-        "edited",
-        PLAYERS[0].1,
-    );
+    ws.ws
+        .script(
+            "edited",
+            "gen.sh",
+            "#!/bin/sh\nset -e\nmkdir in\necho 21 > in/0000.txt\necho 42 > ans/0000.txt\n",
+        )
+        .fixture_tool("edited", "echo-tester.sh")
+        .problem_toml(
+            "edited",
+            "shape = \"interactive\"\nobjective = \"max\"\ntools = \"tools\"\ninputs = { gen = [\"gen.sh\", \"{seeds}\"], dir = \"in\" }\njudge = [\"echo-tester.sh\", \"{player...}\"]\n",
+        )
+        .player("edited-double", "edited", PLAYERS[0].1);
     let (out, results) = ws.run(&["edited-double"], "0", "edited");
     // As by hand: gen writes its answers beside the inputs, in its own working folder.
     expect_exit(&out, 0);

@@ -1,13 +1,14 @@
 //! Shared helpers of the integration tests: compiling the hostile C fixture players of
 //! `tests/fixtures/hostile/`, running the harness binary, reading `scores.csv` and logs,
 //! finding processes a run left behind, and re-counting recorded games with their Python
-//! scripts, and the named switches that leave out a test needing an outside program
-//! ([`skip`]). Included with `mod support;` by the test files that need it; each test file uses
-//! only part of it.
+//! scripts, the named switches that leave out a test needing an outside program
+//! ([`skip`]), and the workspaces of contest-tool problems ([`tools`]). Included with
+//! `mod support;` by the test files that need it; each test file uses only part of it.
 #![allow(dead_code)]
 
 pub mod in_process;
 pub mod skip;
+pub mod tools;
 #[allow(unused_imports)]
 pub use skip::{needs, needs_root};
 
