@@ -9,7 +9,8 @@
 //! environment is the spec's, as always.
 
 /// The parts that can be left out, with what they are.
-pub const PARTS: [(&str, &str); 8] = [
+pub const PARTS: [(&str, &str); 9] = [
+    ("view", "the player's view (mounts, /proc, pivot)"),
     ("cpu", "the test's cpu and cpuset groups"),
     ("quota", "the cpu group's quota"),
     ("cpuset", "the cpuset group"),
