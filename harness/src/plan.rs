@@ -148,9 +148,7 @@ impl Request {
         self.args.verbose
             || (self.resume.as_deref()).is_some_and(|d| crate::rundir::Meta::read(d).debug)
     }
-}
 
-impl Request {
     /// On `--resume`, puts into `scoring` the `rank-by` the run recorded for each of its
     /// problems: a resumed run is ranked as it began, though scoring.toml may have changed
     /// since (`--rank-by` given now still wins over both). A run made before `rank-by` was

@@ -492,13 +492,9 @@ pub(crate) fn set_field(dir: &Path, key: &str, value: &str) -> io::Result<()> {
         .find(|&i| text[i..].starts_with('['))
         .unwrap_or(text.len());
     let (head, tables) = text.split_at(table_at);
-    let is_key = |line: &str| {
-        line.split_once('=')
-            .is_some_and(|(k, _)| k.trim() == key && !line.trim_start().starts_with('#'))
-    };
     let mut out: String = head
         .lines()
-        .filter(|l| !is_key(l))
+        .filter(|l| !is_key_line(l, key))
         .map(|l| format!("{l}\n"))
         .collect();
     while out.ends_with("\n\n") {
@@ -510,6 +506,12 @@ pub(crate) fn set_field(dir: &Path, key: &str, value: &str) -> io::Result<()> {
     }
     out.push_str(tables);
     write_atomic(&path, out.as_bytes())
+}
+
+/// Whether `line` of a TOML file sets `key` (`key = ...`, not a comment).
+fn is_key_line(line: &str, key: &str) -> bool {
+    line.split_once('=')
+        .is_some_and(|(k, _)| k.trim() == key && !line.trim_start().starts_with('#'))
 }
 
 /// Sets the `rank-by` of every `[problem.<id>]` table of a run's `run.toml`: a `--rank-by`
@@ -525,8 +527,7 @@ pub(crate) fn set_rank_by(dir: &Path, by: crate::config::RankBy) -> io::Result<(
         if trimmed.starts_with('[') {
             in_problem = trimmed.starts_with("[problem.");
         }
-        let is_rank_by = (line.split_once('=')).is_some_and(|(k, _)| k.trim() == "rank-by");
-        if in_problem && is_rank_by && !trimmed.starts_with('#') {
+        if in_problem && is_key_line(line, "rank-by") {
             out.push_str(&format!("rank-by = {:?}\n", by.name()));
         } else {
             out.push_str(line);

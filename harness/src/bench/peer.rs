@@ -72,9 +72,14 @@ pub fn forward() -> Result<u8, Error> {
 
 /// `harness echo`, from this very binary.
 pub(super) fn echo_command() -> Result<Command, Error> {
+    own_command("echo")
+}
+
+/// This very binary with the (hidden) subcommand `sub`: `echo`, `forward`.
+pub(super) fn own_command(sub: &str) -> Result<Command, Error> {
     let exe = std::env::current_exe().fault()?;
     let mut cmd = Command::new(exe);
-    cmd.arg("echo");
+    cmd.arg(sub);
     Ok(cmd)
 }
 

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::figures::per_move;
-use super::peer::{echo_limits, player_spec, spawn};
+use super::peer::{echo_limits, own_command, player_spec, spawn};
 use super::ping_pong::{raw_ping_pong, round_trips};
 use crate::error::{Classify, Error};
 use crate::problem::Channel;
@@ -46,7 +46,7 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
         });
         // As in a run, the tool shares the cpu group of its worker and player (if any).
         let folder = place.recv_timeout(Duration::from_secs(30)).ok().flatten();
-        let _in_group = folder.as_deref().and_then(cgroup::Guest::join);
+        let _in_group = folder.as_ref().and_then(cgroup::Guest::join);
         let t = tool(n, &argv);
         drop(done);
         let judged = judge.join().expect("bench judge thread");
@@ -58,7 +58,7 @@ fn relay_ping_pong(n: u64, containment: &Containment, direct: bool) -> Result<Du
 
 /// Where the judge's thread tells the tool's which worker cpu folder its player is in (none
 /// without a cgroup): a run's tool is in it too.
-type Placed = std::sync::mpsc::SyncSender<Option<PathBuf>>;
+type Placed = std::sync::mpsc::SyncSender<Option<cgroup::WorkerFolder>>;
 
 /// The bench's tool is this process, which starts the relay.
 fn me() -> Option<i32> {
@@ -88,7 +88,7 @@ fn judge_direct(
 ) -> Result<(), Error> {
     let deadline = connect_deadline();
     let (spec, _work) = player_spec(containment, &exe, &["echo"])?;
-    let _ = placed.send(cgroup::worker_cpu_folder());
+    let _ = placed.send(cgroup::worker_folder());
     let mut session = Session::pending(spec, echo_limits()).fault()?;
     let Pipes {
         control,
@@ -115,7 +115,7 @@ fn judge_proxy(
 ) -> Result<(), Error> {
     let deadline = connect_deadline();
     let (mut session, _work) = spawn(containment, &exe, &["echo"], echo_limits())?;
-    let _ = placed.send(cgroup::worker_cpu_folder());
+    let _ = placed.send(cgroup::worker_folder());
     let pipes = connected(relay, &ended, deadline)?;
     let mut link = Link::new(pipes).fault()?;
     crate::problem::tools::relayed::proxy(&mut link, &mut session);
@@ -128,13 +128,6 @@ fn tool(n: u64, argv: &[String]) -> Result<Duration, Error> {
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]);
     round_trips(command, n)
-}
-
-/// `harness forward`: a plain process between the tool and `harness echo`.
-fn forward_command() -> Result<Command, Error> {
-    let mut command = Command::new(std::env::current_exe().fault()?);
-    command.arg("forward");
-    Ok(command)
 }
 
 /// More and shorter rounds than the other ping-pongs: three ways, and a best round of each
@@ -173,7 +166,8 @@ pub(super) fn relay_ping_pongs(
     };
     for _ in 0..ROUNDS {
         m.base = m.base.min(per_move(raw_ping_pong(per_round)?, per_round));
-        let t = round_trips(forward_command()?, per_round)?;
+        // `harness forward`: a plain process between the tool and `harness echo`.
+        let t = round_trips(own_command("forward")?, per_round)?;
         m.forwarded = m.forwarded.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, sandboxed, false)?;
         m.relayed = m.relayed.min(per_move(t, per_round));

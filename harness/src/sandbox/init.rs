@@ -27,11 +27,17 @@ pub(crate) fn namespace_init(
 ) -> ! {
     // Nobody in the test may trace the init or read its memory.
     let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
-    // Left out (the attribution build only): the test runs in its copy of the host's mounts.
-    let built = if super::attribution::skips("view") {
-        Ok(())
+    // Left out (the attribution build only): the test runs in its copy of the host's mounts,
+    // from /tmp (its working folder is the view's).
+    let unviewed;
+    let (spec, built) = if super::attribution::skips("view") {
+        unviewed = Spec {
+            cwd: "/tmp".into(),
+            ..spec.clone()
+        };
+        (&unviewed, Ok(()))
     } else {
-        view::build(spec)
+        (spec, view::build(spec))
     };
     let report = match built {
         Ok(()) => run(spec, &stop, None, entrances),
@@ -251,12 +257,7 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
         .and_then(|()| fresh_keyring())
         .and_then(|()| set_limits(spec))
         .and_then(|()| {
-            let cwd = if super::attribution::skips("view") {
-                std::path::Path::new("/tmp")
-            } else {
-                spec.cwd.as_path()
-            };
-            std::env::set_current_dir(cwd)
+            std::env::set_current_dir(&spec.cwd)
                 .map_err(|e| format!("setup cannot enter {}: {e}", spec.cwd.display()))
         })
         .and_then(|()| {

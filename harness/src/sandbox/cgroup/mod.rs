@@ -37,7 +37,7 @@ pub(super) use crate::fs_msg::io_err;
 
 pub(crate) use worker::{
     for_this_worker, in_worker_cpu, join_worker_cpu, leave_worker_cpu, outside_worker_cpu,
-    worker_cpu_folder, Guest,
+    worker_folder, Guest, WorkerFolder,
 };
 
 /// The mount point and the harness's own group of one hierarchy.

@@ -75,7 +75,7 @@ impl WorkerCpu {
             return;
         }
         let to = if in_group { &self.cpu } else { &self.home };
-        if write(&to.join("tasks"), &sys::gettid().to_string()).is_ok() {
+        if move_this_thread(to).is_ok() {
             self.joined = in_group;
         }
     }
@@ -204,10 +204,28 @@ pub(crate) fn outside_worker_cpu<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Moves the calling thread (`tasks`, not `cgroup.procs`: this thread alone) into the cpu
+/// folder `to`.
+fn move_this_thread(to: &Path) -> io::Result<()> {
+    write(&to.join("tasks"), &sys::gettid().to_string())
+}
+
+/// A worker thread's cpu folder and the harness's own one it leaves it for.
+#[derive(Debug, Clone)]
+pub(crate) struct WorkerFolder {
+    cpu: PathBuf,
+    home: PathBuf,
+}
+
 /// This thread's worker cpu folder, if it has one ([`for_this_worker`] made it).
-pub(crate) fn worker_cpu_folder() -> Option<PathBuf> {
+pub(crate) fn worker_folder() -> Option<WorkerFolder> {
     WORKER
-        .try_with(|w| w.borrow().as_ref().map(|j| j.cpu.clone()))
+        .try_with(|w| {
+            w.borrow().as_ref().map(|j| WorkerFolder {
+                cpu: j.cpu.clone(),
+                home: j.home.clone(),
+            })
+        })
         .ok()
         .flatten()
 }
@@ -221,19 +239,18 @@ pub(crate) struct Guest {
 }
 
 impl Guest {
-    /// Moves the calling thread into `folder` (a worker cpu folder of this run); `None` when
-    /// the kernel refuses.
-    pub(crate) fn join(folder: &Path) -> Option<Guest> {
-        // The run's cpu folder is in the harness's own one, as for a worker thread.
-        let home = folder.parent()?.parent()?.to_path_buf();
-        write(&folder.join("tasks"), &sys::gettid().to_string()).ok()?;
-        Some(Guest { home })
+    /// Moves the calling thread into `folder`; `None` when the kernel refuses.
+    pub(crate) fn join(folder: &WorkerFolder) -> Option<Guest> {
+        move_this_thread(&folder.cpu).ok()?;
+        Some(Guest {
+            home: folder.home.clone(),
+        })
     }
 }
 
 impl Drop for Guest {
     fn drop(&mut self) {
-        let _ = write(&self.home.join("tasks"), &sys::gettid().to_string());
+        let _ = move_this_thread(&self.home);
     }
 }
 
