@@ -32,9 +32,9 @@ use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 
 use super::sys;
 
-/// Descriptors a request may hand over (the supervisor's contract: 0-4, and 5-7 with a
-/// pooled network namespace).
-const MOST_FDS: usize = 8;
+/// Descriptors a request may hand over (the supervisor's contract: 0-4, and 5-8 with a
+/// pooled network namespace and a kept view).
+const MOST_FDS: usize = 9;
 
 /// Bytes of a request before the attribution switch: the caller's CPU set.
 const MASK_BYTES: usize = std::mem::size_of::<libc::cpu_set_t>();

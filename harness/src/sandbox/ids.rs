@@ -49,3 +49,36 @@ pub fn player_ids() -> Option<(u32, u32)> {
         .is_root()
         .then_some((PLAYER_UID, PLAYER_GID))
 }
+
+/// Maps the player's id inside (1000) of the user namespace of process `pid` (a test's init,
+/// or the holder of a kept view) to its host id outside: the harness's own user, or under a
+/// root harness the player's own unprivileged id ([`player_ids`]), with root inside
+/// mapped to root outside for the test's init alone (it builds the view as root inside and
+/// must own what it makes there; the player can never become it: no capability survives its
+/// exec, every mount is nosuid, and it runs with no_new_privs). Capabilities end at the
+/// player's exec; a root harness keeps the right to drop the player's supplementary groups,
+/// an unprivileged one must deny `setgroups`.
+pub(super) fn write_id_maps(pid: libc::pid_t, spec: &super::spec::Spec) -> std::io::Result<()> {
+    let proc_dir = format!("/proc/{pid}");
+    let inner = super::view::PLAYER_ID;
+    let (uid_map, gid_map) = match spec.player_ids {
+        Some((uid, gid)) => (
+            format!("0 0 1\n{inner} {uid} 1\n"),
+            format!("0 0 1\n{inner} {gid} 1\n"),
+        ),
+        None => {
+            if !spec.shared_net {
+                super::sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
+            }
+            // In the pool's user namespace (shared_net), the harness's user and group are root.
+            let (uid, gid) = if spec.shared_net {
+                (0, 0)
+            } else {
+                (spec.outer_uid, spec.outer_gid)
+            };
+            (format!("{inner} {uid} 1\n"), format!("{inner} {gid} 1\n"))
+        }
+    };
+    super::sys::write_file(&format!("{proc_dir}/uid_map"), &uid_map)?;
+    super::sys::write_file(&format!("{proc_dir}/gid_map"), &gid_map)
+}

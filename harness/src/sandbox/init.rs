@@ -37,19 +37,34 @@ pub(crate) fn namespace_init(
         };
         (&unviewed, Ok(()))
     } else {
-        (spec, view::build(spec))
+        let built = view::build(spec).map_err(|e| StartError::Setup(format!("sandbox: {e}")));
+        (spec, built)
     };
+    report_after(spec, built, stop, report_pipe, entrances)
+}
+
+/// Once the init's view is `built` (or not): runs the test, writes the report to the
+/// supervisor, and ends the init (the kernel then ends every process left in the
+/// namespace).
+pub(crate) fn report_after(
+    spec: &Spec,
+    built: Result<(), StartError>,
+    stop: OwnedFd,
+    report_pipe: OwnedFd,
+    entrances: &[OwnedFd],
+) -> ! {
+    // Nobody in the test may trace the init or read its memory.
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     let report = match built {
         Ok(()) => run(spec, &stop, None, entrances),
         Err(e) => Report {
-            start_error: Some(StartError::Setup(format!("sandbox: {e}"))),
+            start_error: Some(e),
             ..Report::default()
         },
     };
     let mut line = serde_json::to_vec(&report).unwrap_or_default();
     line.push(b'\n');
     let _ = std::fs::File::from(report_pipe).write_all(&line);
-    // The kernel then ends every process left in the namespace.
     exit_now(0)
 }
 

@@ -353,6 +353,7 @@ impl Isolation {
             player_ids: ids::player_ids(),
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
             hold: false,
+            kept_view: false,
             refuse_mode_changes: false,
         }
     }

@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::spec::Spec;
-use super::{attribution, forker, net, reap, sys, tool};
+use super::{attribution, forker, kept_view, net, reap, sys, tool};
 
 /// The argument that makes the harness binary a supervisor.
 pub const SUPERVISOR_ARG: &str = "__sandbox";
@@ -161,10 +161,30 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
     let (err_r, err_w) = sys::pipe()?;
     let (ctl_r, ctl_w) = sys::pipe()?;
     let (rep_r, rep_w) = sys::pipe()?;
-    let net = if spec.shared_net {
+    let mut net = if spec.shared_net {
         Some(net::take()?)
     } else {
         None
+    };
+    // Descriptors 5 and 6: the pool's user and network namespaces; then its mount namespace,
+    // or a view kept there: its mount and user namespaces.
+    let mut ns_fds: Vec<RawFd> = net.iter().flat_map(|ns| ns.fds()).collect();
+    let kept = match (net.as_mut(), kept_view::key(spec)) {
+        (Some(ns), Some(key)) => ns.kept.find_or_make(&ns.fds(), spec, &key),
+        _ => None,
+    };
+    let kept_spec;
+    let spec = match kept {
+        Some((mnt, user)) => {
+            ns_fds.truncate(2);
+            ns_fds.extend([mnt, user]);
+            kept_spec = Spec {
+                kept_view: true,
+                ..spec.clone()
+            };
+            &kept_spec
+        }
+        None => spec,
     };
     let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
     line.push(b'\n');
@@ -180,8 +200,7 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
     }
     let child_ends = [in_r, out_w, err_w, ctl_r, rep_w];
     let mut fds: Vec<RawFd> = child_ends.iter().map(|fd| fd.as_raw_fd()).collect();
-    // Descriptors 5 and 6: the pool's user and network namespaces.
-    fds.extend(net.iter().flat_map(|ns| ns.fds()));
+    fds.extend(ns_fds);
     let pid = match forker::start(&fds) {
         Some(started) => started?,
         None => spawn_self(&fds, &[c"harness", c"__sandbox"])?,

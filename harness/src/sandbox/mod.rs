@@ -36,6 +36,7 @@ mod forker;
 pub mod ids;
 mod init;
 mod isolation;
+mod kept_view;
 mod landlock;
 mod launch;
 pub(crate) mod net;

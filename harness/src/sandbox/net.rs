@@ -34,6 +34,8 @@ pub(crate) struct NetNs {
     pub user: OwnedFd,
     pub net: OwnedFd,
     pub mnt: Option<OwnedFd>,
+    /// The players' views kept in this namespace ([`super::kept_view`]).
+    pub kept: super::kept_view::Kept,
 }
 
 static POOL: Mutex<Vec<NetNs>> = Mutex::new(Vec::new());
@@ -84,6 +86,7 @@ fn open_namespaces(pid: libc::pid_t, with_mnt: bool) -> io::Result<NetNs> {
         user: open("user")?,
         net: open("net")?,
         mnt: if with_mnt { Some(open("mnt")?) } else { None },
+        kept: Default::default(),
     })
 }
 
@@ -112,13 +115,9 @@ pub(crate) fn helper_main() -> ! {
 /// Moves the calling (single-threaded) process into a new user namespace, where the caller's
 /// user is root, and a new network namespace with loopback up.
 fn make_here() -> io::Result<()> {
-    use rustix::thread::UnshareFlags;
     let uid = rustix::process::geteuid().as_raw();
     let gid = rustix::process::getegid().as_raw();
-    let flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNET | UnshareFlags::NEWNS;
-    // SAFETY: no CLONE_FILES among the flags: every descriptor stays the one this
-    // single-threaded process had.
-    unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| named(e.into(), "unshare"))?;
+    sys::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET | libc::CLONE_NEWNS)?;
     // Even root has no capability outside a namespace it made: mapping its own group
     // requires `setgroups` denied (inherited by every test's user namespace; a root harness's
     // supervisor drops the supplementary groups before it joins, see `supervisor`).
@@ -250,33 +249,7 @@ fn own_etc() -> io::Result<()> {
 /// Enters the mount namespace of a pooled namespace ([`own_etc`]); false when the descriptor
 /// is not there (the pool's helper could not make it) or the namespace cannot be entered.
 pub(crate) fn join_mount(mnt: RawFd) -> bool {
-    set_ns(mnt, libc::CLONE_NEWNS).is_ok()
-}
-
-/// Joins a pooled network namespace (the calling process must be single-threaded): first,
-/// when given, the user namespace that owns it, which gives the caller the rights to join the
-/// network namespace (a root caller has them already).
-pub(crate) fn join(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
-    if let Some(user) = user {
-        set_ns(user, libc::CLONE_NEWUSER).map_err(|e| named(e, "setns user"))?;
-    }
-    set_ns(net, libc::CLONE_NEWNET).map_err(|e| named(e, "setns net"))
-}
-
-/// `setns` on a descriptor number the supervisor was handed (its contract: 5, 6, 7), which
-/// may be closed (EBADF). By number, not through rustix: a closed number is no `BorrowedFd`.
-fn set_ns(fd: RawFd, kind: libc::c_int) -> io::Result<()> {
-    // SAFETY: setns takes no memory of ours; a number that is not an open namespace fails.
-    if unsafe { libc::setns(fd, kind) } == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
-/// `e` with the call that failed in front (`unshare: Operation not permitted ...`).
-fn named(e: io::Error, what: &str) -> io::Error {
-    io::Error::new(e.kind(), format!("{what}: {e}"))
+    sys::set_ns(mnt, libc::CLONE_NEWNS).is_ok()
 }
 
 impl NetNs {

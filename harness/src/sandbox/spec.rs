@@ -122,6 +122,11 @@ pub struct Spec {
     /// network namespace for the test.
     #[serde(default)]
     pub shared_net: bool,
+    /// Namespaces, with `shared_net`: the player's view kept in the borrowed namespace is
+    /// handed over as descriptors 7 (its mount namespace) and 8 (its user namespace), and
+    /// the test adds only its own parts to it ([`super::kept_view`]). Set by the launch.
+    #[serde(default)]
+    pub kept_view: bool,
     /// The program, set up and contained, waits for one byte on its stdin before its exec,
     /// and never runs if end of file comes first: a contest's judge made ready while the
     /// player runs ([`super::tool::Held`]).

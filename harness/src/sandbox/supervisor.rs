@@ -10,7 +10,8 @@
 //! Descriptors on entry: 0, 1, 2 the player's pipes; 3 the control pipe (the spec as one JSON
 //! line, then end of file when the test is over or the harness is gone); 4 the report pipe;
 //! with a pooled network namespace, 5, 6 and 7 its user, network and mount namespaces
-//! (`net`). Nothing else, and an empty environment.
+//! (`net`), or, with a kept view, 5 and 6 as before, 7 and 8 the view's mount and user
+//! namespaces (`kept_view`). Nothing else, and an empty environment.
 //!
 //! Neither the supervisor nor the init is ever in the test's cgroups (only the player's
 //! processes are), so the kernel's OOM killer, choosing in the test's memory group, never
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use super::cgroup::TestGroup;
 use super::spec::{Mode, Report, Spec, StartError};
-use super::{sys, view};
+use super::sys;
 
 const CONTROL: RawFd = 3;
 const REPORT: RawFd = 4;
@@ -38,6 +39,7 @@ const TEARDOWN: Duration = Duration::from_secs(1);
 pub fn main() -> ! {
     match std::env::args_os().nth(2) {
         Some(a) if a == "net" => super::net::helper_main(),
+        Some(a) if a == "view" => super::kept_view::helper_main(),
         Some(a) if a == "forker" => super::forker::serve(),
         Some(a) if a == "build" => {
             // Which build this is, for the harness that looks for a supervisor beside it.
@@ -52,7 +54,7 @@ pub fn main() -> ! {
 /// A test's supervisor, from its descriptors on: executed for the test (`main`), or forked
 /// by the fork server (`forker`). Never returns.
 pub(crate) fn test_main() -> ! {
-    sys::close_from(NET_NS + 3, None);
+    sys::close_from(NET_NS + 4, None);
     // SAFETY: descriptors 3 and 4 are open and ours alone by the contract above (nothing
     // else in this process takes them); ignoring SIGPIPE changes no memory of ours.
     let (control, mut report_pipe) = unsafe {
@@ -85,20 +87,10 @@ pub(crate) fn test_main() -> ! {
     std::process::exit(0);
 }
 
-/// Closes descriptors 5, 6 and 7 (nothing else: the test's pipes may be numbered above).
+/// Closes descriptors 5, 6 and 7 (nothing else: the test's pipes may be numbered above, 8
+/// included, which only a test with a kept view is given, and closes itself).
 fn close_net_fds() {
-    close_numbered(&[NET_NS, NET_NS + 1, NET_NS + 2]);
-}
-
-/// Closes descriptors by number: ones the contract above gives this process that no
-/// [`OwnedFd`] of this process holds, or ones it holds but will never use or drop again (a
-/// forked child on its way to a `-> !` end).
-fn close_numbered(fds: &[RawFd]) {
-    for &fd in fds {
-        // SAFETY: by the caller's word, nothing of this process uses `fd` after this (a
-        // descriptor not open fails with EBADF and changes nothing).
-        unsafe { libc::close(fd) };
-    }
+    sys::close_numbered(&[NET_NS, NET_NS + 1, NET_NS + 2]);
 }
 
 fn read_spec(control: &OwnedFd) -> std::io::Result<Spec> {
@@ -190,20 +182,28 @@ const FRESH: libc::c_int = libc::CLONE_NEWUSER
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWCGROUP;
 
+/// The namespaces a test's init gets fresh with a kept view ([`super::kept_view`]): its
+/// mount and user namespaces it makes itself, from the kept ones.
+const FRESH_KEPT: libc::c_int =
+    libc::CLONE_NEWPID | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS | libc::CLONE_NEWCGROUP;
+
 /// The pipes between the supervisor and a test's init: `stop` (end of file: end the test),
-/// `report` (the init's report) and `go` (the init's id maps are written).
+/// `report` (the init's report), `go` (the init's id maps are written) and, with a kept
+/// view, `ready` (the init has made its user namespace: its ids may be mapped).
 struct InitPipes {
     stop: (OwnedFd, OwnedFd),
     report: (OwnedFd, OwnedFd),
     go: (OwnedFd, OwnedFd),
+    ready: Option<(OwnedFd, OwnedFd)>,
 }
 
 impl InitPipes {
-    fn new() -> std::io::Result<InitPipes> {
+    fn new(kept: bool) -> std::io::Result<InitPipes> {
         Ok(InitPipes {
             stop: sys::pipe()?,
             report: sys::pipe()?,
             go: sys::pipe()?,
+            ready: if kept { Some(sys::pipe()?) } else { None },
         })
     }
 }
@@ -227,12 +227,17 @@ fn namespaces(
             None,
         )
     };
-    let pipes = match InitPipes::new() {
+    let pipes = match InitPipes::new(spec.kept_view) {
         Ok(p) => p,
         Err(e) => return setup(e, "pipe"),
     };
     let mut flags = FRESH;
-    if spec.shared_net {
+    if spec.kept_view {
+        if let Err(e) = super::kept_view::join(spec) {
+            return setup(e, "cannot join the player's kept view");
+        }
+        flags = FRESH_KEPT;
+    } else if spec.shared_net {
         match join_pool(spec) {
             Ok(Some(own_etc)) => {
                 pooled = own_etc;
@@ -255,13 +260,27 @@ fn namespaces(
         stop: (stop_r, stop_w),
         report: (report_r, report_w),
         go: (go_r, go_w),
+        ready,
     } = pipes;
     drop((stop_r, report_w, go_r));
     // Only now: the init was made dumpable, so an unprivileged supervisor may write its id
     // maps; the supervisor itself is not (nothing in the test can see it anyway).
     not_dumpable();
     sys::detach_stdio();
-    if let Err(e) = write_id_maps(pid, spec) {
+    let mapped = match ready {
+        Some((ready_r, ready_w)) => {
+            sys::close_numbered(&[super::kept_view::KEPT_MNT]);
+            drop(ready_w);
+            let mut byte = [0u8; 1];
+            match std::fs::File::from(ready_r).read(&mut byte) {
+                Ok(1) => super::kept_view::map_test_ids(pid, spec),
+                // The init could not make its part: its report says why.
+                _ => Ok(()),
+            }
+        }
+        None => super::ids::write_id_maps(pid, spec),
+    };
+    if let Err(e) = mapped {
         sys::kill(pid, libc::SIGKILL);
         let _ = sys::wait(pid, true);
         return setup(e, "cannot map the test's user ids");
@@ -299,13 +318,13 @@ fn await_end(
 
 /// Joins the pool's network namespace (descriptors 5, 6 and 7), then closes those. A root
 /// harness joins the network namespace alone: its test's user namespace is then a child of
-/// the host's, where it may map the player to an id of its own ([`write_id_maps`]); the
+/// the host's, where it may map the player to an id of its own ([`super::ids::write_id_maps`]); the
 /// pool's user namespace maps only the harness's user. Anyone else joins that user namespace
 /// first, for the right to join the network one. Returns the spec to use instead where the
 /// pool's mount namespace could be joined too: it has the view's /etc where the host's is.
 fn join_pool(spec: &Spec) -> std::io::Result<Option<Spec>> {
     let user = spec.player_ids.is_none().then_some(NET_NS);
-    let joined = super::net::join(user, NET_NS + 1);
+    let joined = sys::join_net(user, NET_NS + 1);
     let own_etc = joined.is_ok() && super::net::join_mount(NET_NS + 2);
     close_net_fds();
     joined?;
@@ -322,13 +341,19 @@ fn init_child(spec: &Spec, pipes: InitPipes, entrances: &[OwnedFd]) -> ! {
         stop: (stop_r, stop_w),
         report: (report_r, report_w),
         go: (go_r, go_w),
+        ready,
     } = pipes;
     drop((stop_w, report_r, go_w));
     // The report pipe must close when the supervisor has reported, not when the init's
     // teardown ends. The control pipe's and the report pipe's owners are the supervisor's
     // (`test_main`); this child never returns to them.
-    close_numbered(&[CONTROL, REPORT]);
+    sys::close_numbered(&[CONTROL, REPORT]);
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    if let Some((ready_r, ready_w)) = ready {
+        drop(ready_r);
+        let made = super::kept_view::init(spec, ready_w, go_r);
+        super::init::report_after(spec, made, stop_r, report_w, entrances);
+    }
     // Wait until the supervisor has written our id maps.
     let mut byte = [0u8; 1];
     let go = std::fs::File::from(go_r).read(&mut byte);
@@ -395,38 +420,6 @@ fn read_init_report(
 /// The init's report, if it sent one whole.
 fn init_report(text: &[u8]) -> Option<Report> {
     serde_json::from_slice(text.trim_ascii()).ok()
-}
-
-/// Maps the player's id inside (1000) to its host id outside: the harness's own user, or
-/// under a root harness the player's own unprivileged id ([`super::ids`]), with root inside
-/// mapped to root outside for the test's init alone (it builds the view as root inside and
-/// must own what it makes there; the player can never become it: no capability survives its
-/// exec, every mount is nosuid, and it runs with no_new_privs). Capabilities end at the
-/// player's exec; a root harness keeps the right to drop the player's supplementary groups,
-/// an unprivileged one must deny `setgroups`.
-fn write_id_maps(pid: libc::pid_t, spec: &Spec) -> std::io::Result<()> {
-    let proc_dir = format!("/proc/{pid}");
-    let inner = view::PLAYER_ID;
-    let (uid_map, gid_map) = match spec.player_ids {
-        Some((uid, gid)) => (
-            format!("0 0 1\n{inner} {uid} 1\n"),
-            format!("0 0 1\n{inner} {gid} 1\n"),
-        ),
-        None => {
-            if !spec.shared_net {
-                sys::write_file(&format!("{proc_dir}/setgroups"), "deny")?;
-            }
-            // In the pool's user namespace (shared_net), the harness's user and group are root.
-            let (uid, gid) = if spec.shared_net {
-                (0, 0)
-            } else {
-                (spec.outer_uid, spec.outer_gid)
-            };
-            (format!("{inner} {uid} 1\n"), format!("{inner} {gid} 1\n"))
-        }
-    };
-    sys::write_file(&format!("{proc_dir}/uid_map"), &uid_map)?;
-    sys::write_file(&format!("{proc_dir}/gid_map"), &gid_map)
 }
 
 /// The program, arguments and environment as C strings, made before any fork.

@@ -58,6 +58,47 @@ pub(crate) fn fork_with(flags: libc::c_int) -> io::Result<libc::pid_t> {
     check(ret, "clone").map(|p| p as libc::pid_t)
 }
 
+/// `setns` on a descriptor number the supervisor or a helper was handed by its contract,
+/// which may be closed (EBADF). By number, not through rustix: a closed number is no
+/// `BorrowedFd`.
+pub(crate) fn set_ns(fd: RawFd, kind: libc::c_int) -> io::Result<()> {
+    // SAFETY: setns takes no memory of ours; a number that is not an open namespace fails.
+    if unsafe { libc::setns(fd, kind) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Joins a network namespace (the calling process must be single-threaded): first, when
+/// given, the user namespace that owns it, which gives the caller the rights to join the
+/// network namespace (a root caller has them already).
+pub(crate) fn join_net(user: Option<RawFd>, net: RawFd) -> io::Result<()> {
+    if let Some(user) = user {
+        set_ns(user, libc::CLONE_NEWUSER).map_err(|e| named(e, "setns user"))?;
+    }
+    set_ns(net, libc::CLONE_NEWNET).map_err(|e| named(e, "setns net"))
+}
+
+/// Closes descriptors by number: ones a process's contract gives it that no [`OwnedFd`] of
+/// the process holds, or ones it holds but will never use or drop again (a forked child on
+/// its way to a `-> !` end).
+pub(crate) fn close_numbered(fds: &[RawFd]) {
+    for &fd in fds {
+        // SAFETY: by the caller's word, nothing of this process uses `fd` after this (a
+        // descriptor not open fails with EBADF and changes nothing).
+        unsafe { libc::close(fd) };
+    }
+}
+
+/// Moves the calling (single-threaded) process into the new namespaces of `flags`.
+pub(crate) fn unshare(flags: libc::c_int) -> io::Result<()> {
+    let flags = rustix::thread::UnshareFlags::from_bits_retain(flags as u32);
+    // SAFETY: no CLONE_FILES nor CLONE_FS among the callers' flags: every descriptor and the
+    // file system context stay the ones this single-threaded process had.
+    unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(|e| named(e, "unshare"))
+}
+
 pub(crate) fn write_file(path: &str, text: &str) -> io::Result<()> {
     std::fs::write(path, text).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
 }

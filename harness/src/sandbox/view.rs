@@ -214,6 +214,41 @@ pub fn build(spec: &Spec) -> io::Result<()> {
 
 fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<()> {
     let root = spec.root.as_path();
+    shared_parts(spec, step, true)?;
+    step.set("writable binds");
+    for path in &spec.writable_binds {
+        if spec.player_ids.is_some() {
+            // A root harness's player is not the owner of what the harness made: its writable
+            // folders (a build's private copy, its output folder) become its own.
+            give_to_player(path)?;
+        }
+        bind_rw(path, &inside(root, path))?;
+    }
+    if let Some(overlay) = &spec.overlay {
+        step.set("tools overlay");
+        super::tool_view::mount(overlay, &inside(root, &overlay.upper))?;
+    }
+    step.set("proc");
+    proc_of_the_test(root, &spec.etc)?;
+    step.set("pivot");
+    pivot_read_only(root)?;
+    sys::set_hostname("sandbox")?;
+    if !spec.shared_net {
+        // A namespace of the pool has loopback up already (and the test has no right to).
+        sys::loopback_up()?;
+    }
+    Ok(())
+}
+
+/// The view on `spec.root` up to the player's own files: the tmpfs root, the system folders,
+/// /etc, the box (`with_box`; else only its mount points, and those of what is bound from
+/// it), /dev, and the player's own files, read-only.
+fn shared_parts(
+    spec: &Spec,
+    step: &std::cell::Cell<&'static str>,
+    with_box: bool,
+) -> io::Result<()> {
+    let root = spec.root.as_path();
     // The folders made here (mount points on the path to a bind) are passable whatever the
     // user's umask: under a 077 the player could not reach its own folders.
     sys::set_umask(0o022);
@@ -238,32 +273,32 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
     step.set("etc");
     bind_ro(&spec.etc, &root.join("etc"), Exec::Denied)?;
     step.set("box");
-    let boxed = writable_box(root, spec.disk)?;
+    let boxed = if with_box {
+        Some(writable_box(root, spec.disk)?)
+    } else {
+        for dir in [BOX, "/tmp", "/var/tmp"] {
+            std::fs::create_dir_all(inside(root, Path::new(dir)))?;
+        }
+        None
+    };
     step.set("dev");
-    devices(root, &boxed)?;
+    devices(root)?;
+    if let Some(boxed) = &boxed {
+        bind_shm(root, boxed)?;
+    }
     step.set("binds");
-    // The player's own files, read-only, at their host paths.
+    // The player's own files, read-only, at their host paths (a shared view's below the
+    // box's places are bound by each test: [`build_shared`]).
     for bind in &spec.binds {
-        if !visible_without_bind(&bind.path) {
+        if !visible_without_bind(&bind.path) && (with_box || !bound_again(&bind.path)) {
             bind_ro(&bind.path, &inside(root, &bind.path), Exec::Allowed)?;
         }
     }
-    step.set("writable binds");
-    for path in &spec.writable_binds {
-        if spec.player_ids.is_some() {
-            // A root harness's player is not the owner of what the harness made: its writable
-            // folders (a build's private copy, its output folder) become its own.
-            give_to_player(path)?;
-        }
-        bind_rw(path, &inside(root, path))?;
-    }
-    if let Some(overlay) = &spec.overlay {
-        step.set("tools overlay");
-        super::tool_view::mount(overlay, &inside(root, &overlay.upper))?;
-    }
-    step.set("proc");
-    proc_of_the_test(root, &spec.etc)?;
-    step.set("pivot");
+    Ok(())
+}
+
+/// Makes `root` the root, read-only.
+fn pivot_read_only(root: &Path) -> io::Result<()> {
     std::env::set_current_dir(root)?;
     sys::pivot_here()?;
     sys::mount(
@@ -272,20 +307,161 @@ fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<
         None,
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
         None,
-    )?;
-    sys::set_hostname("sandbox")?;
-    if !spec.shared_net {
-        // A namespace of the pool has loopback up already (and the test has no right to).
-        sys::loopback_up()?;
+    )
+}
+
+/// Builds the part of a view every test of the same player shares ([`super::kept_view`]) on
+/// `spec.root` and makes it the root, read-only: [`shared_parts`], with, at the box's mount
+/// point (where each test's box covers them), the masks of /proc (see [`mask`]) and the
+/// player's files that each test shows again below the box's places ([`bound_again`]), and a
+/// /proc of the builder's own PID namespace (empty once it has ended), which lets each test
+/// mount its own /proc over it (the kernel lets a user namespace mount a /proc only where
+/// one is already fully visible). Must run in fresh user, mount and PID namespaces.
+pub(super) fn build_shared(spec: &Spec) -> io::Result<()> {
+    let step = std::cell::Cell::new("start");
+    let built = shared_parts(spec, &step, false).and_then(|()| {
+        step.set("proc");
+        let root = spec.root.as_path();
+        let boxed = inside(root, Path::new(BOX));
+        let again = again_binds(spec);
+        let dirs = again
+            .iter()
+            .map(|b| std::fs::metadata(b).map(|m| m.is_dir()))
+            .collect::<io::Result<Vec<_>>>()?;
+        make_masks(&boxed, &dirs)?;
+        step.set("binds");
+        for (i, path) in again.iter().enumerate() {
+            let target = boxed.join(format!("b{i}"));
+            sys::mount(
+                Some(path),
+                &target,
+                None,
+                libc::MS_BIND | libc::MS_REC,
+                None,
+            )?;
+            make_read_only(path, &target, Exec::Allowed)?;
+        }
+        step.set("proc");
+        let proc_dir = root.join("proc");
+        std::fs::create_dir(&proc_dir)?;
+        mount_proc(&proc_dir)?;
+        step.set("pivot");
+        pivot_read_only(root)
+    });
+    built.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
+}
+
+/// Where a test's own mounts cover the shared view ([`finish_shared`]): the box's places,
+/// below which a player's file is bound again by each test, and the other places, below which
+/// it could not be.
+const BOUND_AGAIN: [&str; 3] = ["/tmp", "/var/tmp", "/dev/shm"];
+const COVERED: [&str; 3] = [BOX, "/dev", "/proc"];
+
+/// Whether a player's file at `path` is below one of the box's places ([`BOUND_AGAIN`]).
+fn bound_again(path: &Path) -> bool {
+    BOUND_AGAIN.iter().any(|place| path.starts_with(place))
+}
+
+/// The player's files a test binds again ([`bound_again`]), in the spec's order.
+fn again_binds(spec: &Spec) -> Vec<&Path> {
+    spec.binds
+        .iter()
+        .map(|b| b.path.as_path())
+        .filter(|p| !visible_without_bind(p) && bound_again(p))
+        .collect()
+}
+
+/// Whether every read-only bind of `spec` can be shown in a view whose shared parts are
+/// kept ([`build_shared`]): none is below /box, /dev or /proc but for the box's places.
+pub(super) fn shareable(spec: &Spec) -> bool {
+    spec.binds
+        .iter()
+        .all(|b| bound_again(&b.path) || !COVERED.iter().any(|place| b.path.starts_with(place)))
+}
+
+/// A test's own parts of a view whose shared parts are its root already ([`build_shared`]):
+/// the box over the masks and the player's files kept with them (taken first), /dev/shm, the
+/// test's /proc with its read-only knobs and masks, those player's files at their paths below
+/// the box's places ([`bound_again`]), the host name. In the test's mount namespace (a copy of the shared one) and UTS namespace,
+/// before the test's user namespace. Returns the test's /proc/sys, held open (by path) from
+/// before it was made read-only: [`forbid_user_namespaces_in`] once in that namespace.
+pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
+    let step = std::cell::Cell::new("masks");
+    let root = Path::new("/");
+    let finished = (|| {
+        sys::set_umask(0o022);
+        let masks = Masks::open(Path::new(BOX))?;
+        let again = again_binds(spec)
+            .into_iter()
+            .enumerate()
+            .map(|(i, path)| {
+                Ok((
+                    path,
+                    path_only(&inside(Path::new(BOX), Path::new(&format!("b{i}"))))?,
+                ))
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        step.set("box");
+        let boxed = writable_box(root, spec.disk)?;
+        step.set("dev");
+        bind_shm(root, &boxed)?;
+        step.set("proc");
+        let proc_dir = Path::new("/proc");
+        mount_proc(proc_dir)?;
+        step.set("binds");
+        for (path, held) in &again {
+            bind_again(proc_dir, held, path)?;
+        }
+        step.set("proc");
+        let knobs = path_only(&proc_dir.join("sys"))?;
+        if !super::attribution::skips("proc") {
+            read_only_knobs(proc_dir)?;
+            masks.cover(proc_dir)?;
+        }
+        sys::set_hostname("sandbox")?;
+        Ok(knobs)
+    })();
+    finished.map_err(|e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
+}
+
+/// Binds `held` (a read-only bind of the shared view, held open by path) at `path` again,
+/// through the /proc at `proc_dir`, its mount point made as a file or folder like it.
+fn bind_again(proc_dir: &Path, held: &std::fs::File, path: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
     }
-    Ok(())
+    if held.metadata()?.is_dir() {
+        std::fs::create_dir_all(path)?;
+    } else if !path.exists() {
+        std::fs::write(path, b"")?;
+    }
+    let source = proc_dir.join(format!("self/fd/{}", held.as_raw_fd()));
+    // Recursive: the bind's own read-only, nosuid and nodev come with it (and what is under).
+    sys::mount(
+        Some(&source),
+        path,
+        None,
+        libc::MS_BIND | libc::MS_REC,
+        None,
+    )
+}
+
+/// `path` opened as a path only (`O_PATH`): to be bound after it is covered.
+fn path_only(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH)
+        .open(path)
 }
 
 /// The writable space: one tmpfs of the test's disk size (`disk` bytes) holding the working
-/// folder, HOME, /tmp, /var/tmp and /dev/shm; /tmp and /var/tmp bound in place. Returns it.
+/// folder, HOME, /tmp, /var/tmp and /dev/shm; /tmp and /var/tmp bound in place (their
+/// mount points are made where missing). Returns it.
 fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
+    std::fs::create_dir_all(inside(root, Path::new(BOX)))?;
     let boxed = inside(root, Path::new(BOX));
-    std::fs::create_dir_all(&boxed)?;
     let disk = disk.max(1 << 20);
     sys::mount(
         Some(Path::new("tmpfs")),
@@ -319,9 +495,9 @@ fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
     Ok(boxed)
 }
 
-/// /dev: the harmless devices only (read-only views of the host's), and the private /dev/shm
-/// (from the box).
-fn devices(root: &Path, boxed: &Path) -> io::Result<()> {
+/// /dev: the harmless devices only (read-only views of the host's), and the mount point of
+/// the private /dev/shm ([`bind_shm`]).
+fn devices(root: &Path) -> io::Result<()> {
     let dev = root.join("dev");
     std::fs::create_dir(&dev)?;
     sys::mount(
@@ -378,6 +554,12 @@ fn devices(root: &Path, boxed: &Path) -> io::Result<()> {
             None,
         )?;
     }
+    Ok(())
+}
+
+/// The private /dev/shm: the box's `shm` folder, bound on the mount point [`devices`] made.
+fn bind_shm(root: &Path, boxed: &Path) -> io::Result<()> {
+    let shm = root.join("dev/shm");
     sys::mount(Some(&boxed.join("shm")), &shm, None, libc::MS_BIND, None)
 }
 
@@ -415,23 +597,54 @@ const PROC_READ_ONLY: [&str; 4] = ["bus", "fs", "irq", "sys"];
 fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
     let proc_dir = root.join("proc");
     std::fs::create_dir(&proc_dir)?;
-    // A process the player cannot trace (the test's init) is not even listed: hidepid=4
-    // ("ptraceable", Linux 5.8+), else hidepid=2 (which still shows it to a player in the
-    // owner's group).
+    mount_proc(&proc_dir)?;
+    forbid_user_namespaces(&proc_dir)?;
+    if super::attribution::skips("proc") {
+        return Ok(());
+    }
+    read_only_knobs(&proc_dir)?;
+    mask(spare, &proc_dir)
+}
+
+/// Mounts a /proc of the caller's PID namespace at `proc_dir`. A process the player cannot
+/// trace (the test's init) is not even listed: hidepid=4 ("ptraceable", Linux 5.8+), else
+/// hidepid=2 (which still shows it to a player in the owner's group).
+fn mount_proc(proc_dir: &Path) -> io::Result<()> {
     let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
     let proc_fs = Some(Path::new("proc"));
-    sys::mount(proc_fs, &proc_dir, Some("proc"), flags, Some("hidepid=4"))
-        .or_else(|_| sys::mount(proc_fs, &proc_dir, Some("proc"), flags, Some("hidepid=2")))?;
+    sys::mount(proc_fs, proc_dir, Some("proc"), flags, Some("hidepid=4"))
+        .or_else(|_| sys::mount(proc_fs, proc_dir, Some("proc"), flags, Some("hidepid=2")))
+}
+
+/// No user namespace can be made inside the caller's (through the /proc at `proc_dir`).
+fn forbid_user_namespaces(proc_dir: &Path) -> io::Result<()> {
     sys::write_file(
         &proc_dir
             .join("sys/user/max_user_namespaces")
             .display()
             .to_string(),
         "0",
-    )?;
-    if super::attribution::skips("proc") {
-        return Ok(());
-    }
+    )
+}
+
+/// [`forbid_user_namespaces`] for the caller's user namespace, through `knobs`: /proc/sys
+/// held open from a mount that is not read-only (the user namespace's knobs are looked up
+/// for the caller's namespace at the open, so the file is opened only now).
+pub(super) fn forbid_user_namespaces_in(knobs: &std::fs::File) -> io::Result<()> {
+    let path = std::path::Path::new("user/max_user_namespaces");
+    let file = rustix::fs::openat(
+        knobs,
+        path,
+        rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .map_err(|e| sys::named(e, "max_user_namespaces"))?;
+    rustix::io::write(&file, b"0").map_err(|e| sys::named(e, "max_user_namespaces"))?;
+    Ok(())
+}
+
+/// The kernel's knobs of the /proc at `proc_dir` ([`PROC_READ_ONLY`]), read-only.
+fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
     for name in PROC_READ_ONLY {
         let path = proc_dir.join(name);
         if path.exists() {
@@ -439,7 +652,7 @@ fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
             make_read_only(&path, &path, Exec::Denied)?;
         }
     }
-    mask(spare, &proc_dir)
+    Ok(())
 }
 
 /// Covers every [`PROC_MASKED`] entry of `proc_dir` with an empty file or folder of mode 0,
@@ -448,15 +661,29 @@ fn proc_of_the_test(root: &Path, spare: &Path) -> io::Result<()> {
 /// the old root already shown where it is needed: the pivot detaches it with the old root,
 /// where an unmount of its own would make every test wait for an RCU grace period.
 fn mask(spare: &Path, proc_dir: &Path) -> io::Result<()> {
-    let masks = spare;
+    make_masks(spare, &[])?;
+    Masks::open(spare)?.cover(proc_dir)
+}
+
+/// Mounts the masks' tmpfs on `at`: an empty `file` and `folder` of mode 0, read-only, and
+/// the mount points `b0`, `b1`... of other binds (a folder where `dirs` says so, else a file).
+fn make_masks(at: &Path, dirs: &[bool]) -> io::Result<()> {
     sys::mount(
         Some(Path::new("tmpfs")),
-        masks,
+        at,
         Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        Some("size=4k,nr_inodes=4,mode=0"),
+        Some(&format!("size=4k,nr_inodes={},mode=0", 4 + dirs.len())),
     )?;
-    let (file, folder) = (masks.join("file"), masks.join("folder"));
+    for (i, &dir) in dirs.iter().enumerate() {
+        let point = at.join(format!("b{i}"));
+        if dir {
+            std::fs::create_dir(&point)?;
+        } else {
+            std::fs::write(&point, b"")?;
+        }
+    }
+    let (file, folder) = (at.join("file"), at.join("folder"));
     std::fs::write(&file, b"")?;
     std::fs::create_dir(&folder)?;
     for path in [&file, &folder] {
@@ -464,19 +691,43 @@ fn mask(spare: &Path, proc_dir: &Path) -> io::Result<()> {
     }
     sys::mount(
         None,
-        masks,
+        at,
         None,
         libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         None,
-    )?;
-    for name in PROC_MASKED {
-        let target = proc_dir.join(name);
-        let Ok(meta) = std::fs::symlink_metadata(&target) else {
-            continue;
-        };
-        let source = if meta.is_dir() { &folder } else { &file };
-        // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
-        sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
+    )
+}
+
+/// The masks' file and folder ([`make_masks`]), held open (as paths only) so that they can be
+/// bound after what they are on is covered.
+struct Masks {
+    file: std::fs::File,
+    folder: std::fs::File,
+}
+
+impl Masks {
+    fn open(at: &Path) -> io::Result<Masks> {
+        Ok(Masks {
+            file: path_only(&at.join("file"))?,
+            folder: path_only(&at.join("folder"))?,
+        })
     }
-    Ok(())
+
+    /// Covers every [`PROC_MASKED`] entry of `proc_dir`, a /proc of the caller's PID
+    /// namespace (where `self` is the caller).
+    fn cover(&self, proc_dir: &Path) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let seen = |f: &std::fs::File| proc_dir.join(format!("self/fd/{}", f.as_raw_fd()));
+        let (file, folder) = (seen(&self.file), seen(&self.folder));
+        for name in PROC_MASKED {
+            let target = proc_dir.join(name);
+            let Ok(meta) = std::fs::symlink_metadata(&target) else {
+                continue;
+            };
+            let source = if meta.is_dir() { &folder } else { &file };
+            // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
+            sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
+        }
+        Ok(())
+    }
 }

@@ -1,0 +1,333 @@
+//! A player's view kept from test to test: the part of the file system view that is the same
+//! for every test of a player (the tmpfs root, the system folders, /etc, /dev, the player's
+//! own files, all read-only) is built once per pooled network namespace and player, in a user
+//! and a mount namespace the harness keeps open by descriptor ([`KeptView`], held with the
+//! pooled namespace it was made from: [`Kept`]). Each test's init then starts
+//! from a copy of that mount namespace and adds only what is the test's own
+//! ([`super::view::finish_shared`]): its box, its /proc with its masks, its host name. It
+//! still gets fresh PID, mount, IPC, UTS and cgroup namespaces and, once its own mounts are
+//! made, a fresh user namespace (a child of the kept one), so that nothing a player can
+//! change outlives its test: the kept parts are read-only mounts it has no capability over.
+//!
+//! The steps, with who does them:
+//! - the harness, at a test of a player it has no kept view for in the borrowed namespace:
+//!   starts a helper (`harness-sandbox __sandbox view`), which joins the pool's namespaces
+//!   as a test's supervisor would, forks a holder in fresh user, mount and PID namespaces
+//!   (the ids mapped as a test's), which builds the shared view ([`super::view::build_shared`])
+//!   and waits; the harness opens the holder's user and mount namespaces, then lets both go;
+//! - the test's supervisor joins the pool's namespaces, then the kept user namespace, and
+//!   forks the test's init in fresh PID, IPC, UTS and cgroup namespaces ([`join`]);
+//! - the init joins the kept mount namespace, takes a private copy of it, adds the test's own
+//!   parts, enters a fresh user namespace, and waits until the supervisor has mapped its ids
+//!   ([`init`], [`map_test_ids`]).
+//!
+//! A spec the kept view cannot serve (a build's or a contest tool's writable folders, no
+//! pooled network namespace, a player's file where a test's own mount would cover it) is
+//! built whole in each test, as before ([`key`]).
+//!
+//! May start the helper, make namespaces and mounts (in the helper's holder and the test's
+//! init), and open namespace descriptors.
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::MetadataExt;
+
+use super::spec::{Mode, Spec, StartError};
+use super::{attribution, sys, view};
+
+/// Most kept views a pooled namespace holds (the oldest goes first).
+const MOST: usize = 8;
+
+/// The supervisor's descriptors of a test with a kept view: the pool's user and network
+/// namespaces (5, 6), the kept mount namespace (7), the kept user namespace (8).
+pub(super) const KEPT_MNT: RawFd = 7;
+const KEPT_USER: RawFd = 8;
+
+/// A player's kept view: the user namespace it was made in and its mount namespace.
+#[derive(Debug)]
+pub(crate) struct KeptView {
+    key: String,
+    user: OwnedFd,
+    mnt: OwnedFd,
+}
+
+/// The views a pooled namespace keeps, and those it could not make (not tried again).
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    views: Vec<KeptView>,
+    failed: Vec<String>,
+}
+
+/// What makes two specs' views the same, when a kept view can serve `spec`: the files the
+/// player sees (each bind by path, file, size and time, so that a program rebuilt since is
+/// shown anew), /etc, the ids, and the attribution build's part left out.
+pub(crate) fn key(spec: &Spec) -> Option<String> {
+    let servable = spec.mode == Mode::Namespaces
+        && spec.shared_net
+        && spec.writable_binds.is_empty()
+        && spec.overlay.is_none()
+        && view::shareable(spec)
+        && !attribution::env().is_some_and(|e| e.to_bytes().ends_with(b"=view"));
+    if !servable {
+        return None;
+    }
+    let mut key = format!(
+        "{}|{:?}|{}:{}|{:?}|",
+        spec.etc.display(),
+        spec.player_ids,
+        spec.outer_uid,
+        spec.outer_gid,
+        attribution::env()
+    );
+    for bind in &spec.binds {
+        let meta = std::fs::metadata(&bind.path).ok()?;
+        key.push_str(&format!(
+            "{}:{}:{}:{}:{}.{}|",
+            bind.path.display(),
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.mtime(),
+            meta.mtime_nsec()
+        ));
+    }
+    Some(key)
+}
+
+impl Kept {
+    /// The kept view of `key` (for `spec`), made now from the pooled namespaces `pool` (their
+    /// user, network and, where there is one, mount namespace) if there is none; its mount
+    /// and user namespaces. `None` where one cannot be made (the test then builds its whole
+    /// view).
+    pub(crate) fn find_or_make(
+        &mut self,
+        pool: &[RawFd],
+        spec: &Spec,
+        key: &str,
+    ) -> Option<(RawFd, RawFd)> {
+        if self.failed.iter().any(|k| k == key) {
+            return None;
+        }
+        if !self.views.iter().any(|v| v.key == key) {
+            match make(pool, spec, key) {
+                Ok(view) => {
+                    if self.views.len() >= MOST {
+                        self.views.remove(0);
+                    }
+                    self.views.push(view);
+                }
+                Err(_) => {
+                    self.failed.push(key.to_string());
+                    return None;
+                }
+            }
+        }
+        let view = self.views.iter().find(|v| v.key == key)?;
+        Some((view.mnt.as_raw_fd(), view.user.as_raw_fd()))
+    }
+}
+
+/// Makes the kept view of `spec` from the pooled namespaces `pool`: starts the helper, hands
+/// it the spec, opens its holder's namespaces, lets both go.
+fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
+    let (in_r, in_w) = sys::pipe()?;
+    let (out_r, out_w) = sys::pipe()?;
+    let mut fds = vec![in_r.as_raw_fd(), out_w.as_raw_fd()];
+    fds.extend(pool);
+    let pid = super::spawn_self(&fds, &[c"harness", c"__sandbox", c"view"])?;
+    drop((in_r, out_w));
+    let mut input = std::fs::File::from(in_w);
+    let opened = (|| {
+        let mut line = serde_json::to_vec(spec).map_err(io::Error::other)?;
+        line.push(b'\n');
+        input.write_all(&line)?;
+        let answer = read_answer(out_r)?;
+        let holder: libc::pid_t = match answer.trim().parse() {
+            Ok(pid) => pid,
+            Err(_) => return Err(io::Error::other(format!("the view's helper: {answer}"))),
+        };
+        let open = |what: &str| -> io::Result<OwnedFd> {
+            Ok(std::fs::File::open(format!("/proc/{holder}/ns/{what}"))?.into())
+        };
+        Ok(KeptView {
+            key: key.to_string(),
+            user: open("user")?,
+            mnt: open("mnt")?,
+        })
+    })();
+    // End of file: the holder and the helper end.
+    drop(input);
+    let _ = sys::wait(pid, true);
+    opened
+}
+
+/// The helper's answer: one line (or what came before its end).
+fn read_answer(out: OwnedFd) -> io::Result<String> {
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while !answer.ends_with(b"\n") {
+        match rustix::io::read(&out, &mut byte) {
+            Ok(0) => break,
+            Ok(_) => answer.push(byte[0]),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// The helper (`harness __sandbox view`): descriptor 0 gives the spec (one JSON line), then
+/// end of file when the harness has what it needs; 1 gets the holder's pid, or `?` and why
+/// not; 2, 3 and 4 are the pooled user, network and (where there is one) mount namespaces.
+/// Never returns.
+pub(crate) fn helper_main() -> ! {
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    // SAFETY: descriptors 0 and 1 are ours by the contract above.
+    let (input, mut output) = unsafe { (OwnedFd::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
+    let held = read_line(&input).and_then(|spec| hold(&spec));
+    let answer = match &held {
+        Ok(pid) => format!("{pid}\n"),
+        Err(e) => format!("?{e}\n"),
+    };
+    let _ = output.write_all(answer.as_bytes());
+    drop(output);
+    wait_for_end(&input);
+    if let Ok(pid) = held {
+        let _ = sys::wait(pid, true);
+    }
+    std::process::exit(0)
+}
+
+/// Reads one JSON line of a spec.
+fn read_line(input: &OwnedFd) -> io::Result<Spec> {
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    while !bytes.ends_with(b"\n") {
+        match rustix::io::read(input, &mut byte) {
+            Ok(0) => break,
+            Ok(_) => bytes.push(byte[0]),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    serde_json::from_slice(&bytes).map_err(io::Error::other)
+}
+
+/// Reads `input` to its end.
+fn wait_for_end(input: &OwnedFd) {
+    let mut buf = [0u8; 64];
+    loop {
+        match rustix::io::read(input, &mut buf) {
+            Ok(0) => return,
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// In the helper: joins the pool's namespaces as a test's supervisor does, forks the holder
+/// in fresh user, mount and PID namespaces, maps its ids as a test's, and returns its pid
+/// once its view is built.
+fn hold(spec: &Spec) -> io::Result<libc::pid_t> {
+    let user = spec.player_ids.is_none().then_some(2);
+    sys::join_net(user, 3)?;
+    let own_etc = sys::set_ns(4, libc::CLONE_NEWNS).is_ok();
+    let spec = Spec {
+        etc: if own_etc {
+            "/etc".into()
+        } else {
+            spec.etc.clone()
+        },
+        ..spec.clone()
+    };
+    let (ready_r, ready_w) = sys::pipe()?;
+    let (go_r, go_w) = sys::pipe()?;
+    let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+    let pid = sys::fork_with(flags)?;
+    if pid == 0 {
+        drop((ready_r, go_w));
+        holder(&spec, go_r, ready_w);
+    }
+    drop((ready_w, go_r));
+    let mapped = super::ids::write_id_maps(pid, &spec);
+    let _ = std::fs::File::from(go_w).write_all(if mapped.is_ok() { b"!" } else { b"?" });
+    let mut answer = String::new();
+    let _ = std::fs::File::from(ready_r).read_to_string(&mut answer);
+    match (mapped, answer.strip_prefix('!')) {
+        (Ok(()), Some(_)) => Ok(pid),
+        (mapped, _) => {
+            sys::kill(pid, libc::SIGKILL);
+            let _ = sys::wait(pid, true);
+            mapped?;
+            Err(io::Error::other(answer.trim_start_matches('?').to_string()))
+        }
+    }
+}
+
+/// The holder: once its ids are mapped, builds the shared view, says so, and keeps its
+/// namespaces alive until the harness has opened them (end of file on descriptor 0).
+fn holder(spec: &Spec, go: OwnedFd, ready: OwnedFd) -> ! {
+    // The helper's answer (1) must end with the helper; the pool's namespaces are not ours.
+    sys::close_numbered(&[1, 2, 3, 4]);
+    let mut byte = [0u8; 1];
+    if std::fs::File::from(go).read(&mut byte).ok() != Some(1) || byte[0] != b'!' {
+        super::init::exit_now(1);
+    }
+    let answer = match view::build_shared(spec) {
+        Ok(()) => "!".to_string(),
+        Err(e) => format!("?{e}"),
+    };
+    let _ = std::fs::File::from(ready).write_all(answer.as_bytes());
+    // SAFETY: descriptor 0 is the helper's input, inherited; this process never returns.
+    wait_for_end(&unsafe { OwnedFd::from_raw_fd(0) });
+    super::init::exit_now(0)
+}
+
+/// In the supervisor of a test with a kept view: joins the pool's network namespace (with
+/// its user namespace, as [`sys::join_net`] says), then the kept user namespace, in which
+/// the test's init is then forked (its PID namespace owned there, so that the init may mount
+/// the test's /proc). Keeps only descriptor [`KEPT_MNT`], for the init.
+pub(super) fn join(spec: &Spec) -> io::Result<()> {
+    let user = spec.player_ids.is_none().then_some(5);
+    let joined = sys::join_net(user, 6).and_then(|()| {
+        sys::set_ns(KEPT_USER, libc::CLONE_NEWUSER)
+            .map_err(|e| io::Error::new(e.kind(), format!("setns kept user: {e}")))
+    });
+    sys::close_numbered(&[5, 6, KEPT_USER]);
+    joined
+}
+
+/// In the test's init (forked by a supervisor that has [`join`]ed): enters a private copy of
+/// the kept mount namespace, adds the test's own parts ([`view::finish_shared`]), enters a
+/// fresh user namespace, says so on `ready` and waits for `go` (its ids mapped).
+pub(super) fn init(spec: &Spec, ready: OwnedFd, go: OwnedFd) -> Result<(), StartError> {
+    let setup = |e: io::Error, what: &str| StartError::Setup(format!("sandbox: {what}: {e}"));
+    let entered = sys::set_ns(KEPT_MNT, libc::CLONE_NEWNS);
+    sys::close_numbered(&[KEPT_MNT]);
+    entered.map_err(|e| setup(e, "setns kept mount"))?;
+    sys::unshare(libc::CLONE_NEWNS).map_err(|e| setup(e, "unshare mount"))?;
+    std::env::set_current_dir("/").map_err(|e| setup(e, "chdir /"))?;
+    let knobs = view::finish_shared(spec).map_err(|e| setup(e, "view"))?;
+    sys::unshare(libc::CLONE_NEWUSER).map_err(|e| setup(e, "unshare user"))?;
+    let _ = std::fs::File::from(ready).write_all(b"!");
+    let mut byte = [0u8; 1];
+    if std::fs::File::from(go).read(&mut byte).ok() != Some(1) {
+        return Err(StartError::Setup(
+            "sandbox: the test's ids were not mapped".into(),
+        ));
+    }
+    view::forbid_user_namespaces_in(&knobs).map_err(|e| setup(e, "the test's user namespace"))
+}
+
+/// In the supervisor, in the kept user namespace: maps the ids of the test's user namespace
+/// (the init's, `pid`) as they are in the kept one: the player's id, and root for a root
+/// harness's init.
+pub(super) fn map_test_ids(pid: libc::pid_t, spec: &Spec) -> io::Result<()> {
+    let inner = view::PLAYER_ID;
+    let map = match spec.player_ids {
+        Some(_) => format!("0 0 1\n{inner} {inner} 1\n"),
+        None => format!("{inner} {inner} 1\n"),
+    };
+    sys::write_file(&format!("/proc/{pid}/uid_map"), &map)?;
+    sys::write_file(&format!("/proc/{pid}/gid_map"), &map)
+}

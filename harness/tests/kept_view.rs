@@ -1,0 +1,97 @@
+//! The part of the sandbox's view that is the same for every test of a player (the root,
+//! the system folders, /etc, /dev, the player's own files) is built once and kept from test
+//! to test; each test still gets its own box, /proc and namespaces. These tests run the
+//! `shared-view` fixture (`tests/fixtures/hostile/shared-view.c`) on three seeds, one test at
+//! a time, beside the good player, and read what it saw and tried: the three tests were shown
+//! one and the same read-only root (the kept view was used: its folder's change time, the
+//! moment its file system was made, is the same in all three), each its own box, and none
+//! could change what the next one sees. What a test leaves in its writable places and
+//! keyrings is `memory_isolation.rs`'s and `host_reach.rs`'s (they run on the kept view too).
+
+#[path = "support/containment.rs"]
+mod containment;
+mod support;
+
+use containment::{expect_blocked, expect_verdict, free_uid, reached, Mode, Plan, Scratch};
+
+const SEEDS: [u64; 3] = [1, 2, 3];
+
+/// The attempts the fixture makes, each of which must be refused.
+const ATTEMPTS: [&str; 5] = [
+    "write a file in the shared root",
+    "remount the shared root read-write",
+    "unmount the test's /proc",
+    "make a user namespace",
+    "write beside its own program",
+];
+
+/// The value of the fixture's `<head> <point> <value...>` line of a log.
+fn line_of<'a>(log: &'a str, head: &str, point: &str) -> &'a str {
+    let prefix = format!("{head} {point} ");
+    log.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` line (the fixture did not run):\n{log}"))
+}
+
+/// The fixture and the good player on [`SEEDS`] at one thread in `mode`, by `uid` when
+/// given; the fixture's logs in seed order, once the run's own checks have passed.
+fn three_tests(mode: Mode, uid: Option<u32>) -> Vec<String> {
+    let s = Scratch::new("kept-view");
+    let players = vec![s.hostile("shared-view", "shared-view", &[]), s.good()];
+    let mut plan = Plan::new(&s, mode, &SEEDS, players);
+    plan.threads = 1;
+    let rows = match uid {
+        None => plan.run_and_check().1,
+        Some(uid) => plan.run_as_and_check(uid).1,
+    };
+    expect_verdict(&rows, "shared-view", &["OK"]);
+    SEEDS
+        .iter()
+        .map(|&seed| s.log("shared-view", seed))
+        .collect()
+}
+
+fn kept_but_private(mode: Mode, uid: Option<u32>) {
+    let logs = three_tests(mode, uid);
+    for log in &logs {
+        // Each attempt ran (its line) and none got through.
+        assert!(reached(log).is_empty(), "{log}");
+        for what in ATTEMPTS {
+            expect_blocked(log, what);
+        }
+        let root = line_of(log, "MOUNT", "/");
+        assert!(root.contains(" ro,"), "/ is not read-only: {root}\n{log}");
+    }
+    let made =
+        |point: &str| -> Vec<&str> { logs.iter().map(|log| line_of(log, "MADE", point)).collect() };
+    let roots = made("/");
+    assert!(
+        roots.iter().all(|t| *t == roots[0]),
+        "the tests were not shown one kept root (made at {roots:?})"
+    );
+    let boxes = made("/box");
+    for (i, made) in boxes.iter().enumerate() {
+        assert!(
+            !boxes[..i].contains(made),
+            "a test's box is an earlier test's (made at {boxes:?})"
+        );
+    }
+}
+
+#[test]
+fn the_tests_of_a_player_share_one_read_only_view_and_nothing_else() {
+    kept_but_private(Mode::Default, None);
+}
+
+#[test]
+fn without_cgroups_the_tests_of_a_player_share_one_read_only_view_and_nothing_else() {
+    kept_but_private(Mode::NoCgroup, None);
+}
+
+#[test]
+fn the_tests_of_a_player_share_one_read_only_view_and_nothing_else_unprivileged() {
+    if !support::needs_root("starts the harness as another user (setpriv)") {
+        return;
+    }
+    kept_but_private(Mode::Default, Some(free_uid(63_000)));
+}
