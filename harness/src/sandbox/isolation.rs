@@ -142,7 +142,14 @@ impl Isolation {
             tried = probe::try_namespaces(self);
         }
         match tried {
-            Ok(()) => self.mode = Mode::Namespaces,
+            Ok(()) => {
+                self.mode = Mode::Namespaces;
+                if let Some(why) = super::kept_view::why_not_kept() {
+                    self.notes.push(format!(
+                        "each test builds its player's whole view (none could be kept from test to test: {why}): a sandboxed test costs more CPU"
+                    ));
+                }
+            }
             Err(why) if sandbox == Want::Require => {
                 return Err(Unavailable(format!(
                     "--sandbox require: no namespaces: {why}"

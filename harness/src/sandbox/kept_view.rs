@@ -58,6 +58,14 @@ pub(crate) struct Kept {
     failed: Vec<String>,
 }
 
+/// Why the last kept view that could not be made was not (for the run's notes).
+static WHY_NOT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Why a kept view could not be made, if one could not: its tests build their whole view.
+pub(crate) fn why_not_kept() -> Option<String> {
+    WHY_NOT.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// What makes two specs' views the same, when a kept view can serve `spec`: the files the
 /// player sees (each bind by path, file, size and time, so that a program rebuilt since is
 /// shown anew), /etc, the ids, and the attribution build's part left out.
@@ -116,7 +124,8 @@ impl Kept {
                     }
                     self.views.push(view);
                 }
-                Err(_) => {
+                Err(e) => {
+                    *WHY_NOT.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
                     self.failed.push(key.to_string());
                     return None;
                 }
