@@ -137,9 +137,15 @@ impl Isolation {
         // The pool's first namespace; without one, each test makes its own (slower).
         self.shared_net = net::take().map(net::give_back).is_ok();
         let mut tried = probe::try_namespaces(self);
-        if tried.is_err() && self.shared_net {
+        if let (Err(why), true) = (&tried, self.shared_net) {
+            let why = why.clone();
             self.shared_net = false;
             tried = probe::try_namespaces(self);
+            if tried.is_ok() {
+                self.notes.push(format!(
+                    "each test makes its own network namespace (a test in the run's pooled one failed: {why}): a sandboxed test costs more CPU"
+                ));
+            }
         }
         match tried {
             Ok(()) => {
