@@ -9,7 +9,8 @@
 //! supervisor ([`supervisor`]) makes the test's cgroup ([`cgroup`]), then either starts the
 //! test's init in fresh user, PID, mount, IPC, UTS and cgroup namespaces, in a network
 //! namespace of its own for the test's time ([`net`]: borrowed from the run's pool), with a
-//! private file system view ([`view`], [`init`]) — the namespace mode — or, where namespaces
+//! private file system view ([`view`], [`init`]; its read-only parts made once per player and
+//! kept from test to test: [`kept_view`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode, where the
 //! kernel's unprivileged controls contain the player instead: no capability and no_new_privs
 //! (`init`), landlock (`landlock`) and a seccomp filter (`seccomp`: Unix sockets only, no
