@@ -43,9 +43,9 @@ pub(crate) fn namespace_init(
     report_after(spec, built, stop, report_pipe, entrances)
 }
 
-/// Once the init's view is `built` (or not): runs the test, writes the report to the
-/// supervisor, and ends the init (the kernel then ends every process left in the
-/// namespace).
+/// Once the init's view is `built` (or not), the init no longer dumpable: runs the test,
+/// writes the report to the supervisor, and ends the init (the kernel then ends every process
+/// left in the namespace).
 pub(crate) fn report_after(
     spec: &Spec,
     built: Result<(), StartError>,
@@ -53,8 +53,6 @@ pub(crate) fn report_after(
     report_pipe: OwnedFd,
     entrances: &[OwnedFd],
 ) -> ! {
-    // Nobody in the test may trace the init or read its memory.
-    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     let report = match built {
         Ok(()) => run(spec, &stop, None, entrances),
         Err(e) => Report {

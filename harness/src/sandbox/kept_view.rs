@@ -150,7 +150,7 @@ fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
         let mut line = serde_json::to_vec(spec).map_err(io::Error::other)?;
         line.push(b'\n');
         input.write_all(&line)?;
-        let answer = read_answer(out_r)?;
+        let answer = String::from_utf8_lossy(&sys::read_line(&out_r)?).into_owned();
         let holder: libc::pid_t = match answer.trim().parse() {
             Ok(pid) => pid,
             Err(_) => return Err(io::Error::other(format!("the view's helper: {answer}"))),
@@ -170,21 +170,6 @@ fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
     opened
 }
 
-/// The helper's answer: one line (or what came before its end).
-fn read_answer(out: OwnedFd) -> io::Result<String> {
-    let mut answer = Vec::new();
-    let mut byte = [0u8; 1];
-    while !answer.ends_with(b"\n") {
-        match rustix::io::read(&out, &mut byte) {
-            Ok(0) => break,
-            Ok(_) => answer.push(byte[0]),
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(String::from_utf8_lossy(&answer).into_owned())
-}
-
 /// The helper (`harness __sandbox view`): descriptor 0 gives the spec (one JSON line), then
 /// end of file when the harness has what it needs; 1 gets the holder's pid, or `?` and why
 /// not; 2, 3 and 4 are the pooled user, network and (where there is one) mount namespaces.
@@ -193,45 +178,25 @@ pub(crate) fn helper_main() -> ! {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     // SAFETY: descriptors 0 and 1 are ours by the contract above.
     let (input, mut output) = unsafe { (OwnedFd::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
-    let held = read_line(&input).and_then(|spec| hold(&spec));
+    let held = sys::read_line(&input)
+        .and_then(|line| serde_json::from_slice(&line).map_err(io::Error::other))
+        .and_then(|spec| hold(&spec));
     let answer = match &held {
         Ok(pid) => format!("{pid}\n"),
         Err(e) => format!("?{e}\n"),
     };
     let _ = output.write_all(answer.as_bytes());
     drop(output);
-    wait_for_end(&input);
+    wait_for_end(input);
     if let Ok(pid) = held {
         let _ = sys::wait(pid, true);
     }
     std::process::exit(0)
 }
 
-/// Reads one JSON line of a spec.
-fn read_line(input: &OwnedFd) -> io::Result<Spec> {
-    let mut bytes = Vec::new();
-    let mut byte = [0u8; 1];
-    while !bytes.ends_with(b"\n") {
-        match rustix::io::read(input, &mut byte) {
-            Ok(0) => break,
-            Ok(_) => bytes.push(byte[0]),
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    serde_json::from_slice(&bytes).map_err(io::Error::other)
-}
-
 /// Reads `input` to its end.
-fn wait_for_end(input: &OwnedFd) {
-    let mut buf = [0u8; 64];
-    loop {
-        match rustix::io::read(input, &mut buf) {
-            Ok(0) => return,
-            Ok(_) | Err(rustix::io::Errno::INTR) => {}
-            Err(_) => return,
-        }
-    }
+fn wait_for_end(input: OwnedFd) {
+    let _ = io::copy(&mut std::fs::File::from(input), &mut io::sink());
 }
 
 /// In the helper: joins the pool's namespaces as a test's supervisor does, forks the holder
@@ -288,7 +253,7 @@ fn holder(spec: &Spec, go: OwnedFd, ready: OwnedFd) -> ! {
     };
     let _ = std::fs::File::from(ready).write_all(answer.as_bytes());
     // SAFETY: descriptor 0 is the helper's input, inherited; this process never returns.
-    wait_for_end(&unsafe { OwnedFd::from_raw_fd(0) });
+    wait_for_end(unsafe { OwnedFd::from_raw_fd(0) });
     super::init::exit_now(0)
 }
 

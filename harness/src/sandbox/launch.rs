@@ -170,7 +170,7 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
     // or a view kept there: its mount and user namespaces.
     let mut ns_fds: Vec<RawFd> = net.iter().flat_map(|ns| ns.fds()).collect();
     let kept = match (net.as_mut(), kept_view::key(spec)) {
-        (Some(ns), Some(key)) => ns.kept.find_or_make(&ns.fds(), spec, &key),
+        (Some(ns), Some(key)) => ns.kept.find_or_make(&ns_fds, spec, &key),
         _ => None,
     };
     let kept_spec;

@@ -94,23 +94,7 @@ fn close_net_fds() {
 }
 
 fn read_spec(control: &OwnedFd) -> std::io::Result<Spec> {
-    let mut bytes = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        let n = match rustix::io::read(control, &mut buf) {
-            Ok(n) => n,
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&buf[..n]);
-        if bytes.ends_with(b"\n") {
-            break;
-        }
-    }
-    serde_json::from_slice(&bytes).map_err(std::io::Error::other)
+    serde_json::from_slice(&sys::read_line(control)?).map_err(std::io::Error::other)
 }
 
 /// Runs the test; hands the report to `send` as soon as the test's processes are gone, then
@@ -352,6 +336,9 @@ fn init_child(spec: &Spec, pipes: InitPipes, entrances: &[OwnedFd]) -> ! {
     if let Some((ready_r, ready_w)) = ready {
         drop(ready_r);
         let made = super::kept_view::init(spec, ready_w, go_r);
+        // Dumpable until now, for the supervisor to map its ids; nobody in the test may trace
+        // the init or read its memory.
+        not_dumpable();
         super::init::report_after(spec, made, stop_r, report_w, entrances);
     }
     // Wait until the supervisor has written our id maps.

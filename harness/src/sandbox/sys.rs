@@ -91,6 +91,22 @@ pub(crate) fn close_numbered(fds: &[RawFd]) {
     }
 }
 
+/// Reads `fd` up to the end of its first line (a line a process was handed by its contract:
+/// a spec, an answer), or to its end; whatever else came in the same read is kept too.
+pub(crate) fn read_line(fd: &OwnedFd) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !bytes.ends_with(b"\n") {
+        match rustix::io::read(fd, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(bytes)
+}
+
 /// Moves the calling (single-threaded) process into the new namespaces of `flags`.
 pub(crate) fn unshare(flags: libc::c_int) -> io::Result<()> {
     let flags = rustix::thread::UnshareFlags::from_bits_retain(flags as u32);

@@ -208,8 +208,16 @@ fn chown_player(path: &Path) -> io::Result<()> {
 /// Builds the view on `spec.root` and makes it the root. Must run in fresh user, mount and
 /// PID namespaces, as their first process.
 pub fn build(spec: &Spec) -> io::Result<()> {
+    in_steps(|step| build_steps(spec, step))
+}
+
+/// Runs `steps`, which name the step they are at in the cell they are given; an error says
+/// at which (`proc: mount ...`).
+fn in_steps<T>(
+    steps: impl FnOnce(&std::cell::Cell<&'static str>) -> io::Result<T>,
+) -> io::Result<T> {
     let step = std::cell::Cell::new("start");
-    build_steps(spec, &step).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
+    steps(&step).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
 }
 
 fn build_steps(spec: &Spec, step: &std::cell::Cell<&'static str>) -> io::Result<()> {
@@ -318,9 +326,9 @@ fn pivot_read_only(root: &Path) -> io::Result<()> {
 /// mount its own /proc over it (the kernel lets a user namespace mount a /proc only where
 /// one is already fully visible). Must run in fresh user, mount and PID namespaces.
 pub(super) fn build_shared(spec: &Spec) -> io::Result<()> {
-    let step = std::cell::Cell::new("start");
-    let built = shared_parts(spec, &step, false).and_then(|()| {
-        step.set("proc");
+    in_steps(|step| {
+        shared_parts(spec, step, false)?;
+        step.set("masks");
         let root = spec.root.as_path();
         let boxed = inside(root, Path::new(BOX));
         let again = again_binds(spec);
@@ -347,8 +355,7 @@ pub(super) fn build_shared(spec: &Spec) -> io::Result<()> {
         mount_proc(&proc_dir)?;
         step.set("pivot");
         pivot_read_only(root)
-    });
-    built.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
+    })
 }
 
 /// Where a test's own mounts cover the shared view ([`finish_shared`]): the box's places,
@@ -381,25 +388,21 @@ pub(super) fn shareable(spec: &Spec) -> bool {
 
 /// A test's own parts of a view whose shared parts are its root already ([`build_shared`]):
 /// the box over the masks and the player's files kept with them (taken first), /dev/shm, the
-/// test's /proc with its read-only knobs and masks, those player's files at their paths below
-/// the box's places ([`bound_again`]), the host name. In the test's mount namespace (a copy of the shared one) and UTS namespace,
-/// before the test's user namespace. Returns the test's /proc/sys, held open (by path) from
-/// before it was made read-only: [`forbid_user_namespaces_in`] once in that namespace.
+/// test's /proc with its read-only knobs and masks, those player's files at their paths
+/// below the box's places ([`bound_again`]), the host name. In the test's mount namespace (a
+/// copy of the shared one) and UTS namespace, before the test's user namespace. Returns the
+/// test's /proc/sys, held open (by path) from before it was made read-only:
+/// [`forbid_user_namespaces_in`] once in that namespace.
 pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
-    let step = std::cell::Cell::new("masks");
-    let root = Path::new("/");
-    let finished = (|| {
+    in_steps(|step| {
+        step.set("masks");
+        let root = Path::new("/");
         sys::set_umask(0o022);
         let masks = Masks::open(Path::new(BOX))?;
         let again = again_binds(spec)
             .into_iter()
             .enumerate()
-            .map(|(i, path)| {
-                Ok((
-                    path,
-                    path_only(&inside(Path::new(BOX), Path::new(&format!("b{i}"))))?,
-                ))
-            })
+            .map(|(i, path)| Ok((path, path_only(&Path::new(BOX).join(format!("b{i}")))?)))
             .collect::<io::Result<Vec<_>>>()?;
         step.set("box");
         let boxed = writable_box(root, spec.disk)?;
@@ -420,8 +423,7 @@ pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
         }
         sys::set_hostname("sandbox")?;
         Ok(knobs)
-    })();
-    finished.map_err(|e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", step.get())))
+    })
 }
 
 /// Binds `held` (a read-only bind of the shared view, held open by path) at `path` again,
@@ -460,8 +462,8 @@ fn path_only(path: &Path) -> io::Result<std::fs::File> {
 /// folder, HOME, /tmp, /var/tmp and /dev/shm; /tmp and /var/tmp bound in place (their
 /// mount points are made where missing). Returns it.
 fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
-    std::fs::create_dir_all(inside(root, Path::new(BOX)))?;
     let boxed = inside(root, Path::new(BOX));
+    std::fs::create_dir_all(&boxed)?;
     let disk = disk.max(1 << 20);
     sys::mount(
         Some(Path::new("tmpfs")),
