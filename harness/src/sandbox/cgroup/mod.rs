@@ -357,18 +357,26 @@ impl TestGroup {
         Ok(made)
     }
 
-    /// The test's `cgroup.procs` files, opened for writing by the supervisor (with its
-    /// rights), to be handed to the player's process: writing "0" to each moves it into the
-    /// test's groups before its exec ([`enter`]), and its children follow. The supervisor and
-    /// the test's init stay outside: the kernel's OOM killer, choosing in the test's memory
-    /// group, can only ever choose a process of the player, and the process cap counts the
-    /// player's processes alone.
+    /// The test's entrance files, opened for writing by the supervisor (with its rights), to
+    /// be handed to the player's process: writing "0" to each moves it into the test's groups
+    /// before its exec ([`enter`]), and its children follow. The supervisor and the test's
+    /// init stay outside: the kernel's OOM killer, choosing in the test's memory group, can
+    /// only ever choose a process of the player, and the process cap counts the player's
+    /// processes alone.
+    ///
+    /// In v1 the entrance is `tasks`, not `cgroup.procs`: the player's process is one thread
+    /// then (just forked), so moving the thread moves the process, and the kernel moves the
+    /// calling thread ("0" to `tasks`) without its system-wide lock on every fork, exec and
+    /// exit, which a whole process's move takes (and which waits for an RCU grace period
+    /// when it was idle): at N threads each test's moves would hold up the other tests'
+    /// starts and ends. v2's domain groups take processes only (`cgroup.procs`).
     pub fn entrances(&self) -> io::Result<Vec<std::os::fd::OwnedFd>> {
+        let file = if self.v2 { "cgroup.procs" } else { "tasks" };
         self.dirs
             .iter()
             .chain(&self.shared)
             .map(|dir| {
-                let path = dir.join("cgroup.procs");
+                let path = dir.join(file);
                 std::fs::OpenOptions::new()
                     .write(true)
                     .open(&path)

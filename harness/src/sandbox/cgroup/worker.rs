@@ -205,9 +205,12 @@ pub(crate) fn outside_worker_cpu<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Moves the calling thread (`tasks`, not `cgroup.procs`: this thread alone) into the cpu
-/// folder `to`.
+/// folder `to`. "0", the caller, not its thread id: the kernel then moves it without its
+/// system-wide lock on forks, execs and exits (see [`TestGroup::entrances`]), twice a test.
+///
+/// [`TestGroup::entrances`]: super::TestGroup::entrances
 fn move_this_thread(to: &Path) -> io::Result<()> {
-    write(&to.join("tasks"), &sys::gettid().to_string())
+    write(&to.join("tasks"), "0")
 }
 
 /// A worker thread's cpu folder and the harness's own one it leaves it for.
