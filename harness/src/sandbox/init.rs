@@ -12,7 +12,7 @@ use super::cgroup::TestGroup;
 use super::spec::{Mode, Report, Spec, StartError};
 use super::supervisor::Command;
 use super::tree_cpu::{self, stat_fields, TreeCpu};
-use super::{sys, view};
+use super::{spawn_shared, sys, view};
 
 /// Time allowed to kill and reap what is left of a test.
 const REAP: Duration = Duration::from_secs(1);
@@ -90,14 +90,10 @@ pub fn run(
         Ok(p) => p,
         Err(e) => return fail(StartError::of_setup(&e, "pipe")),
     };
-    let player = match sys::fork_with(0) {
+    let player = match start(spec, &command, entrances, &err_w) {
         Ok(pid) => pid,
         Err(e) => return fail(StartError::of_setup(&e, "cannot start the player")),
     };
-    if player == 0 {
-        drop(err_r);
-        start_player(spec, &command, entrances, err_w);
-    }
     drop(err_w);
     sys::detach_stdio();
     let mut report = Report {
@@ -253,11 +249,32 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
         .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
 
-/// In the player's process, after fork: drops to the player's ids and limits, keeps only
+/// Starts the player's process ([`start_player`]) and returns its pid: in a process that
+/// shares the caller's memory until its exec ([`spawn_shared`]), or a fork for a held
+/// program ([`Spec::hold`]), which waits for its go before its exec while the caller goes
+/// on.
+fn start(
+    spec: &Spec,
+    command: &Command,
+    entrances: &[OwnedFd],
+    err: &OwnedFd,
+) -> std::io::Result<libc::pid_t> {
+    if !spec.hold {
+        return spawn_shared::spawn(&mut || start_player(spec, command, entrances, err));
+    }
+    let pid = sys::fork_with(0)?;
+    if pid == 0 {
+        start_player(spec, command, entrances, err);
+    }
+    Ok(pid)
+}
+
+/// In the player's process, after fork (or a clone that shares the caller's memory: it
+/// neither drops nor changes anything of the caller's, and ends in its exec or `_exit`): drops to the player's ids and limits, keeps only
 /// descriptors 0, 1 and 2, and execs. Reports a failure on `err` and exits. The steps, in
 /// this order: the test's cgroup, out of the terminal, the player's ids, a fresh keyring, the
 /// limits, the working folder, no_new_privs, then (process mode) Landlock and seccomp.
-fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: OwnedFd) -> ! {
+fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: &OwnedFd) -> ! {
     sys::reset_signals();
     // First, with the supervisor's rights: every process of the player is in the test's
     // memory and process groups from here on, and no other process of the test is.
@@ -278,14 +295,14 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: Owne
             confine(spec)
         });
     if let Err(why) = setup {
-        refuse(&err, &why);
+        refuse(err, &why);
     }
     sys::close_from(3, Some(err.as_raw_fd()));
     if spec.hold && !released() {
-        refuse(&err, "setup released without a go: never run");
+        refuse(err, "setup released without a go: never run");
     }
     let e = sys::exec(&command.program, &command.argv, &command.env);
-    refuse(&err, &exec_failure(spec, &e))
+    refuse(err, &exec_failure(spec, &e))
 }
 
 /// Writes why the player could not start to its start pipe (`err`) and exits.

@@ -14,7 +14,8 @@
 //! cannot be had, becomes the init itself as a child subreaper — the process mode, where the
 //! kernel's unprivileged controls contain the player instead: no capability and no_new_privs
 //! (`init`), landlock (`landlock`) and a seccomp filter (`seccomp`: Unix sockets only, no
-//! System V IPC). Either way the player starts in a new session without a terminal, with a
+//! System V IPC). Either way the player's process shares its starter's memory until its exec
+//! (no copy of it: [`spawn_shared`]) and starts in a new session without a terminal, with a
 //! clean environment, only descriptors 0-2, a fresh and empty session keyring, never as root
 //! ([`ids`]), its limits in force before its first instruction (memory, processes and one
 //! worker's CPU where there is a cgroup), and every process of the test is killed and reaped
@@ -49,6 +50,7 @@ mod reap;
 pub mod relay;
 pub mod scratch;
 mod seccomp;
+mod spawn_shared;
 pub mod spec;
 pub mod supervisor;
 mod sys;
