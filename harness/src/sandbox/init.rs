@@ -249,31 +249,25 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
         .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
 
-/// Starts the player's process ([`start_player`]) and returns its pid: in a process that
-/// shares the caller's memory until its exec ([`spawn_shared`]), or a fork for a held
-/// program ([`Spec::hold`]), which waits for its go before its exec while the caller goes
-/// on.
+/// Starts the player's process ([`start_player`]) in a process that shares the caller's
+/// memory until its exec ([`spawn_shared`]), and returns its pid. The caller waits in the
+/// meantime, as it would anyway: it learns whether the exec happened from the start pipe
+/// ([`start_error`]), a held program's ([`Spec::hold`]) once its go has come.
 fn start(
     spec: &Spec,
     command: &Command,
     entrances: &[OwnedFd],
     err: &OwnedFd,
 ) -> std::io::Result<libc::pid_t> {
-    if !spec.hold {
-        return spawn_shared::spawn(&mut || start_player(spec, command, entrances, err));
-    }
-    let pid = sys::fork_with(0)?;
-    if pid == 0 {
-        start_player(spec, command, entrances, err);
-    }
-    Ok(pid)
+    spawn_shared::spawn(&mut || start_player(spec, command, entrances, err))
 }
 
-/// In the player's process, after fork (or a clone that shares the caller's memory: it
-/// neither drops nor changes anything of the caller's, and ends in its exec or `_exit`): drops to the player's ids and limits, keeps only
-/// descriptors 0, 1 and 2, and execs. Reports a failure on `err` and exits. The steps, in
-/// this order: the test's cgroup, out of the terminal, the player's ids, a fresh keyring, the
-/// limits, the working folder, no_new_privs, then (process mode) Landlock and seccomp.
+/// In the player's process, a clone that shares the caller's memory ([`start`]: it neither
+/// drops nor changes anything of the caller's, and ends in its exec or `_exit`): drops to
+/// the player's ids and limits, keeps only descriptors 0, 1 and 2, and execs. Reports a
+/// failure on `err` and exits. The steps, in this order: the test's cgroup, out of the
+/// terminal, the player's ids, a fresh keyring, the limits, the working folder,
+/// no_new_privs, then (process mode) Landlock and seccomp.
 fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: &OwnedFd) -> ! {
     sys::reset_signals();
     // First, with the supervisor's rights: every process of the player is in the test's
