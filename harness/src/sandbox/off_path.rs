@@ -1,7 +1,8 @@
 //! Threads of the harness's own that run jobs off every test's path ([`OffPath`]): the
 //! removal of tools' and process-mode tests' folders ([`JANITOR`]) and the making of the
 //! folders of tests to come ([`AHEAD`], [`MadeAhead`]). They run at the lowest CPU priority,
-//! outside every worker's cpu group and CPU, and start no test ([`off_path_thread`]).
+//! outside every worker's cpu group and CPU, and start no test ([`off_path_thread`]); at a
+//! run's end what they have not begun runs on the run's own thread ([`OffPath::settle`]).
 //! Touches only the jobs it is given.
 
 use std::time::Duration;
@@ -13,9 +14,18 @@ use std::time::Duration;
 /// counts as free for them.
 pub struct OffPath {
     name: &'static str,
-    sender: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>,
-    /// Jobs given and not yet run.
-    queued: std::sync::atomic::AtomicUsize,
+    /// The jobs given and not yet begun, and whether the thread is running one; the thread
+    /// waits on `wake` for more.
+    queue: std::sync::Mutex<Queue>,
+    wake: std::sync::Condvar,
+    /// The thread is started (or could not be: jobs then run where they are given).
+    started: std::sync::OnceLock<bool>,
+}
+
+/// [`OffPath`]'s jobs waiting, and whether its thread is running one now.
+struct Queue {
+    jobs: std::collections::VecDeque<Job>,
+    running: bool,
 }
 
 /// Most jobs [`OffPath::run_bounded`] leaves queued: on a machine whose CPUs the tests keep
@@ -83,63 +93,104 @@ impl OffPath {
     pub const fn new(name: &'static str) -> OffPath {
         OffPath {
             name,
-            sender: std::sync::OnceLock::new(),
-            queued: std::sync::atomic::AtomicUsize::new(0),
+            queue: std::sync::Mutex::new(Queue {
+                jobs: std::collections::VecDeque::new(),
+                running: false,
+            }),
+            wake: std::sync::Condvar::new(),
+            started: std::sync::OnceLock::new(),
         }
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Runs `job` on this thread, or here when [`MOST_QUEUED`] jobs already wait for it.
     pub fn run_bounded(&'static self, job: Job) {
-        if self.queued.load(std::sync::atomic::Ordering::Relaxed) >= MOST_QUEUED {
+        if self.queue().jobs.len() >= MOST_QUEUED {
             job();
         } else {
             self.run(job);
         }
     }
 
-    /// Waits, at most `most`, until every job given so far has run: the end of a run, so
-    /// that nothing of it is made or removed after (a job holds no run's isolation, whose
-    /// end waits here).
+    /// Runs, at most for `most`, every job given so far: the end of a run, so that nothing of
+    /// it is made or removed after (a job holds no run's isolation, whose end waits here).
+    /// The jobs not yet begun run here, on the caller's thread: the thread's lowest priority
+    /// may get it no CPU at all on a machine that other programs keep busy (and an
+    /// unprivileged process cannot raise it); then the one it is running, if any, is waited
+    /// for.
     pub fn settle(&'static self, most: Duration) {
-        if self.sender.get().is_none() {
-            return;
+        let deadline = std::time::Instant::now() + most;
+        loop {
+            let next = self.queue().jobs.pop_front();
+            match next {
+                Some(job) => job(),
+                None => break,
+            }
         }
-        let (done, ran) = std::sync::mpsc::channel::<()>();
-        self.run(Box::new(move || {
-            let _ = done.send(());
-        }));
-        let _ = ran.recv_timeout(most);
+        let mut queue = self.queue();
+        while queue.running {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            queue = match self.wake.wait_timeout(queue, left) {
+                Ok((queue, _)) => queue,
+                Err(e) => e.into_inner().0,
+            };
+        }
     }
 
     /// Runs `job` on this thread; without the thread (it could not start), here.
     pub fn run(&'static self, job: Job) {
-        use std::sync::atomic::Ordering;
-        let sender = self.sender.get_or_init(|| {
-            let (tx, rx) = std::sync::mpsc::channel::<Job>();
-            let queued = &self.queued;
-            // Started by a test's thread, maybe during a game: not in its worker's cpu group
-            // (born there, it would stay there), not on its CPU, nor in front of any test's
-            // processes.
-            let _ = super::cgroup::outside_worker_cpu(|| {
-                std::thread::Builder::new()
-                    .name(self.name.into())
-                    .spawn(move || {
-                        OFF_PATH.with(|o| o.set(true));
-                        super::sys::unpin();
-                        super::sys::lowest_priority();
-                        for job in rx {
-                            job();
-                            queued.fetch_sub(1, Ordering::Relaxed);
-                        }
-                    })
-            });
-            std::sync::Mutex::new(tx)
+        if !*self.started.get_or_init(|| self.start()) {
+            return job();
+        }
+        self.queue().jobs.push_back(job);
+        self.wake.notify_all();
+    }
+
+    /// Starts the thread; whether it could be.
+    fn start(&'static self) -> bool {
+        // Started by a test's thread, maybe during a game: not in its worker's cpu group
+        // (born there, it would stay there), not on its CPU, nor in front of any test's
+        // processes.
+        let started = super::cgroup::outside_worker_cpu(|| {
+            std::thread::Builder::new()
+                .name(self.name.into())
+                .spawn(move || {
+                    OFF_PATH.with(|o| o.set(true));
+                    super::sys::unpin();
+                    super::sys::lowest_priority();
+                    self.serve();
+                })
         });
-        let sender = sender.lock().unwrap_or_else(|e| e.into_inner());
-        self.queued.fetch_add(1, Ordering::Relaxed);
-        if let Err(back) = sender.send(job) {
-            self.queued.fetch_sub(1, Ordering::Relaxed);
-            (back.0)();
+        started.is_ok()
+    }
+
+    /// The thread: runs the jobs as they come, one after another, for ever.
+    fn serve(&self) {
+        let mut queue = self.queue();
+        loop {
+            match queue.jobs.pop_front() {
+                Some(job) => {
+                    queue.running = true;
+                    drop(queue);
+                    job();
+                    queue = self.queue();
+                    queue.running = false;
+                    // A settle may wait for the job it was running.
+                    self.wake.notify_all();
+                }
+                None => {
+                    queue = match self.wake.wait(queue) {
+                        Ok(queue) => queue,
+                        Err(e) => e.into_inner(),
+                    };
+                }
+            }
         }
     }
 }
@@ -147,6 +198,37 @@ impl OffPath {
 #[cfg(test)]
 mod tests {
     use super::{off_path_thread, OffPath};
+
+    /// A thread that gets no CPU (here: busy with a job that waits) does not hold up a run's
+    /// end: the jobs it has not begun run on the settling thread, and the settle returns
+    /// within its bound even while the job it is running goes on.
+    #[test]
+    fn a_settle_runs_the_jobs_the_thread_has_not_begun() {
+        static THREAD: OffPath = OffPath::new("harness-test-settle");
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let (began, begun) = std::sync::mpsc::channel::<()>();
+        THREAD.run(Box::new(move || {
+            let _ = began.send(());
+            let _ = blocked.recv();
+        }));
+        begun.recv().expect("the first job began");
+        let (ran, runs) = std::sync::mpsc::channel();
+        for i in 0..3 {
+            let ran = ran.clone();
+            THREAD.run(Box::new(move || {
+                let _ = ran.send((i, std::thread::current().name().map(String::from)));
+            }));
+        }
+        THREAD.settle(std::time::Duration::from_millis(50));
+        let done: Vec<_> = runs.try_iter().collect();
+        let here = std::thread::current().name().map(String::from);
+        assert_eq!(
+            done,
+            (0..3).map(|i| (i, here.clone())).collect::<Vec<_>>(),
+            "the queued jobs ran here, in order, before the settle returned"
+        );
+        release.send(()).expect("the first job still waits");
+    }
 
     #[test]
     fn an_off_path_thread_is_at_the_lowest_priority_and_known_as_one() {
