@@ -90,7 +90,12 @@ pub fn run(
         Ok(p) => p,
         Err(e) => return fail(StartError::of_setup(&e, "pipe")),
     };
-    let player = match start(spec, &command, entrances, &err_w) {
+    // The player's process shares this one's memory until its exec; this process waits
+    // meanwhile, as it would anyway: it learns whether the exec happened from the start pipe
+    // ([`start_error`]), a held program's ([`Spec::hold`]) once its go has come.
+    let mut child =
+        || -> std::convert::Infallible { start_player(spec, &command, entrances, &err_w) };
+    let player = match spawn_shared::spawn(&mut child) {
         Ok(pid) => pid,
         Err(e) => return fail(StartError::of_setup(&e, "cannot start the player")),
     };
@@ -249,23 +254,10 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
         .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
 
-/// Starts the player's process ([`start_player`]) in a process that shares the caller's
-/// memory until its exec ([`spawn_shared`]), and returns its pid. The caller waits in the
-/// meantime, as it would anyway: it learns whether the exec happened from the start pipe
-/// ([`start_error`]), a held program's ([`Spec::hold`]) once its go has come.
-fn start(
-    spec: &Spec,
-    command: &Command,
-    entrances: &[OwnedFd],
-    err: &OwnedFd,
-) -> std::io::Result<libc::pid_t> {
-    spawn_shared::spawn(&mut || start_player(spec, command, entrances, err))
-}
-
-/// In the player's process, a clone that shares the caller's memory ([`start`]: it neither
-/// drops nor changes anything of the caller's, and ends in its exec or `_exit`): drops to
-/// the player's ids and limits, keeps only descriptors 0, 1 and 2, and execs. Reports a
-/// failure on `err` and exits. The steps, in this order: the test's cgroup, out of the
+/// In the player's process, a clone that shares the caller's memory ([`spawn_shared`]: it
+/// neither drops nor changes anything of the caller's, and ends in its exec or `_exit`):
+/// drops to the player's ids and limits, keeps only descriptors 0, 1 and 2, and execs.
+/// Reports a failure on `err` and exits. The steps, in this order: the test's cgroup, out of the
 /// terminal, the player's ids, a fresh keyring, the limits, the working folder,
 /// no_new_privs, then (process mode) Landlock and seccomp.
 fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: &OwnedFd) -> ! {

@@ -178,7 +178,9 @@ impl OffPath {
                 Some(job) => {
                     queue.running = true;
                     drop(queue);
-                    job();
+                    // A job that panics ends alone: the thread goes on, and is not left
+                    // "running" for a settle to wait for in vain.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                     queue = self.queue();
                     queue.running = false;
                     // A settle may wait for the job it was running.
@@ -228,6 +230,21 @@ mod tests {
             "the queued jobs ran here, in order, before the settle returned"
         );
         release.send(()).expect("the first job still waits");
+    }
+
+    /// A job that panics does not end the thread: the next job still runs on it.
+    #[test]
+    fn a_job_that_panics_leaves_the_thread_running_the_next() {
+        static THREAD: OffPath = OffPath::new("harness-test-panic");
+        THREAD.run(Box::new(|| panic!("a job that fails")));
+        let (ran, runs) = std::sync::mpsc::channel();
+        THREAD.run(Box::new(move || {
+            let _ = ran.send(std::thread::current().name().map(String::from));
+        }));
+        let name = runs
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the job after the panic ran");
+        assert_eq!(name.as_deref(), Some("harness-test-panic"));
     }
 
     #[test]
