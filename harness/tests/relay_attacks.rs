@@ -157,6 +157,17 @@ fn by_seed(results: &Path, player: &str) -> BTreeMap<String, (String, String, St
     })
 }
 
+/// The spy `spy`'s stderr for `seed`, once it shows the fixture's marker (it ran its
+/// attack); without it, a panic naming the test's verdict and reason as well.
+fn spy_log(ws: &Workspace, spy: &str, seed: &str) -> String {
+    let log = stderr_log(&ws.results(), "double", spy, seed);
+    if !log.contains("RAN relay-spy") {
+        let row = by_seed(&ws.results(), spy).remove(seed);
+        panic!("{spy} seed {seed}: no marker (its test: {row:?}):\n{log}");
+    }
+    log
+}
+
 /// The competitor's run alone (`command`), before the spies join it: its 4 tests' scores,
 /// to keep.
 fn competitor_alone(
@@ -203,11 +214,7 @@ fn spies_beside_a_competitor(sandbox: bool) {
     for spy in ["spy-connect", "spy-chmod"] {
         for seed in ["1", "2", "3", "4"] {
             // The marker first: it ran its attack (and what it found).
-            let log = stderr_log(&ws.results(), "double", spy, seed);
-            assert!(
-                log.contains("RAN relay-spy"),
-                "{spy} {seed}: no marker:\n{log}"
-            );
+            let log = spy_log(&ws, spy, seed);
             found += log.lines().filter(|l| l.starts_with("FOUND ")).count();
             assert!(!log.contains("REACHED"), "{spy} {seed}: reached:\n{log}");
         }
@@ -265,11 +272,7 @@ fn a_relay_spy_of_an_ordinary_users_process_mode_run_is_ignored() {
     let (ws, alone) = spy_of_an_ordinary_user(uid, "spy-connect", "connect");
     let mut connected = 0;
     for seed in ["1", "2", "3", "4"] {
-        let log = stderr_log(&ws.results(), "double", "spy-connect", seed);
-        assert!(
-            log.contains("RAN relay-spy"),
-            "seed {seed}: no marker:\n{log}"
-        );
+        let log = spy_log(&ws, "spy-connect", seed);
         connected += log.matches("REACHED connect to a relay socket").count();
         // Connected, but nobody took its pipes: no player answered it.
         assert!(!log.contains("REACHED read"), "seed {seed}:\n{log}");
@@ -293,11 +296,7 @@ fn a_chmod_spy_of_an_ordinary_users_process_mode_run_is_refused() {
     let (ws, alone) = spy_of_an_ordinary_user(uid, "spy-chmod", "chmod");
     let mut refused = 0;
     for seed in ["1", "2", "3", "4"] {
-        let log = stderr_log(&ws.results(), "double", "spy-chmod", seed);
-        assert!(
-            log.contains("RAN relay-spy"),
-            "seed {seed}: no marker:\n{log}"
-        );
+        let log = spy_log(&ws, "spy-chmod", seed);
         assert!(!log.contains("REACHED"), "seed {seed}: reached:\n{log}");
         refused += log
             .lines()
