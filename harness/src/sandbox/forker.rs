@@ -251,35 +251,52 @@ pub(crate) fn serve() -> ! {
     }
 }
 
+/// Makes the request's descriptors 0, 1, 2... in their order, left open for the supervisor
+/// (not close-on-exec, as after a `dup`); every other copy made here is closed again.
+fn into_place(fds: Vec<OwnedFd>) -> io::Result<()> {
+    // The request's descriptors were the lowest free numbers, from 0 up (the server holds
+    // nothing below its socket): they are most often in place already.
+    if fds
+        .iter()
+        .enumerate()
+        .all(|(i, fd)| fd.as_raw_fd() == i as RawFd)
+    {
+        for fd in fds {
+            rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::empty())?;
+            let _ = fd.into_raw_fd();
+        }
+        return Ok(());
+    }
+    let count = fds.len() as RawFd;
+    // Every source above the targets first, so that no copy lands on a later source (the
+    // copies close when dropped, below).
+    let high = fds
+        .iter()
+        .map(|fd| super::high(fd.as_raw_fd(), count))
+        .collect::<io::Result<Vec<OwnedFd>>>();
+    // Closed, the request's descriptors leave the targets 0, 1, 2... free.
+    drop(fds);
+    for (target, fd) in high?.iter().enumerate() {
+        // The lowest free number, which is `target` itself (those below are the earlier
+        // copies).
+        match rustix::io::dup(fd) {
+            Ok(copy) if copy.as_raw_fd() == target as RawFd => {
+                let _ = copy.into_raw_fd();
+            }
+            _ => return Err(io::ErrorKind::Other.into()),
+        }
+    }
+    Ok(())
+}
+
 /// In the forked child: the request's descriptors become 0, 1, 2..., nothing else stays
 /// open, the caller's CPU set and attribution switch apply; then it is the test's supervisor.
 fn supervisor_child(socket: OwnedFd, payload: &[u8], fds: Vec<OwnedFd>) -> ! {
     let count = fds.len() as RawFd;
     drop(socket);
-    // Every source above the targets first, so that no copy lands on a later source (the
-    // copies close with everything above the targets, below).
-    let high = fds
-        .iter()
-        .map(|fd| super::high(fd.as_raw_fd(), count))
-        .collect::<io::Result<Vec<OwnedFd>>>();
-    // The request's descriptors were the lowest free numbers, from 0 up (the server holds
-    // nothing below its socket): closed, they leave the targets 0, 1, 2... free.
-    drop(fds);
-    let Ok(high) = high else {
+    if into_place(fds).is_err() {
         super::init::exit_now(1)
-    };
-    for (target, fd) in high.iter().enumerate() {
-        // The lowest free number, which is `target` itself (those below are the earlier
-        // copies); left open for the supervisor (not close-on-exec, as after a dup2).
-        match rustix::io::dup(fd) {
-            Ok(copy) if copy.as_raw_fd() == target as RawFd => {
-                let _ = copy.into_raw_fd();
-            }
-            _ => super::init::exit_now(1),
-        }
     }
-    // The copies above the targets close here, with everything else above them.
-    drop(high);
     sys::close_from(count, None);
     let _ = rustix::thread::sched_setaffinity(None, &affinity_of(&payload[..MASK_BYTES]));
     if let Some((name, value)) = std::str::from_utf8(&payload[MASK_BYTES..])

@@ -107,6 +107,29 @@ pub(crate) fn read_line(fd: &OwnedFd) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The whole text of a kernel's file (/proc, a cgroup's), read in one go: such a file has no
+/// size to ask for first, and is made anew at each read from its start.
+pub(crate) fn read_text(path: &Path) -> io::Result<String> {
+    let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, rustix::fs::Mode::empty())?;
+    read_to_end(&fd)
+}
+
+/// The rest of what `fd` holds, as text (invalid UTF-8 replaced).
+pub(crate) fn read_to_end(fd: &OwnedFd) -> io::Result<String> {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match rustix::io::read(fd, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// Moves the calling (single-threaded) process into the new namespaces of `flags`.
 pub(crate) fn unshare(flags: libc::c_int) -> io::Result<()> {
     let flags = rustix::thread::UnshareFlags::from_bits_retain(flags as u32);

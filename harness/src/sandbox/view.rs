@@ -567,27 +567,28 @@ fn bind_shm(root: &Path, boxed: &Path) -> io::Result<()> {
 
 /// What container runtimes hide of /proc (runc's and Docker's masked paths), with the files
 /// only root may read, so that a player sees none of them whoever runs the harness: each is
-/// covered by an empty entry no one may open.
-const PROC_MASKED: [&str; 19] = [
-    "acpi",
-    "asound",
-    "interrupts",
-    "kcore",
-    "keys",
-    "key-users",
-    "kmsg",
-    "kpagecgroup",
-    "kpagecount",
-    "kpageflags",
-    "latency_stats",
-    "pagetypeinfo",
-    "sched_debug",
-    "scsi",
-    "slabinfo",
-    "sysrq-trigger",
-    "timer_list",
-    "timer_stats",
-    "vmallocinfo",
+/// covered by an empty entry no one may open. With each, whether it is a folder (where the
+/// kernel has it at all: a missing one is left as it is).
+const PROC_MASKED: [(&str, bool); 19] = [
+    ("acpi", true),
+    ("asound", true),
+    ("interrupts", false),
+    ("kcore", false),
+    ("keys", false),
+    ("key-users", false),
+    ("kmsg", false),
+    ("kpagecgroup", false),
+    ("kpagecount", false),
+    ("kpageflags", false),
+    ("latency_stats", false),
+    ("pagetypeinfo", false),
+    ("sched_debug", false),
+    ("scsi", true),
+    ("slabinfo", false),
+    ("sysrq-trigger", false),
+    ("timer_list", false),
+    ("timer_stats", false),
+    ("vmallocinfo", false),
 ];
 
 /// The kernel's knobs, read-only (as runc leaves them).
@@ -649,9 +650,12 @@ pub(super) fn forbid_user_namespaces_in(knobs: &std::fs::File) -> io::Result<()>
 fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
     for name in PROC_READ_ONLY {
         let path = proc_dir.join(name);
-        if path.exists() {
-            sys::mount(Some(&path), &path, None, libc::MS_BIND | libc::MS_REC, None)?;
-            make_read_only(&path, &path, Exec::Denied)?;
+        // Bound at once (a test's view is dozens of mounts: no look first); one the kernel
+        // does not have is left out.
+        match rustix::mount::mount_bind_recursive(&path, &path) {
+            Ok(()) => make_read_only(&path, &path, Exec::Denied)?,
+            Err(rustix::io::Errno::NOENT) => {}
+            Err(e) => return Err(sys::named(e, &format!("mount {}", path.display()))),
         }
     }
     Ok(())
@@ -721,15 +725,43 @@ impl Masks {
         use std::os::fd::AsRawFd;
         let seen = |f: &std::fs::File| proc_dir.join(format!("self/fd/{}", f.as_raw_fd()));
         let (file, folder) = (seen(&self.file), seen(&self.folder));
-        for name in PROC_MASKED {
+        for (name, dir) in PROC_MASKED {
             let target = proc_dir.join(name);
+            // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount. Bound
+            // at once as the table has it, without a look first (a test's view is dozens of
+            // mounts); the kernel's own kind is looked up only where it disagrees.
+            let source = if dir { &folder } else { &file };
+            match rustix::mount::mount_bind(source, &target) {
+                Ok(()) | Err(rustix::io::Errno::NOENT) => continue,
+                Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::ISDIR) => {}
+                Err(e) => return Err(sys::named(e, &format!("mount {}", target.display()))),
+            }
             let Ok(meta) = std::fs::symlink_metadata(&target) else {
                 continue;
             };
             let source = if meta.is_dir() { &folder } else { &file };
-            // A bind keeps the read-only, nosuid, nodev and noexec of the masks' mount.
             sys::mount(Some(source), &target, None, libc::MS_BIND, None)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each mask is bound as the table says, without a look first: the table must say what
+    /// the kernel has (a folder or not) for every entry this machine's /proc holds.
+    #[test]
+    fn the_masks_kinds_are_those_of_the_kernels_proc() {
+        let mut seen = 0;
+        for (name, dir) in PROC_MASKED {
+            let Ok(meta) = std::fs::symlink_metadata(Path::new("/proc").join(name)) else {
+                continue;
+            };
+            seen += 1;
+            assert_eq!(meta.is_dir(), dir, "/proc/{name}");
+        }
+        assert!(seen > 0, "none of the masked entries is in this /proc");
     }
 }

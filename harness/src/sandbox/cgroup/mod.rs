@@ -21,6 +21,7 @@
 //!
 //! Touches only the cgroup folders of the harness's own groups.
 
+mod held;
 mod v1;
 mod v2;
 mod worker;
@@ -34,6 +35,7 @@ use rustix::process::Pid;
 use super::attribution;
 use super::spec::Cgroups;
 pub(super) use crate::fs_msg::io_err;
+use held::Held;
 
 pub(crate) use worker::{
     for_this_worker, in_worker_cpu, join_worker_cpu, leave_worker_cpu, outside_worker_cpu,
@@ -72,11 +74,6 @@ fn own_group(v2: bool, controller: &str) -> Option<PathBuf> {
 
 fn write(path: &Path, text: &str) -> io::Result<()> {
     std::fs::write(path, text).map_err(|e| io_err(path, e))
-}
-
-/// The text of `file` in `dir`; empty if it cannot be read.
-fn read(dir: &Path, file: &str) -> String {
-    std::fs::read_to_string(dir.join(file)).unwrap_or_default()
 }
 
 /// The number after `key` on its line of `text` (a cgroup's key-value file); 0 if none.
@@ -300,14 +297,16 @@ impl Folders {
     }
 }
 
-/// One test's folders, made and removed by its supervisor.
+/// One test's folders, made and removed by its supervisor, held open while it lasts.
 pub(crate) struct TestGroup {
-    dirs: Vec<PathBuf>,
+    /// The folders made for the test (memory and pids, in v2 one and the same, and its own
+    /// cpu and cpuset ones where it has them).
+    dirs: Vec<Held>,
     /// The worker's cpu and cpuset folders, entered but neither made nor removed.
     shared: Vec<PathBuf>,
-    /// The memory and pids folders (one and the same in v2).
-    mem: PathBuf,
-    pids: PathBuf,
+    /// Which of `dirs` are the memory and pids folders.
+    mem: usize,
+    pids: usize,
     v2: bool,
 }
 
@@ -325,20 +324,21 @@ impl TestGroup {
         let folders = Folders::of(cgroups, name).skipping_attributed();
         let made = TestGroup::make(&folders)?;
         if folders.v2 {
-            v2::limit(&folders, memory, procs, cpus)?;
+            v2::limit(&made, &folders, memory, procs, cpus)?;
         } else {
-            v1::limit(&folders, memory, procs, cpus)?;
+            v1::limit(&made, &folders, memory, procs, cpus)?;
         }
         Ok(made)
     }
 
-    /// Makes the folders of `folders` (each once: in v2 they are one).
+    /// Makes the folders of `folders` (each once: in v2 they are one), each held open. What
+    /// was made before a failure is removed again.
     fn make(folders: &Folders) -> io::Result<TestGroup> {
         let mut made = TestGroup {
             dirs: Vec::new(),
             shared: folders.shared.clone(),
-            mem: folders.mem.clone(),
-            pids: folders.pids.clone(),
+            mem: 0,
+            pids: 0,
             v2: folders.v2,
         };
         let all = [
@@ -348,13 +348,34 @@ impl TestGroup {
             folders.cpuset.as_ref(),
         ];
         for dir in all.into_iter().flatten() {
-            if made.dirs.contains(dir) {
+            if made.dirs.iter().any(|d| d.path() == dir) {
                 continue;
             }
-            std::fs::create_dir(dir).map_err(|e| io_err(dir, e))?;
-            made.dirs.push(dir.clone());
+            let held = std::fs::create_dir(dir)
+                .map_err(|e| io_err(dir, e))
+                .and_then(|()| Held::open(dir));
+            match held {
+                Ok(held) => made.dirs.push(held),
+                Err(e) => {
+                    let _ = std::fs::remove_dir(dir);
+                    made.remove();
+                    return Err(e);
+                }
+            }
         }
+        let index = |dir: &Path| made.dirs.iter().position(|d| d.path() == dir).unwrap_or(0);
+        (made.mem, made.pids) = (index(&folders.mem), index(&folders.pids));
         Ok(made)
+    }
+
+    /// The test's memory folder (in v2 its only one).
+    fn mem(&self) -> &Held {
+        &self.dirs[self.mem]
+    }
+
+    /// The test's pids folder (in v2 its only one).
+    fn pids_dir(&self) -> &Held {
+        &self.dirs[self.pids]
     }
 
     /// The test's entrance files, opened for writing by the supervisor (with its rights), to
@@ -372,24 +393,25 @@ impl TestGroup {
     /// starts and ends. v2's domain groups take processes only (`cgroup.procs`).
     pub fn entrances(&self) -> io::Result<Vec<std::os::fd::OwnedFd>> {
         let file = if self.v2 { "cgroup.procs" } else { "tasks" };
-        self.dirs
+        let own = self
+            .dirs
             .iter()
-            .chain(&self.shared)
-            .map(|dir| {
-                let path = dir.join(file);
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&path)
-                    .map(Into::into)
-                    .map_err(|e| io_err(&path, e))
-            })
-            .collect()
+            .map(|dir| dir.file(file, rustix::fs::OFlags::WRONLY));
+        let shared = self.shared.iter().map(|dir| {
+            let path = dir.join(file);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map(Into::into)
+                .map_err(|e| io_err(&path, e))
+        });
+        own.chain(shared).collect()
     }
 
     /// Processes in the test's memory group.
     pub fn pids(&self) -> Vec<libc::pid_t> {
-        std::fs::read_to_string(self.mem.join("cgroup.procs"))
-            .unwrap_or_default()
+        self.mem()
+            .read("cgroup.procs")
             .lines()
             .filter_map(|l| l.trim().parse().ok())
             .collect()
@@ -397,11 +419,11 @@ impl TestGroup {
 
     /// (peak memory in KiB, killed for memory, limit hit, pids limit hit).
     pub(crate) fn stats(&self) -> (u64, bool, bool, bool) {
-        let pids_hit = field(&read(&self.pids, "pids.events"), "max ") > 0;
+        let pids_hit = field(&self.pids_dir().read("pids.events"), "max ") > 0;
         let (peak, oom, failed) = if self.v2 {
-            v2::memory_stats(&self.mem)
+            v2::memory_stats(self.mem())
         } else {
-            v1::memory_stats(&self.mem)
+            v1::memory_stats(self.mem())
         };
         (peak / 1024, oom, failed, pids_hit)
     }
@@ -413,7 +435,7 @@ impl TestGroup {
         if !self.v2 {
             return None;
         }
-        let stat = std::fs::read_to_string(self.mem.join("cpu.stat")).ok()?;
+        let stat = self.mem().read("cpu.stat");
         stat.lines()
             .find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok())
     }
@@ -421,7 +443,8 @@ impl TestGroup {
     /// Removes the folders (call once no process is left in them).
     pub fn remove(self) -> Vec<String> {
         let mut notes = Vec::new();
-        for dir in &self.dirs {
+        for held in &self.dirs {
+            let dir = held.path();
             // A folder can stay busy for a moment after its last process was reaped.
             let mut tries = 0;
             while let Err(e) = std::fs::remove_dir(dir) {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::super::attribution;
 use super::super::spec::Cgroups;
-use super::{field, io_err, own_group, read, write, Folders, RunGroups};
+use super::{field, io_err, own_group, write, Folders, Held, RunGroups, TestGroup};
 
 /// Makes the run's v1 folders: `memory` and `pids` (both needed), `cpu` and `cpuset` where
 /// they are mounted and let us.
@@ -96,25 +96,29 @@ fn inherit(dir: &Path, file: &str) -> io::Result<()> {
     write(&dir.join(file), value.trim())
 }
 
-/// Puts one test's limits on its v1 folders: `memory` bytes on memory and memory + swap
-/// (0 = none), `procs` processes (0 = none), the CPU list `cpus` and one CPU's time.
-pub(super) fn limit(folders: &Folders, memory: u64, procs: u64, cpus: &str) -> io::Result<()> {
+/// Puts one test's limits on its v1 folders (`group`, made from `folders`): `memory` bytes on
+/// memory and memory + swap (0 = none), `procs` processes (0 = none), the CPU list `cpus` and
+/// one CPU's time.
+pub(super) fn limit(
+    group: &TestGroup,
+    folders: &Folders,
+    memory: u64,
+    procs: u64,
+    cpus: &str,
+) -> io::Result<()> {
     if memory > 0 {
-        write(
-            &folders.mem.join("memory.limit_in_bytes"),
-            &memory.to_string(),
-        )?;
+        let mem = group.mem();
+        mem.write("memory.limit_in_bytes", &memory.to_string())?;
         // Swap counted: the same limit on memory + swap (where swap accounting is on),
         // else keep the group out of swap.
-        let memsw = folders.mem.join("memory.memsw.limit_in_bytes");
-        if memsw.exists() {
-            write(&memsw, &memory.to_string())?;
+        if mem.has("memory.memsw.limit_in_bytes") {
+            mem.write("memory.memsw.limit_in_bytes", &memory.to_string())?;
         } else {
-            let _ = write(&folders.mem.join("memory.swappiness"), "0");
+            let _ = mem.write("memory.swappiness", "0");
         }
     }
     if procs > 0 {
-        write(&folders.pids.join("pids.max"), &procs.to_string())?;
+        group.pids_dir().write("pids.max", &procs.to_string())?;
     }
     if let Some(dir) = &folders.cpuset {
         cpuset(dir, cpus)?;
@@ -126,13 +130,15 @@ pub(super) fn limit(folders: &Folders, memory: u64, procs: u64, cpus: &str) -> i
 }
 
 /// (peak memory in bytes, killed for memory, limit hit) of a test's v1 memory folder.
-pub(super) fn memory_stats(mem: &Path) -> (u64, bool, bool) {
-    let peak = read(mem, "memory.max_usage_in_bytes")
+pub(super) fn memory_stats(mem: &Held) -> (u64, bool, bool) {
+    let peak = mem
+        .read("memory.max_usage_in_bytes")
         .trim()
         .parse::<u64>()
         .unwrap_or(0);
-    let oom = field(&read(mem, "memory.oom_control"), "oom_kill ") > 0;
-    let failed = read(mem, "memory.failcnt")
+    let oom = field(&mem.read("memory.oom_control"), "oom_kill ") > 0;
+    let failed = mem
+        .read("memory.failcnt")
         .trim()
         .parse::<u64>()
         .unwrap_or(0)

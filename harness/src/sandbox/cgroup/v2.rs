@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 
 use super::super::spec::Cgroups;
-use super::{field, own_group, read, write, Folders, RunGroups};
+use super::{field, own_group, write, Folders, Held, RunGroups, TestGroup};
 
 /// Makes the run's v2 folder in the harness's own group, with `memory` and `pids` (both
 /// needed) and `cpu` and `cpuset` where delegated, on in its children.
@@ -47,30 +47,37 @@ pub(super) fn create_run(tag: &str) -> Result<RunGroups, String> {
     })
 }
 
-/// Puts one test's limits on its v2 folder: `memory` bytes (0 = none) and no swap, `procs`
-/// processes (0 = none), and where it has a cpu folder the CPU list `cpus` and one CPU's
-/// time.
-pub(super) fn limit(folders: &Folders, memory: u64, procs: u64, cpus: &str) -> io::Result<()> {
+/// Puts one test's limits on its v2 folder (`group`, made from `folders`): `memory` bytes (0 =
+/// none) and no swap, `procs` processes (0 = none), and where it has a cpu folder the CPU
+/// list `cpus` and one CPU's time.
+pub(super) fn limit(
+    group: &TestGroup,
+    folders: &Folders,
+    memory: u64,
+    procs: u64,
+    cpus: &str,
+) -> io::Result<()> {
+    let dir = group.mem();
     if memory > 0 {
-        write(&folders.mem.join("memory.max"), &memory.to_string())?;
-        write(&folders.mem.join("memory.swap.max"), "0")?;
+        dir.write("memory.max", &memory.to_string())?;
+        dir.write("memory.swap.max", "0")?;
     }
     if procs > 0 {
-        write(&folders.pids.join("pids.max"), &procs.to_string())?;
+        group.pids_dir().write("pids.max", &procs.to_string())?;
     }
-    if let Some(dir) = &folders.cpu {
+    if folders.cpu.is_some() {
         if !cpus.is_empty() {
-            write(&dir.join("cpuset.cpus"), cpus)?;
+            dir.write("cpuset.cpus", cpus)?;
         }
-        write(&dir.join("cpu.max"), "100000 100000")?;
+        dir.write("cpu.max", "100000 100000")?;
     }
     Ok(())
 }
 
 /// (peak memory in bytes, killed for memory, limit hit) of a test's v2 folder.
-pub(super) fn memory_stats(mem: &Path) -> (u64, bool, bool) {
-    let events = read(mem, "memory.events");
-    let peak = read(mem, "memory.peak").trim().parse::<u64>().unwrap_or(0);
+pub(super) fn memory_stats(mem: &Held) -> (u64, bool, bool) {
+    let events = mem.read("memory.events");
+    let peak = mem.read("memory.peak").trim().parse::<u64>().unwrap_or(0);
     (
         peak,
         field(&events, "oom_kill ") > 0,
