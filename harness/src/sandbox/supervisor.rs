@@ -144,13 +144,20 @@ fn supervise(spec: &Spec, control: OwnedFd, send: impl FnOnce(&Report)) {
     }
     send(&report);
     if let Some(pid) = init {
-        // Bounded: a test's init that cannot end is killed; nothing in it is left alive.
+        // Bounded: a test's init that cannot end is killed; nothing in it is left alive. One
+        // that has been reaped is not signalled (its pid is free for anyone's new process).
         let deadline = Instant::now() + Duration::from_secs(5);
-        while sys::wait(pid, false).ok().flatten().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
+        let mut reaped = false;
+        while !reaped && Instant::now() < deadline {
+            reaped = sys::wait(pid, false).ok().flatten().is_some();
+            if !reaped {
+                std::thread::sleep(Duration::from_millis(1));
+            }
         }
-        sys::kill(pid, libc::SIGKILL);
-        let _ = sys::wait(pid, false);
+        if !reaped {
+            sys::kill(pid, libc::SIGKILL);
+            let _ = sys::wait(pid, false);
+        }
     }
     if let Some(group) = group {
         group.remove();
