@@ -297,6 +297,14 @@ impl Folders {
     }
 }
 
+/// One test's limits on its folders: `memory` bytes (0 = none), `procs` processes (0 =
+/// none), `cpus` the CPU list it may run on (e.g. "1" or "0,1"; empty: its parent's).
+struct Limits<'a> {
+    memory: u64,
+    procs: u64,
+    cpus: &'a str,
+}
+
 /// One test's folders, made and removed by its supervisor, held open while it lasts.
 pub(crate) struct TestGroup {
     /// The folders made for the test (memory and pids, in v2 one and the same, and its own
@@ -323,10 +331,15 @@ impl TestGroup {
     ) -> io::Result<TestGroup> {
         let folders = Folders::of(cgroups, name).skipping_attributed();
         let made = TestGroup::make(&folders)?;
+        let limits = Limits {
+            memory,
+            procs,
+            cpus,
+        };
         if folders.v2 {
-            v2::limit(&made, &folders, memory, procs, cpus)?;
+            v2::limit(&made, &folders, &limits)?;
         } else {
-            v1::limit(&made, &folders, memory, procs, cpus)?;
+            v1::limit(&made, &folders, &limits)?;
         }
         Ok(made)
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::super::attribution;
 use super::super::spec::Cgroups;
-use super::{field, io_err, own_group, write, Folders, Held, RunGroups, TestGroup};
+use super::{field, io_err, own_group, write, Folders, Held, Limits, RunGroups, TestGroup};
 
 /// Makes the run's v1 folders: `memory` and `pids` (both needed), `cpu` and `cpuset` where
 /// they are mounted and let us.
@@ -96,32 +96,27 @@ fn inherit(dir: &Path, file: &str) -> io::Result<()> {
     write(&dir.join(file), value.trim())
 }
 
-/// Puts one test's limits on its v1 folders (`group`, made from `folders`): `memory` bytes on
-/// memory and memory + swap (0 = none), `procs` processes (0 = none), the CPU list `cpus` and
-/// one CPU's time.
-pub(super) fn limit(
-    group: &TestGroup,
-    folders: &Folders,
-    memory: u64,
-    procs: u64,
-    cpus: &str,
-) -> io::Result<()> {
-    if memory > 0 {
+/// Puts one test's limits on its v1 folders (`group`, made from `folders`): the memory limit
+/// on memory and memory + swap, the process cap, the CPU list and one CPU's time.
+pub(super) fn limit(group: &TestGroup, folders: &Folders, limits: &Limits) -> io::Result<()> {
+    if limits.memory > 0 {
         let mem = group.mem();
-        mem.write("memory.limit_in_bytes", &memory.to_string())?;
+        mem.write("memory.limit_in_bytes", &limits.memory.to_string())?;
         // Swap counted: the same limit on memory + swap (where swap accounting is on),
         // else keep the group out of swap.
         if mem.has("memory.memsw.limit_in_bytes") {
-            mem.write("memory.memsw.limit_in_bytes", &memory.to_string())?;
+            mem.write("memory.memsw.limit_in_bytes", &limits.memory.to_string())?;
         } else {
             let _ = mem.write("memory.swappiness", "0");
         }
     }
-    if procs > 0 {
-        group.pids_dir().write("pids.max", &procs.to_string())?;
+    if limits.procs > 0 {
+        group
+            .pids_dir()
+            .write("pids.max", &limits.procs.to_string())?;
     }
     if let Some(dir) = &folders.cpuset {
-        cpuset(dir, cpus)?;
+        cpuset(dir, limits.cpus)?;
     }
     if let Some(dir) = &folders.cpu {
         one_cpu(dir)?;

@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 
 use super::super::spec::Cgroups;
-use super::{field, own_group, write, Folders, Held, RunGroups, TestGroup};
+use super::{field, own_group, write, Folders, Held, Limits, RunGroups, TestGroup};
 
 /// Makes the run's v2 folder in the harness's own group, with `memory` and `pids` (both
 /// needed) and `cpu` and `cpuset` where delegated, on in its children.
@@ -47,27 +47,23 @@ pub(super) fn create_run(tag: &str) -> Result<RunGroups, String> {
     })
 }
 
-/// Puts one test's limits on its v2 folder (`group`, made from `folders`): `memory` bytes (0 =
-/// none) and no swap, `procs` processes (0 = none), and where it has a cpu folder the CPU
-/// list `cpus` and one CPU's time.
-pub(super) fn limit(
-    group: &TestGroup,
-    folders: &Folders,
-    memory: u64,
-    procs: u64,
-    cpus: &str,
-) -> io::Result<()> {
+/// Puts one test's limits on its v2 folder (`group`, made from `folders`): the memory limit
+/// and no swap, the process cap, and where it has a cpu folder the CPU list and one CPU's
+/// time.
+pub(super) fn limit(group: &TestGroup, folders: &Folders, limits: &Limits) -> io::Result<()> {
     let dir = group.mem();
-    if memory > 0 {
-        dir.write("memory.max", &memory.to_string())?;
+    if limits.memory > 0 {
+        dir.write("memory.max", &limits.memory.to_string())?;
         dir.write("memory.swap.max", "0")?;
     }
-    if procs > 0 {
-        group.pids_dir().write("pids.max", &procs.to_string())?;
+    if limits.procs > 0 {
+        group
+            .pids_dir()
+            .write("pids.max", &limits.procs.to_string())?;
     }
     if folders.cpu.is_some() {
-        if !cpus.is_empty() {
-            dir.write("cpuset.cpus", cpus)?;
+        if !limits.cpus.is_empty() {
+            dir.write("cpuset.cpus", limits.cpus)?;
         }
         dir.write("cpu.max", "100000 100000")?;
     }
