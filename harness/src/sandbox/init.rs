@@ -250,10 +250,8 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
     }
     // The calling thread's children: in the supervisor, single-threaded, all of its own.
     let me = rustix::thread::gettid().as_raw_nonzero();
-    sys::read_text(std::path::Path::new(&format!(
-        "/proc/self/task/{me}/children"
-    )))
-    .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
+    sys::read_text(format!("/proc/self/task/{me}/children"))
+        .is_ok_and(|c| c.split_whitespace().eq([player.to_string().as_str()]))
 }
 
 /// In the player's process, a clone that shares the caller's memory ([`spawn_shared`]: it
@@ -546,7 +544,7 @@ fn peek_ended(child: Option<libc::pid_t>, block: bool) -> std::io::Result<bool> 
 fn memory_kb_of(pids: &[libc::pid_t]) -> u64 {
     let page_kb = (rustix::param::page_size().max(4096) / 1024) as u64;
     pids.iter()
-        .filter_map(|pid| sys::read_text(std::path::Path::new(&format!("/proc/{pid}/statm"))).ok())
+        .filter_map(|pid| sys::read_text(format!("/proc/{pid}/statm")).ok())
         .map(|statm| {
             let mut f = statm
                 .split_whitespace()

@@ -164,9 +164,9 @@ const LEFT_BEHIND: [&str; 2] = ["ip6_flowlabel", "unix"];
 /// that cannot be read, as not). /proc/net/tcp and tcp6 are not read: each walks the whole
 /// machine's TCP hash table, about 4 ms per read on a 24 GB machine, per test.
 pub(crate) fn left_empty() -> bool {
-    let counts_zero = |table: &str, lines: &[(&str, &[&str])]| match sys::read_text(
-        std::path::Path::new(&format!("/proc/thread-self/net/{table}")),
-    ) {
+    let counts_zero = |table: &str, lines: &[(&str, &[&str])]| match sys::read_text(format!(
+        "/proc/thread-self/net/{table}"
+    )) {
         Ok(text) => lines
             .iter()
             .all(|(head, keys)| counters_zero(&text, head, keys)),

@@ -94,9 +94,28 @@ pub(crate) fn close_numbered(fds: &[RawFd]) {
 /// Reads `fd` up to the end of its first line (a line a process was handed by its contract:
 /// a spec, an answer), or to its end; whatever else came in the same read is kept too.
 pub(crate) fn read_line(fd: &OwnedFd) -> io::Result<Vec<u8>> {
+    read_until(fd, |bytes| bytes.ends_with(b"\n"))
+}
+
+/// The whole text of a kernel's file (/proc, a cgroup's), read in one go: such a file has no
+/// size to ask for first, and is made anew at each read from its start.
+pub(crate) fn read_text(path: impl AsRef<Path>) -> io::Result<String> {
+    let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path.as_ref(), flags, rustix::fs::Mode::empty())?;
+    read_to_end(&fd)
+}
+
+/// The rest of what `fd` holds, as text (invalid UTF-8 replaced).
+pub(crate) fn read_to_end(fd: &OwnedFd) -> io::Result<String> {
+    let bytes = read_until(fd, |_| false)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads `fd` until its end, or until what has come is `enough`.
+fn read_until(fd: &OwnedFd, enough: impl Fn(&[u8]) -> bool) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     let mut buf = [0u8; 4096];
-    while !bytes.ends_with(b"\n") {
+    while !enough(&bytes) {
         match rustix::io::read(fd, &mut buf) {
             Ok(0) => break,
             Ok(n) => bytes.extend_from_slice(&buf[..n]),
@@ -105,29 +124,6 @@ pub(crate) fn read_line(fd: &OwnedFd) -> io::Result<Vec<u8>> {
         }
     }
     Ok(bytes)
-}
-
-/// The whole text of a kernel's file (/proc, a cgroup's), read in one go: such a file has no
-/// size to ask for first, and is made anew at each read from its start.
-pub(crate) fn read_text(path: &Path) -> io::Result<String> {
-    let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC;
-    let fd = rustix::fs::open(path, flags, rustix::fs::Mode::empty())?;
-    read_to_end(&fd)
-}
-
-/// The rest of what `fd` holds, as text (invalid UTF-8 replaced).
-pub(crate) fn read_to_end(fd: &OwnedFd) -> io::Result<String> {
-    let mut bytes = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        match rustix::io::read(fd, &mut buf) {
-            Ok(0) => break,
-            Ok(n) => bytes.extend_from_slice(&buf[..n]),
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Moves the calling (single-threaded) process into the new namespaces of `flags`.

@@ -69,7 +69,7 @@ pub(crate) fn stat_fields<T>(
     pid: libc::pid_t,
     read: impl FnOnce(std::str::SplitWhitespace<'_>) -> Option<T>,
 ) -> Option<T> {
-    let stat = super::sys::read_text(std::path::Path::new(&format!("/proc/{pid}/stat"))).ok()?;
+    let stat = super::sys::read_text(format!("/proc/{pid}/stat")).ok()?;
     fields_of(&stat).and_then(read)
 }
 

@@ -652,10 +652,10 @@ fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
         let path = proc_dir.join(name);
         // Bound at once (a test's view is dozens of mounts: no look first); one the kernel
         // does not have is left out.
-        match rustix::mount::mount_bind_recursive(&path, &path) {
+        match sys::mount(Some(&path), &path, None, libc::MS_BIND | libc::MS_REC, None) {
             Ok(()) => make_read_only(&path, &path, Exec::Denied)?,
-            Err(rustix::io::Errno::NOENT) => {}
-            Err(e) => return Err(sys::named(e, &format!("mount {}", path.display()))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(())
@@ -731,10 +731,13 @@ impl Masks {
             // at once as the table has it, without a look first (a test's view is dozens of
             // mounts); the kernel's own kind is looked up only where it disagrees.
             let source = if dir { &folder } else { &file };
-            match rustix::mount::mount_bind(source, &target) {
-                Ok(()) | Err(rustix::io::Errno::NOENT) => continue,
-                Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::ISDIR) => {}
-                Err(e) => return Err(sys::named(e, &format!("mount {}", target.display()))),
+            match sys::mount(Some(source), &target, None, libc::MS_BIND, None) {
+                Ok(()) => continue,
+                Err(e) => match e.kind() {
+                    io::ErrorKind::NotFound => continue,
+                    io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory => {}
+                    _ => return Err(e),
+                },
             }
             let Ok(meta) = std::fs::symlink_metadata(&target) else {
                 continue;
