@@ -61,6 +61,9 @@ fn kept_but_private(mode: Mode, uid: Option<u32>) {
         }
         let root = line_of(log, "MOUNT", "/");
         assert!(root.contains(" ro,"), "/ is not read-only: {root}\n{log}");
+        // Each test's player is the first process of its test (a player seeding its random
+        // numbers with its pid plays every test as in a test of its own).
+        assert_eq!(line_of(log, "SEEN", "pid").trim(), "2", "{log}");
     }
     let made =
         |point: &str| -> Vec<&str> { logs.iter().map(|log| line_of(log, "MADE", point)).collect() };

@@ -74,6 +74,20 @@ pub fn run(
     group: Option<&TestGroup>,
     entrances: &[OwnedFd],
 ) -> Report {
+    run_in(spec, stop, group, entrances, None)
+}
+
+/// [`run`], by a kept init ([`super::kept_init`]) when `kept` is its /proc/sys: the player
+/// then makes its own user and IPC namespaces, the CPU time is what the init's children used
+/// from now on, and the peak memory is left to the test's memory group.
+pub(super) fn run_in(
+    spec: &Spec,
+    stop: &OwnedFd,
+    group: Option<&TestGroup>,
+    entrances: &[OwnedFd],
+    kept: Option<&std::fs::File>,
+) -> Report {
+    let before = sys::children_usage();
     let fail = |error: StartError| Report {
         start_error: Some(error),
         ..Report::default()
@@ -94,7 +108,7 @@ pub fn run(
     // meanwhile, as it would anyway: it learns whether the exec happened from the start pipe
     // ([`start_error`]), a held program's ([`Spec::hold`]) once its go has come.
     let mut child =
-        || -> std::convert::Infallible { start_player(spec, &command, entrances, &err_w) };
+        || -> std::convert::Infallible { start_player(spec, &command, entrances, kept, &err_w) };
     let player = match spawn_shared::spawn(&mut child) {
         Ok(pid) => pid,
         Err(e) => return fail(StartError::of_setup(&e, "cannot start the player")),
@@ -113,7 +127,9 @@ pub fn run(
         report.notes.push(leftover);
     }
     let (cpu_us, max_rss_kb) = sys::children_usage();
-    report.cpu_us = cpu_us;
+    report.cpu_us = cpu_us.saturating_sub(before.0);
+    // A kept init's peak is that of every test it ran: the test's group has the test's.
+    let max_rss_kb = if kept.is_some() { 0 } else { max_rss_kb };
     if !report.all_gone {
         report.cpu_us += unreaped_cpu_us(spec.mode, player);
     }
@@ -258,9 +274,16 @@ fn only_ended(mode: Mode, player: libc::pid_t) -> bool {
 /// neither drops nor changes anything of the caller's, and ends in its exec or `_exit`):
 /// drops to the player's ids and limits, keeps only descriptors 0, 1 and 2, and execs.
 /// Reports a failure on `err` and exits. The steps, in this order: the test's cgroup, out of the
-/// terminal, the player's ids, a fresh keyring, the limits, the working folder,
+/// terminal, the player's ids (then, in a kept init, its own namespaces), a fresh keyring,
+/// the limits, the working folder,
 /// no_new_privs, then (process mode) Landlock and seccomp.
-fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: &OwnedFd) -> ! {
+fn start_player(
+    spec: &Spec,
+    command: &Command,
+    entrances: &[OwnedFd],
+    kept: Option<&std::fs::File>,
+    err: &OwnedFd,
+) -> ! {
     sys::reset_signals();
     // First, with the supervisor's rights: every process of the player is in the test's
     // memory and process groups from here on, and no other process of the test is.
@@ -270,6 +293,7 @@ fn start_player(spec: &Spec, command: &Command, entrances: &[OwnedFd], err: &Own
             sys::leave_terminal();
             take_ids(spec)
         })
+        .and_then(|()| kept.map_or(Ok(()), view::own_namespaces))
         .and_then(|()| fresh_keyring())
         .and_then(|()| set_limits(spec))
         .and_then(|()| {

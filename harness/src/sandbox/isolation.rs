@@ -367,6 +367,7 @@ impl Isolation {
             shared_net: self.shared_net && self.mode == Mode::Namespaces,
             hold: false,
             kept_view: false,
+            kept_init: false,
             refuse_mode_changes: false,
         }
     }

@@ -43,12 +43,48 @@ const MOST: usize = 8;
 pub(super) const KEPT_MNT: RawFd = 7;
 const KEPT_USER: RawFd = 8;
 
-/// A player's kept view: the user namespace it was made in and its mount namespace.
+/// A player's kept view: the user namespace it was made in and its mount namespace, and
+/// where its holder stays as the player's kept init ([`super::kept_init`]), that init.
 #[derive(Debug)]
 pub(crate) struct KeptView {
     key: String,
     user: OwnedFd,
     mnt: OwnedFd,
+    init: Option<KeptInit>,
+}
+
+/// A kept init: the socket its tests are handed over on, and the helper it is the child of,
+/// whose input (`lifetime`) the harness holds: closed, the helper and the init end.
+#[derive(Debug)]
+struct KeptInit {
+    socket: OwnedFd,
+    /// Held for its end of file alone.
+    _lifetime: std::fs::File,
+    helper: libc::pid_t,
+}
+
+impl KeptInit {
+    /// Whether the init is still there: it never writes to the harness's end of the socket,
+    /// which reads (end of file) once the init's end is closed.
+    fn alive(&self) -> bool {
+        sys::poll_read(&[self.socket.as_raw_fd()], 0) == 0
+    }
+}
+
+impl Drop for KeptInit {
+    fn drop(&mut self) {
+        // The init ends at the end of file of `lifetime` (or the socket's), then its helper.
+        let _ = rustix::net::shutdown(&self.socket, rustix::net::Shutdown::Both);
+        super::reap_later(self.helper);
+    }
+}
+
+/// How a test is served by a kept view ([`Kept::find_or_make`]).
+pub(crate) enum Served {
+    /// By its kept init: the socket to it.
+    Init(RawFd),
+    /// By an init of the test's own, from its mount and user namespaces.
+    View(RawFd, RawFd),
 }
 
 /// The views a pooled namespace keeps, and those it could not make (not tried again).
@@ -80,7 +116,8 @@ pub(crate) fn key(spec: &Spec) -> Option<String> {
         return None;
     }
     let mut key = format!(
-        "{}|{:?}|{}:{}|{:?}|",
+        "{}|{}|{:?}|{}:{}|{:?}|",
+        spec.cgroups.is_some(),
         spec.etc.display(),
         spec.player_ids,
         spec.outer_uid,
@@ -112,10 +149,13 @@ impl Kept {
         pool: &[RawFd],
         spec: &Spec,
         key: &str,
-    ) -> Option<(RawFd, RawFd)> {
+    ) -> Option<Served> {
         if self.failed.iter().any(|k| k == key) {
             return None;
         }
+        // A kept init that has ended (killed by anyone) is made again.
+        self.views
+            .retain(|v| v.init.as_ref().is_none_or(KeptInit::alive));
         if !self.views.iter().any(|v| v.key == key) {
             match make(pool, spec, key) {
                 Ok(view) => {
@@ -132,7 +172,10 @@ impl Kept {
             }
         }
         let view = self.views.iter().find(|v| v.key == key)?;
-        Some((view.mnt.as_raw_fd(), view.user.as_raw_fd()))
+        Some(match &view.init {
+            Some(init) => Served::Init(init.socket.as_raw_fd()),
+            None => Served::View(view.mnt.as_raw_fd(), view.user.as_raw_fd()),
+        })
     }
 }
 
@@ -141,39 +184,63 @@ impl Kept {
 fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
     let (in_r, in_w) = sys::pipe()?;
     let (out_r, out_w) = sys::pipe()?;
-    let mut fds = vec![in_r.as_raw_fd(), out_w.as_raw_fd()];
+    let (socket, init_end) = rustix::net::socketpair(
+        rustix::net::AddressFamily::UNIX,
+        rustix::net::SocketType::SEQPACKET,
+        rustix::net::SocketFlags::CLOEXEC,
+        None,
+    )?;
+    let mut fds = vec![in_r.as_raw_fd(), out_w.as_raw_fd(), init_end.as_raw_fd()];
     fds.extend(pool);
     let pid = super::spawn_self(&fds, &[c"harness", c"__sandbox", c"view"])?;
-    drop((in_r, out_w));
+    drop((in_r, out_w, init_end));
     let mut input = std::fs::File::from(in_w);
     let opened = (|| {
         let mut line = serde_json::to_vec(spec).map_err(io::Error::other)?;
         line.push(b'\n');
         input.write_all(&line)?;
         let answer = String::from_utf8_lossy(&sys::read_line(&out_r)?).into_owned();
-        let holder: libc::pid_t = match answer.trim().parse() {
+        let (holder, init) = answer.trim().split_once(' ').unwrap_or((answer.trim(), ""));
+        let holder: libc::pid_t = match holder.parse() {
             Ok(pid) => pid,
             Err(_) => return Err(io::Error::other(format!("the view's helper: {answer}"))),
         };
         let open = |what: &str| -> io::Result<OwnedFd> {
             Ok(std::fs::File::open(format!("/proc/{holder}/ns/{what}"))?.into())
         };
-        Ok(KeptView {
-            key: key.to_string(),
-            user: open("user")?,
-            mnt: open("mnt")?,
-        })
+        Ok((open("user")?, open("mnt")?, init == "k"))
     })();
-    // End of file: the holder and the helper end.
-    drop(input);
-    let _ = sys::wait(pid, true);
-    opened
+    match opened {
+        Ok((user, mnt, true)) => Ok(KeptView {
+            key: key.to_string(),
+            user,
+            mnt,
+            init: Some(KeptInit {
+                socket,
+                _lifetime: input,
+                helper: pid,
+            }),
+        }),
+        opened => {
+            // End of file: the holder and the helper end.
+            drop((input, socket));
+            let _ = sys::wait(pid, true);
+            let (user, mnt, _) = opened?;
+            Ok(KeptView {
+                key: key.to_string(),
+                user,
+                mnt,
+                init: None,
+            })
+        }
+    }
 }
 
 /// The helper (`harness __sandbox view`): descriptor 0 gives the spec (one JSON line), then
-/// end of file when the harness has what it needs; 1 gets the holder's pid, or `?` and why
-/// not; 2, 3 and 4 are the pooled user, network and (where there is one) mount namespaces.
-/// Never returns.
+/// end of file when the harness has what it needs, or, where the holder stays as a kept
+/// init, no longer needs it; 1 gets the holder's pid (followed by ` k` when it stays), or `?`
+/// and why not; 2 is the kept init's socket; 3, 4 and 5 are the pooled user, network and
+/// (where there is one) mount namespaces. Never returns.
 pub(crate) fn helper_main() -> ! {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     // SAFETY: descriptors 0 and 1 are ours by the contract above.
@@ -182,13 +249,19 @@ pub(crate) fn helper_main() -> ! {
         .and_then(|line| serde_json::from_slice(&line).map_err(io::Error::other))
         .and_then(|spec| hold(&spec));
     let answer = match &held {
-        Ok(pid) => format!("{pid}\n"),
+        Ok((pid, true)) => format!("{pid} k\n"),
+        Ok((pid, false)) => format!("{pid}\n"),
         Err(e) => format!("?{e}\n"),
     };
+    if matches!(held, Ok((_, true))) {
+        // A kept init outlives the harness thread that made it (the death signal is the
+        // thread's): it ends with the harness's pipe, `input`, whoever holds the view then.
+        let _ = rustix::process::set_parent_process_death_signal(None);
+    }
     let _ = output.write_all(answer.as_bytes());
     drop(output);
     wait_for_end(input);
-    if let Ok(pid) = held {
+    if let Ok((pid, _)) = held {
         let _ = sys::wait(pid, true);
     }
     std::process::exit(0)
@@ -201,11 +274,11 @@ fn wait_for_end(input: OwnedFd) {
 
 /// In the helper: joins the pool's namespaces as a test's supervisor does, forks the holder
 /// in fresh user, mount and PID namespaces, maps its ids as a test's, and returns its pid
-/// once its view is built.
-fn hold(spec: &Spec) -> io::Result<libc::pid_t> {
-    let user = spec.player_ids.is_none().then_some(2);
-    sys::join_net(user, 3)?;
-    let own_etc = sys::set_ns(4, libc::CLONE_NEWNS).is_ok();
+/// once its view is built, with whether it stays as a kept init.
+fn hold(spec: &Spec) -> io::Result<(libc::pid_t, bool)> {
+    let user = spec.player_ids.is_none().then_some(3);
+    sys::join_net(user, 4)?;
+    let own_etc = sys::set_ns(5, libc::CLONE_NEWNS).is_ok();
     let spec = Spec {
         etc: if own_etc {
             "/etc".into()
@@ -223,12 +296,14 @@ fn hold(spec: &Spec) -> io::Result<libc::pid_t> {
         holder(&spec, go_r, ready_w);
     }
     drop((ready_w, go_r));
+    // The kept init's socket is the holder's alone.
+    sys::close_numbered(&[2]);
     let mapped = super::ids::write_id_maps(pid, &spec);
     let _ = std::fs::File::from(go_w).write_all(if mapped.is_ok() { b"!" } else { b"?" });
     let mut answer = String::new();
     let _ = std::fs::File::from(ready_r).read_to_string(&mut answer);
     match (mapped, answer.strip_prefix('!')) {
-        (Ok(()), Some(_)) => Ok(pid),
+        (Ok(()), Some(init)) => Ok((pid, init == "k")),
         (mapped, _) => {
             sys::kill(pid, libc::SIGKILL);
             let _ = sys::wait(pid, true);
@@ -239,22 +314,38 @@ fn hold(spec: &Spec) -> io::Result<libc::pid_t> {
 }
 
 /// The holder: once its ids are mapped, builds the shared view, says so, and keeps its
-/// namespaces alive until the harness has opened them (end of file on descriptor 0).
+/// namespaces alive until the harness has opened them (end of file on descriptor 0); where
+/// it can, it stays as the player's kept init instead ([`super::kept_init`]): `!k` said.
 fn holder(spec: &Spec, go: OwnedFd, ready: OwnedFd) -> ! {
     // The helper's answer (1) must end with the helper; the pool's namespaces are not ours.
-    sys::close_numbered(&[1, 2, 3, 4]);
+    sys::close_numbered(&[1, 3, 4, 5]);
+    // Ends with the helper (killed by anyone: a kept init's test then ends too).
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     let mut byte = [0u8; 1];
     if std::fs::File::from(go).read(&mut byte).ok() != Some(1) || byte[0] != b'!' {
         super::init::exit_now(1);
     }
-    let answer = match view::build_shared(spec) {
-        Ok(()) => "!".to_string(),
-        Err(e) => format!("?{e}"),
+    let (answer, served) = match view::build_shared(spec) {
+        // A kept init leaves a test's peak memory to its memory group: with a cgroup only.
+        Ok(()) if spec.cgroups.is_some() => match super::kept_init::setup(spec) {
+            Ok(served) => ("!k".to_string(), Some(served)),
+            Err(_) => ("!".to_string(), None),
+        },
+        Ok(()) => ("!".to_string(), None),
+        Err(e) => (format!("?{e}"), None),
     };
     let _ = std::fs::File::from(ready).write_all(answer.as_bytes());
-    // SAFETY: descriptor 0 is the helper's input, inherited; this process never returns.
-    wait_for_end(unsafe { OwnedFd::from_raw_fd(0) });
-    super::init::exit_now(0)
+    // SAFETY: descriptors 0 and 2 are the helper's input and the kept init's socket,
+    // inherited and owned by nothing else here; this process never returns.
+    let (lifetime, socket) = unsafe { (OwnedFd::from_raw_fd(0), OwnedFd::from_raw_fd(2)) };
+    match served {
+        Some(served) => super::kept_init::serve(served, socket, lifetime),
+        None => {
+            drop(socket);
+            wait_for_end(lifetime);
+            super::init::exit_now(0)
+        }
+    }
 }
 
 /// In the supervisor of a test with a kept view: joins the pool's network namespace (with

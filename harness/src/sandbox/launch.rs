@@ -175,11 +175,21 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
     };
     let kept_spec;
     let spec = match kept {
-        Some((mnt, user)) => {
+        Some(kept_view::Served::View(mnt, user)) => {
             ns_fds.truncate(2);
             ns_fds.extend([mnt, user]);
             kept_spec = Spec {
                 kept_view: true,
+                ..spec.clone()
+            };
+            &kept_spec
+        }
+        Some(kept_view::Served::Init(socket)) => {
+            // Descriptor 5: the socket to the player's kept init.
+            ns_fds = vec![socket];
+            kept_spec = Spec {
+                kept_view: true,
+                kept_init: true,
                 ..spec.clone()
             };
             &kept_spec

@@ -10,7 +10,8 @@
 //! test's init in fresh user, PID, mount, IPC, UTS and cgroup namespaces, in a network
 //! namespace of its own for the test's time ([`net`]: borrowed from the run's pool), with a
 //! private file system view ([`view`], [`init`]; its read-only parts made once per player and
-//! kept from test to test: [`kept_view`]) — the namespace mode — or, where namespaces
+//! kept from test to test: [`kept_view`], and with a cgroup the init too, which then runs
+//! each test of that player: [`kept_init`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode, where the
 //! kernel's unprivileged controls contain the player instead: no capability and no_new_privs
 //! (`init`), landlock (`landlock`) and a seccomp filter (`seccomp`: Unix sockets only, no
@@ -38,10 +39,12 @@ mod forker;
 pub mod ids;
 mod init;
 mod isolation;
+mod kept_init;
 mod kept_view;
 mod landlock;
 mod launch;
 pub(crate) mod net;
+mod net_left;
 mod off_path;
 pub(crate) mod peer;
 pub mod probe;

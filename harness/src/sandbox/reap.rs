@@ -11,7 +11,7 @@ use super::spec::{self, Report};
 use super::{net, sys, tool};
 
 /// Ends a test's hold on its network namespace: back to the pool when the test's report says
-/// every process of it is gone and nothing of it is left in the namespace (`net::left_empty`),
+/// every process of it is gone and nothing of it is left in the namespace (`net_left::left_empty`),
 /// else dropped (the kernel frees it after the last one).
 pub(crate) fn release(net: Option<net::NetNs>, report: Option<&Report>) {
     if let Some(ns) = net {

@@ -127,6 +127,11 @@ pub struct Spec {
     /// the test adds only its own parts to it ([`super::kept_view`]). Set by the launch.
     #[serde(default)]
     pub kept_view: bool,
+    /// Namespaces, with `kept_view`: the test runs in the kept view's own init instead of one
+    /// of its own ([`super::kept_init`]), reached through the socket handed over as
+    /// descriptor 5 (instead of 5 to 8). Set by the launch.
+    #[serde(default)]
+    pub kept_init: bool,
     /// The program, set up and contained, waits for one byte on its stdin before its exec,
     /// and never runs if end of file comes first: a contest's judge made ready while the
     /// player runs ([`super::tool::Held`]).

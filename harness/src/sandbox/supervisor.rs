@@ -11,7 +11,9 @@
 //! line, then end of file when the test is over or the harness is gone); 4 the report pipe;
 //! with a pooled network namespace, 5, 6 and 7 its user, network and mount namespaces
 //! (`net`), or, with a kept view, 5 and 6 as before, 7 and 8 the view's mount and user
-//! namespaces (`kept_view`). Nothing else, and an empty environment.
+//! namespaces (`kept_view`), or, with a player's kept init, 5 the socket to that init
+//! (`kept_init`: the test runs there, with no init of its own). Nothing else, and an empty
+//! environment.
 //!
 //! Neither the supervisor nor the init is ever in the test's cgroups (only the player's
 //! processes are), so the kernel's OOM killer, choosing in the test's memory group, never
@@ -207,6 +209,9 @@ fn namespaces(
     control: &OwnedFd,
     entrances: &[OwnedFd],
 ) -> (Report, Option<libc::pid_t>) {
+    if spec.kept_init {
+        return (kept_init_test(spec, control, entrances), None);
+    }
     let pooled: Spec;
     let mut spec = spec;
     let setup = |e: std::io::Error, what: &str| {
@@ -280,6 +285,42 @@ fn namespaces(
     await_end(spec, pid, control, stop_w, &report_r)
 }
 
+/// In the supervisor of a test with `kept_init`: hands the test to the kept init and waits
+/// for its end (the harness closes the control pipe, or the init reports), as for an init of
+/// the test's own. The kept init checks the network namespace itself.
+fn kept_init_test(spec: &Spec, control: &OwnedFd, entrances: &[OwnedFd]) -> Report {
+    let setup = |e: std::io::Error, what: &str| Report {
+        start_error: Some(StartError::of_setup(&e, what)),
+        ..Report::default()
+    };
+    let pipes = sys::pipe().and_then(|stop| Ok((stop, sys::pipe()?)));
+    let ((stop_r, stop_w), (report_r, report_w)) = match pipes {
+        Ok(p) => p,
+        Err(e) => return setup(e, "pipe"),
+    };
+    let request = super::kept_init::Request {
+        spec: spec.clone(),
+        cpus: crate::os::affinity().unwrap_or_default(),
+    };
+    let payload = serde_json::to_vec(&request).map_err(std::io::Error::other);
+    let mut fds = vec![0, 1, 2, stop_r.as_raw_fd(), report_w.as_raw_fd()];
+    fds.extend(entrances.iter().map(|e| e.as_raw_fd()));
+    let sent = payload
+        .and_then(|p| sys::send_with_fds(super::kept_init::SOCKET, &p, &fds, libc::MSG_NOSIGNAL));
+    sys::close_numbered(&[super::kept_init::SOCKET]);
+    drop((stop_r, report_w));
+    sys::detach_stdio();
+    if let Err(e) = sent {
+        return setup(e, "cannot reach the player's kept init");
+    }
+    let ready = sys::poll_read(&[control.as_raw_fd(), report_r.as_raw_fd()], -1);
+    if ready & 2 == 0 {
+        // Ask the init to end the test (end of file on its stop pipe).
+        drop(stop_w);
+    }
+    read_init_report(None, &report_r).0
+}
+
 /// Waits for the end of the test: the harness closes the control pipe, or the init reports
 /// (it does once the player has ended and every process of the test is reaped). Then the
 /// init's report ([`read_init_report`]).
@@ -295,8 +336,8 @@ fn await_end(
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
-    let (mut report, init) = read_init_report(pid, report_r);
-    if spec.shared_net && report.all_gone && !super::net::left_empty() {
+    let (mut report, init) = read_init_report(Some(pid), report_r);
+    if spec.shared_net && report.all_gone && !super::net_left::left_empty() {
         // What outlives a test's processes in the pooled network namespace: it goes back to
         // the pool only without any (else the kernel frees it once that is gone).
         report.all_gone = false;
@@ -363,10 +404,12 @@ fn not_dumpable() {
 }
 
 /// Reads the init's report (one JSON line); an init that does not send it within
-/// [`TEARDOWN`] is killed, and the report says so. Returns the init's pid unless it has been
-/// reaped here (it ended without a report: the report then says how it ended).
+/// [`TEARDOWN`] is killed (a kept init, `pid` `None`, is not the supervisor's: the report
+/// says the test did not end clean, and the harness drops it), and the report says so.
+/// Returns the init's pid unless it has been reaped here (it ended without a report: the
+/// report then says how it ended).
 fn read_init_report(
-    pid: libc::pid_t,
+    pid: Option<libc::pid_t>,
     report_r: &std::os::fd::OwnedFd,
 ) -> (Report, Option<libc::pid_t>) {
     let deadline = Instant::now() + TEARDOWN;
@@ -375,8 +418,15 @@ fn read_init_report(
     while !text.ends_with(b"\n") {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            sys::kill(pid, libc::SIGKILL);
             let mut report = init_report(&text).unwrap_or_default();
+            let Some(pid) = pid else {
+                report.all_gone = false;
+                report
+                    .notes
+                    .push("the player's kept init did not end the test in time".into());
+                return (report, None);
+            };
+            sys::kill(pid, libc::SIGKILL);
             report
                 .notes
                 .push("the test's init did not end in time and was killed".into());
@@ -392,8 +442,15 @@ fn read_init_report(
         text.extend_from_slice(&buf[..n]);
     }
     if let Some(report) = init_report(&text) {
-        return (report, Some(pid));
+        return (report, pid);
     }
+    let Some(pid) = pid else {
+        let report = Report {
+            failure: Some("the player's kept init ended without a report".into()),
+            ..Report::default()
+        };
+        return (report, None);
+    };
     // The init is gone without its report (killed, or it failed): how it ended, when that
     // can be known within the teardown time.
     let ended = loop {

@@ -370,7 +370,7 @@ fn bound_again(path: &Path) -> bool {
 }
 
 /// The player's files a test binds again ([`bound_again`]), in the spec's order.
-fn again_binds(spec: &Spec) -> Vec<&Path> {
+pub(super) fn again_binds(spec: &Spec) -> Vec<&Path> {
     spec.binds
         .iter()
         .map(|b| b.path.as_path())
@@ -428,7 +428,7 @@ pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
 
 /// Binds `held` (a read-only bind of the shared view, held open by path) at `path` again,
 /// through the /proc at `proc_dir`, its mount point made as a file or folder like it.
-fn bind_again(proc_dir: &Path, held: &std::fs::File, path: &Path) -> io::Result<()> {
+pub(super) fn bind_again(proc_dir: &Path, held: &std::fs::File, path: &Path) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
@@ -450,7 +450,7 @@ fn bind_again(proc_dir: &Path, held: &std::fs::File, path: &Path) -> io::Result<
 }
 
 /// `path` opened as a path only (`O_PATH`): to be bound after it is covered.
-fn path_only(path: &Path) -> io::Result<std::fs::File> {
+pub(super) fn path_only(path: &Path) -> io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .read(true)
@@ -461,7 +461,7 @@ fn path_only(path: &Path) -> io::Result<std::fs::File> {
 /// The writable space: one tmpfs of the test's disk size (`disk` bytes) holding the working
 /// folder, HOME, /tmp, /var/tmp and /dev/shm; /tmp and /var/tmp bound in place (their
 /// mount points are made where missing). Returns it.
-fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
+pub(super) fn writable_box(root: &Path, disk: u64) -> io::Result<std::path::PathBuf> {
     let boxed = inside(root, Path::new(BOX));
     std::fs::create_dir_all(&boxed)?;
     let disk = disk.max(1 << 20);
@@ -560,7 +560,7 @@ fn devices(root: &Path) -> io::Result<()> {
 }
 
 /// The private /dev/shm: the box's `shm` folder, bound on the mount point [`devices`] made.
-fn bind_shm(root: &Path, boxed: &Path) -> io::Result<()> {
+pub(super) fn bind_shm(root: &Path, boxed: &Path) -> io::Result<()> {
     let shm = root.join("dev/shm");
     sys::mount(Some(&boxed.join("shm")), &shm, None, libc::MS_BIND, None)
 }
@@ -646,8 +646,26 @@ pub(super) fn forbid_user_namespaces_in(knobs: &std::fs::File) -> io::Result<()>
     Ok(())
 }
 
+/// In the player's process of a kept init, its ids taken: a user namespace and an IPC
+/// namespace of its own, its id mapped to itself (the player's id of the kept view), no user
+/// namespace allowed inside (through `knobs`, /proc/sys held from a mount that is not
+/// read-only). Its /proc files are its own only while it is dumpable (the init is not); its
+/// exec makes it so anyway.
+pub(super) fn own_namespaces(knobs: &std::fs::File) -> Result<(), String> {
+    let fail = |e: io::Error| format!("setup the player's namespaces: {e}");
+    sys::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWIPC).map_err(fail)?;
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::Dumpable);
+    let id = PLAYER_ID;
+    let map = format!("{id} {id} 1\n");
+    sys::write_file("/proc/self/setgroups", "deny")
+        .and_then(|()| sys::write_file("/proc/self/uid_map", &map))
+        .and_then(|()| sys::write_file("/proc/self/gid_map", &map))
+        .and_then(|()| forbid_user_namespaces_in(knobs))
+        .map_err(fail)
+}
+
 /// The kernel's knobs of the /proc at `proc_dir` ([`PROC_READ_ONLY`]), read-only.
-fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
+pub(super) fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
     for name in PROC_READ_ONLY {
         let path = proc_dir.join(name);
         // Bound at once (a test's view is dozens of mounts: no look first); one the kernel
@@ -706,13 +724,13 @@ fn make_masks(at: &Path, dirs: &[bool]) -> io::Result<()> {
 
 /// The masks' file and folder ([`make_masks`]), held open (as paths only) so that they can be
 /// bound after what they are on is covered.
-struct Masks {
+pub(super) struct Masks {
     file: std::fs::File,
     folder: std::fs::File,
 }
 
 impl Masks {
-    fn open(at: &Path) -> io::Result<Masks> {
+    pub(super) fn open(at: &Path) -> io::Result<Masks> {
         Ok(Masks {
             file: path_only(&at.join("file"))?,
             folder: path_only(&at.join("folder"))?,
@@ -721,7 +739,7 @@ impl Masks {
 
     /// Covers every [`PROC_MASKED`] entry of `proc_dir`, a /proc of the caller's PID
     /// namespace (where `self` is the caller).
-    fn cover(&self, proc_dir: &Path) -> io::Result<()> {
+    pub(super) fn cover(&self, proc_dir: &Path) -> io::Result<()> {
         use std::os::fd::AsRawFd;
         let seen = |f: &std::fs::File| proc_dir.join(format!("self/fd/{}", f.as_raw_fd()));
         let (file, folder) = (seen(&self.file), seen(&self.folder));

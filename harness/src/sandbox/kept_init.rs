@@ -1,0 +1,233 @@
+//! A player's init kept from test to test: the holder of a kept view ([`super::kept_view`]),
+//! PID 1 of its own PID namespace with the view as its root, stays alive and runs each test
+//! of that player in the pooled network namespace it was made in, one after the other. A
+//! test then costs no init of its own: no fork of one, no fresh PID, mount, UTS and cgroup
+//! namespaces, no /proc with its masks, no copy and teardown of the view's mounts.
+//!
+//! What each test still gets fresh, so that nothing a player does outlives its test:
+//! - its box (the working folder, HOME, /tmp, /var/tmp, /dev/shm): a new tmpfs of the test's
+//!   disk size, mounted for the test and detached after it;
+//! - a user namespace and an IPC namespace of the player's own, made by the player's process
+//!   before its exec ([`own_namespaces`]): its id mapped as in a test of its own, no further
+//!   user namespace allowed inside, a fresh keyring;
+//! - PID 2: the namespace's last pid is set back before each player starts;
+//! - the test's cgroup, made and removed by the test's supervisor as for any test;
+//! - the end of every process of the test (`kill(-1)` from PID 1, then each reaped); the CPU
+//!   time of the test is what the init's reaped children used during it.
+//!
+//! What is kept is what a player has no capability over (the read-only view, /proc with its
+//! read-only knobs and masks, the host name, the namespaces' owner). A test whose processes
+//! cannot all be reaped, or that leaves something in the network namespace, or whose box
+//! cannot be made or detached, ends the kept init: the harness then drops the network
+//! namespace and every view kept in it (its report says the test did not end clean).
+//!
+//! Only a test with a cgroup runs here: the peak memory of a test comes from its memory
+//! group (a kept init's reaped children's peak is that of every test it ran).
+//!
+//! The steps, with who does them:
+//! - the test's supervisor ([`test`]): sends the kept init the spec, the worker's CPUs, the
+//!   player's pipes, a stop pipe, a report pipe and the cgroup's entrances, over the socket it
+//!   was handed (descriptor [`SOCKET`]), then waits as for an init of its own;
+//! - the kept init ([`serve`]): runs one test per request, reports on the report pipe.
+//!
+//! May make mounts (the box, in the kept init's mount namespace), namespaces (the player's)
+//! and processes (the players); it never judges.
+
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+
+use super::spec::{Report, Spec, StartError};
+use super::{sys, view};
+
+/// The supervisor's descriptor of a test run by a kept init: the socket to it.
+pub(super) const SOCKET: RawFd = 5;
+
+/// Most descriptors a request brings: the player's three pipes, the stop and report pipes,
+/// and the cgroup's entrances.
+const MOST_FDS: usize = 16;
+
+/// What a test's supervisor asks of the kept init (the descriptors come with it).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) struct Request {
+    pub spec: Spec,
+    /// The worker's CPUs, which the player runs on (the init may have been made by another).
+    pub cpus: Vec<usize>,
+}
+
+/// What the kept init holds for every test: /proc/sys from before it was made read-only (the
+/// player's process forbids user namespaces in its own through it), the namespace's last pid,
+/// and the player's files that each test binds again below its box's places.
+pub(super) struct Served {
+    knobs: std::fs::File,
+    last_pid: std::fs::File,
+    again: Vec<(PathBuf, std::fs::File)>,
+}
+
+/// In the holder of a kept view, its view built and made its root: the parts every test of a
+/// kept init shares, made once. A UTS namespace with the test's host name, a cgroup namespace
+/// of its own, and on its /proc the knobs read-only and the masks ([`view::Masks`]), as a
+/// test's. Fails where the namespace's last pid cannot be set (a player would not be PID 2).
+pub(super) fn setup(spec: &Spec) -> io::Result<Served> {
+    let proc_dir = Path::new("/proc");
+    let knobs = view::path_only(&proc_dir.join("sys"))?;
+    let last_pid = rustix::fs::openat(
+        &knobs,
+        "kernel/ns_last_pid",
+        rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .map_err(|e| sys::named(e, "ns_last_pid"))?;
+    let last_pid = above_stdio(last_pid.into())?;
+    let knobs = above_stdio(knobs)?;
+    reset_last_pid(&last_pid)?;
+    sys::unshare(libc::CLONE_NEWUTS | libc::CLONE_NEWCGROUP)?;
+    sys::set_hostname("sandbox")?;
+    let masks = view::Masks::open(Path::new(view::BOX))?;
+    let again = view::again_binds(spec)
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let held = view::path_only(&Path::new(view::BOX).join(format!("b{i}")))?;
+            Ok((path.to_path_buf(), above_stdio(held)?))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    if !super::attribution::skips("proc") {
+        view::read_only_knobs(proc_dir)?;
+        masks.cover(proc_dir)?;
+    }
+    Ok(Served {
+        knobs,
+        last_pid,
+        again,
+    })
+}
+
+/// `file` as a descriptor above 0, 1 and 2, which each test's player's pipes take.
+fn above_stdio(file: std::fs::File) -> io::Result<std::fs::File> {
+    Ok(super::high(file.as_raw_fd(), 3)?.into())
+}
+
+/// The next process made in the namespace is PID 2 (every other one has been reaped).
+fn reset_last_pid(last_pid: &std::fs::File) -> io::Result<()> {
+    rustix::io::pwrite(last_pid, b"1", 0).map_err(|e| sys::named(e, "ns_last_pid"))?;
+    Ok(())
+}
+
+/// The kept init's life: one test per request on `socket` until the socket or `lifetime`
+/// (the harness's pipe) is closed, or a test does not end clean. Never returns.
+pub(super) fn serve(served: Served, socket: OwnedFd, lifetime: OwnedFd) -> ! {
+    // Above 0, 1 and 2, which each test's player's pipes take.
+    let moved = super::high(socket.as_raw_fd(), 3)
+        .and_then(|socket| Ok((socket, super::high(lifetime.as_raw_fd(), 3)?)));
+    drop((socket, lifetime));
+    let Ok((socket, lifetime)) = moved else {
+        super::init::exit_now(1)
+    };
+    // Taken (by /dev/null) between tests: what a request brings is never received as one of
+    // them, which its placement would then close.
+    sys::detach_stdio();
+    // SAFETY: ignoring SIGPIPE changes no memory of ours (a report no one reads any more must
+    // not end the init); each player's process resets it before its exec.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let ready = sys::poll_read(&[lifetime.as_raw_fd(), socket.as_raw_fd()], -1);
+        if ready & 1 != 0 {
+            break;
+        }
+        let (n, fds) = match sys::recv_with_fds(socket.as_raw_fd(), &mut buf, MOST_FDS) {
+            Ok((n, fds)) if n > 0 => (n, fds),
+            _ => break,
+        };
+        let Ok(request) = serde_json::from_slice::<Request>(&buf[..n]) else {
+            break;
+        };
+        if !one_test(&served, &request, fds) {
+            break;
+        }
+    }
+    super::init::exit_now(0)
+}
+
+/// Runs the test of `request` with its descriptors `fds` (see [`test`]); whether the kept
+/// init may run another.
+fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>) -> bool {
+    let mut fds = fds.into_iter();
+    let (Some(stdin), Some(stdout), Some(stderr), Some(stop), Some(report_w)) =
+        (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
+    else {
+        return false;
+    };
+    let entrances: Vec<OwnedFd> = fds.collect();
+    let spec = &request.spec;
+    if !request.cpus.is_empty() {
+        crate::os::set_affinity(&request.cpus);
+    }
+    // The player's pipes as the init's 0, 1 and 2, which its process inherits; the init lets
+    // go of them once it has started ([`super::init::run_in`]).
+    let placed = rustix::stdio::dup2_stdin(&stdin)
+        .and_then(|()| rustix::stdio::dup2_stdout(&stdout))
+        .and_then(|()| rustix::stdio::dup2_stderr(&stderr));
+    drop((stdin, stdout, stderr));
+    let mounted = placed
+        .map_err(io::Error::from)
+        .and_then(|()| mount_box(spec, &served.again));
+    let mut report = match &mounted {
+        Ok(_) => match reset_last_pid(&served.last_pid) {
+            Ok(()) => super::init::run_in(spec, &stop, None, &entrances, Some(&served.knobs)),
+            Err(e) => failed_setup(e),
+        },
+        Err(e) => failed_setup(io::Error::new(e.kind(), e.to_string())),
+    };
+    sys::detach_stdio();
+    if report.all_gone && !super::net_left::left_empty() {
+        report.all_gone = false;
+        report.notes.push(
+            "the test left a socket or flow label in its network namespace: not reused".into(),
+        );
+    }
+    let mut line = serde_json::to_vec(&report).unwrap_or_default();
+    line.push(b'\n');
+    let _ = std::fs::File::from(report_w).write_all(&line);
+    drop((stop, entrances));
+    let detached = mounted.is_ok_and(|points| detach(&points).is_ok());
+    report.all_gone && detached
+}
+
+fn failed_setup(e: io::Error) -> Report {
+    Report {
+        start_error: Some(StartError::Setup(format!("sandbox: {e}"))),
+        ..Report::default()
+    }
+}
+
+/// The test's box, with /tmp, /var/tmp and /dev/shm in it, and the player's files below them
+/// bound again; returns the mount points, in the order they were made.
+fn mount_box(spec: &Spec, again: &[(PathBuf, std::fs::File)]) -> io::Result<Vec<PathBuf>> {
+    let root = Path::new("/");
+    sys::set_umask(0o022);
+    let boxed = view::writable_box(root, spec.disk)?;
+    let mut points = vec![
+        boxed.clone(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+    ];
+    view::bind_shm(root, &boxed)?;
+    points.push(PathBuf::from("/dev/shm"));
+    for (path, held) in again {
+        view::bind_again(Path::new("/proc"), held, path)?;
+        points.push(path.clone());
+    }
+    Ok(points)
+}
+
+/// Detaches the test's mounts, the last made first.
+fn detach(points: &[PathBuf]) -> io::Result<()> {
+    for point in points.iter().rev() {
+        rustix::mount::unmount(point, rustix::mount::UnmountFlags::DETACH)
+            .map_err(|e| sys::named(e, &format!("unmount {}", point.display())))?;
+    }
+    Ok(())
+}
