@@ -6,7 +6,7 @@
 //!
 //! What each test still gets fresh, so that nothing a player does outlives its test:
 //! - its box (the working folder, HOME, /tmp, /var/tmp, /dev/shm): a new tmpfs of the test's
-//!   disk size, mounted for the test and detached after it;
+//!   disk size, detached after the test (the next one's is made as soon as it is);
 //! - a user namespace and an IPC namespace of the player's own, made by the player's process
 //!   before its exec ([`own_namespaces`]): its id mapped as in a test of its own, no further
 //!   user namespace allowed inside, a fresh keyring;
@@ -132,6 +132,7 @@ pub(super) fn serve(served: Served, socket: OwnedFd, lifetime: OwnedFd) -> ! {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     let mut buf = vec![0u8; 1 << 20];
+    let mut ahead = None;
     loop {
         let ready = sys::poll_read(&[lifetime.as_raw_fd(), socket.as_raw_fd()], -1);
         if ready & 1 != 0 {
@@ -144,16 +145,19 @@ pub(super) fn serve(served: Served, socket: OwnedFd, lifetime: OwnedFd) -> ! {
         let Ok(request) = serde_json::from_slice::<Request>(&buf[..n]) else {
             break;
         };
-        if !one_test(&served, &request, fds) {
+        if !one_test(&served, &request, fds, ahead.take()) {
             break;
         }
+        // The next test's box, made while the harness ends this one (most often of the
+        // same size).
+        ahead = mount_box(request.spec.disk, &served.again).ok();
     }
     super::init::exit_now(0)
 }
 
-/// Runs the test of `request` with its descriptors `fds` (see [`test`]); whether the kept
-/// init may run another.
-fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>) -> bool {
+/// Runs the test of `request` with its descriptors `fds` (see [`test`]), in the box made
+/// `ahead` when it has the test's size; whether the kept init may run another.
+fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>, ahead: Option<Boxed>) -> bool {
     let mut fds = fds.into_iter();
     let (Some(stdin), Some(stdout), Some(stderr), Some(stop), Some(report_w)) =
         (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
@@ -173,7 +177,7 @@ fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>) -> bool {
     drop((stdin, stdout, stderr));
     let mounted = placed
         .map_err(io::Error::from)
-        .and_then(|()| mount_box(spec, &served.again));
+        .and_then(|()| box_for(spec, &served.again, ahead));
     let mut report = match &mounted {
         Ok(_) => match reset_last_pid(&served.last_pid) {
             Ok(()) => super::init::run_in(spec, &stop, None, &entrances, Some(&served.knobs)),
@@ -192,7 +196,7 @@ fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>) -> bool {
     line.push(b'\n');
     let _ = std::fs::File::from(report_w).write_all(&line);
     drop((stop, entrances));
-    let detached = mounted.is_ok_and(|points| detach(&points).is_ok());
+    let detached = mounted.is_ok_and(|made| detach(&made.points).is_ok());
     report.all_gone && detached
 }
 
@@ -203,12 +207,35 @@ fn failed_setup(e: io::Error) -> Report {
     }
 }
 
-/// The test's box, with /tmp, /var/tmp and /dev/shm in it, and the player's files below them
-/// bound again; returns the mount points, in the order they were made.
-fn mount_box(spec: &Spec, again: &[(PathBuf, std::fs::File)]) -> io::Result<Vec<PathBuf>> {
+/// A test's box: its size, and its mount points in the order they were made.
+struct Boxed {
+    disk: u64,
+    points: Vec<PathBuf>,
+}
+
+/// The box of a test of `spec`: the one made `ahead` when it has the test's size, else a new
+/// one.
+fn box_for(
+    spec: &Spec,
+    again: &[(PathBuf, std::fs::File)],
+    ahead: Option<Boxed>,
+) -> io::Result<Boxed> {
+    match ahead {
+        Some(made) if made.disk == spec.disk => Ok(made),
+        Some(made) => {
+            detach(&made.points)?;
+            mount_box(spec.disk, again)
+        }
+        None => mount_box(spec.disk, again),
+    }
+}
+
+/// A box of `disk` bytes, with /tmp, /var/tmp and /dev/shm in it, and the player's files
+/// below them bound again.
+fn mount_box(disk: u64, again: &[(PathBuf, std::fs::File)]) -> io::Result<Boxed> {
     let root = Path::new("/");
     sys::set_umask(0o022);
-    let boxed = view::writable_box(root, spec.disk)?;
+    let boxed = view::writable_box(root, disk)?;
     let mut points = vec![
         boxed.clone(),
         PathBuf::from("/tmp"),
@@ -220,7 +247,7 @@ fn mount_box(spec: &Spec, again: &[(PathBuf, std::fs::File)]) -> io::Result<Vec<
         view::bind_again(Path::new("/proc"), held, path)?;
         points.push(path.clone());
     }
-    Ok(points)
+    Ok(Boxed { disk, points })
 }
 
 /// Detaches the test's mounts, the last made first.
