@@ -148,7 +148,9 @@ pub(super) fn attribute(n: u64, open: &Containment, sandboxed: &Containment) -> 
     Ok(())
 }
 
-/// The CPU time (user and system) of the harness's reaped children so far.
+/// The CPU time (user and system) of the harness's reaped children so far, and of the
+/// players' kept inits (not the harness's children) with the players they reaped.
 fn children_cpu() -> Duration {
-    Duration::from_micros(crate::os::children_usage().0)
+    let kept = crate::sandbox::net::kept_inits_cpu_us();
+    Duration::from_micros(crate::os::children_usage().0 + kept)
 }

@@ -7,9 +7,9 @@
 //! What each test still gets fresh, so that nothing a player does outlives its test:
 //! - its box (the working folder, HOME, /tmp, /var/tmp, /dev/shm): a new tmpfs of the test's
 //!   disk size, detached after the test (the next one's is made as soon as it is);
-//! - a user namespace and an IPC namespace of the player's own, made by the player's process
-//!   before its exec ([`own_namespaces`]): its id mapped as in a test of its own, no further
-//!   user namespace allowed inside, a fresh keyring;
+//! - a user namespace and an IPC namespace of the player's own, made by the player's
+//!   process before its exec ([`view::own_namespaces`]): its id mapped as in a test of its
+//!   own, no further user namespace allowed inside, a fresh keyring;
 //! - PID 2: the namespace's last pid is set back before each player starts;
 //! - the test's cgroup, made and removed by the test's supervisor as for any test;
 //! - the end of every process of the test (`kill(-1)` from PID 1, then each reaped); the CPU
@@ -25,9 +25,10 @@
 //! group (a kept init's reaped children's peak is that of every test it ran).
 //!
 //! The steps, with who does them:
-//! - the test's supervisor ([`test`]): sends the kept init the spec, the worker's CPUs, the
-//!   player's pipes, a stop pipe, a report pipe and the cgroup's entrances, over the socket it
-//!   was handed (descriptor [`SOCKET`]), then waits as for an init of its own;
+//! - the test's supervisor (`supervisor::kept_init_test`): sends the kept init the spec, the
+//!   worker's CPUs, the player's pipes, a stop pipe, a report pipe and the cgroup's
+//!   entrances ([`Request`]), over the socket it was handed (descriptor [`SOCKET`]), then
+//!   waits as for an init of its own;
 //! - the kept init ([`serve`]): runs one test per request, reports on the report pipe.
 //!
 //! May make mounts (the box, in the kept init's mount namespace), namespaces (the player's)
@@ -47,7 +48,9 @@ pub(super) const SOCKET: RawFd = 5;
 /// and the cgroup's entrances.
 const MOST_FDS: usize = 16;
 
-/// What a test's supervisor asks of the kept init (the descriptors come with it).
+/// What a test's supervisor asks of the kept init. The descriptors come with it, in this
+/// order: the player's stdin, stdout and stderr, the stop pipe (end of file: end the test),
+/// the report pipe, then the cgroup's entrances.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Request {
     pub spec: Spec,
@@ -155,7 +158,7 @@ pub(super) fn serve(served: Served, socket: OwnedFd, lifetime: OwnedFd) -> ! {
     super::init::exit_now(0)
 }
 
-/// Runs the test of `request` with its descriptors `fds` (see [`test`]), in the box made
+/// Runs the test of `request` with its descriptors `fds` (see [`Request`]), in the box made
 /// `ahead` when it has the test's size; whether the kept init may run another.
 fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>, ahead: Option<Boxed>) -> bool {
     let mut fds = fds.into_iter();

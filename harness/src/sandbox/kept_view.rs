@@ -61,6 +61,35 @@ struct KeptInit {
     /// Held for its end of file alone.
     _lifetime: std::fs::File,
     helper: libc::pid_t,
+    /// The init's pid on the host (read by the attribution build only).
+    #[cfg_attr(not(feature = "attribution"), allow(dead_code))]
+    holder: libc::pid_t,
+}
+
+impl Kept {
+    #[cfg(feature = "attribution")]
+    /// The CPU time (µs) its kept inits have used so far, with that of the players they
+    /// reaped (for the bench's attribution: none of it is the harness's children's).
+    pub(crate) fn inits_cpu_us(&self) -> u64 {
+        let ticks = self
+            .views
+            .iter()
+            .filter_map(|v| v.init.as_ref())
+            .filter_map(|init| {
+                // utime, stime, cutime, cstime: the 12th to 15th fields from the state on.
+                super::tree_cpu::stat_fields(init.holder, |fields| {
+                    Some(
+                        fields
+                            .skip(11)
+                            .take(4)
+                            .filter_map(|v| v.parse::<u64>().ok())
+                            .sum::<u64>(),
+                    )
+                })
+            })
+            .sum();
+        super::tree_cpu::ticks_to_us(ticks)
+    }
 }
 
 impl KeptInit {
@@ -208,10 +237,10 @@ fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
         let open = |what: &str| -> io::Result<OwnedFd> {
             Ok(std::fs::File::open(format!("/proc/{holder}/ns/{what}"))?.into())
         };
-        Ok((open("user")?, open("mnt")?, init == "k"))
+        Ok((open("user")?, open("mnt")?, (init == "k").then_some(holder)))
     })();
     match opened {
-        Ok((user, mnt, true)) => Ok(KeptView {
+        Ok((user, mnt, Some(holder))) => Ok(KeptView {
             key: key.to_string(),
             user,
             mnt,
@@ -219,6 +248,7 @@ fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
                 socket,
                 _lifetime: input,
                 helper: pid,
+                holder,
             }),
         }),
         opened => {

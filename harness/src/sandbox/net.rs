@@ -49,6 +49,14 @@ pub(crate) fn take() -> io::Result<NetNs> {
     }
 }
 
+/// The CPU time (µs) used so far by the kept inits of the namespaces in the pool (and the
+/// players they reaped): for the bench's attribution, between tests.
+#[cfg(feature = "attribution")]
+pub(crate) fn kept_inits_cpu_us() -> u64 {
+    let pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    pool.iter().map(|ns| ns.kept.inits_cpu_us()).sum()
+}
+
 /// Hands a namespace back once every process of the test that held it is gone.
 pub(crate) fn give_back(ns: NetNs) {
     POOL.lock().unwrap_or_else(|e| e.into_inner()).push(ns);
