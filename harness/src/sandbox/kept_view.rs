@@ -92,6 +92,14 @@ impl Kept {
     }
 }
 
+impl Kept {
+    /// Drops the views whose kept init has ended (killed by anyone): made again when needed.
+    fn drop_ended(&mut self) {
+        self.views
+            .retain(|v| v.init.as_ref().is_none_or(KeptInit::alive));
+    }
+}
+
 impl KeptInit {
     /// Whether the init is still there: it never writes to the harness's end of the socket,
     /// which reads (end of file) once the init's end is closed.
@@ -182,9 +190,7 @@ impl Kept {
         if self.failed.iter().any(|k| k == key) {
             return None;
         }
-        // A kept init that has ended (killed by anyone) is made again.
-        self.views
-            .retain(|v| v.init.as_ref().is_none_or(KeptInit::alive));
+        self.drop_ended();
         if !self.views.iter().any(|v| v.key == key) {
             match make(pool, spec, key) {
                 Ok(view) => {
@@ -425,4 +431,60 @@ pub(super) fn map_test_ids(pid: libc::pid_t, spec: &Spec) -> io::Result<()> {
     };
     sys::write_file(&format!("/proc/{pid}/uid_map"), &map)?;
     sys::write_file(&format!("/proc/{pid}/gid_map"), &map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view with a kept init at the other end of `peer`'s socket pair (or of none, where
+    /// `peer` is false: that init has ended); its helper a child that has exited.
+    fn view(key: &str, peer: bool) -> (KeptView, Option<OwnedFd>) {
+        // Started first: until its exec, a child holds a copy of every descriptor.
+        let helper = std::process::Command::new("true").spawn().unwrap().id() as libc::pid_t;
+        let (socket, init_end) = rustix::net::socketpair(
+            rustix::net::AddressFamily::UNIX,
+            rustix::net::SocketType::SEQPACKET,
+            rustix::net::SocketFlags::CLOEXEC,
+            None,
+        )
+        .unwrap();
+        let null = || -> OwnedFd { std::fs::File::open("/dev/null").unwrap().into() };
+        let lifetime = std::fs::File::open("/dev/null").unwrap();
+        let init = KeptInit {
+            socket,
+            _lifetime: lifetime,
+            helper,
+            holder: helper,
+        };
+        let view = KeptView {
+            key: key.into(),
+            user: null(),
+            mnt: null(),
+            init: Some(init),
+        };
+        (view, peer.then_some(init_end))
+    }
+
+    #[test]
+    fn a_view_whose_kept_init_has_ended_is_dropped_and_one_whose_init_is_there_kept() {
+        let (alive, _init) = view("alive", true);
+        let (ended, none) = view("ended", false);
+        assert!(none.is_none());
+        // A child another test started meanwhile holds a copy of the ended init's end until
+        // its own exec: wait (bounded) until no process holds it.
+        let socket = ended.init.as_ref().unwrap().socket.as_raw_fd();
+        assert_eq!(
+            sys::poll_read(&[socket], 10_000),
+            1,
+            "the ended init's end is held"
+        );
+        let mut kept = Kept {
+            views: vec![alive, ended],
+            failed: vec![],
+        };
+        kept.drop_ended();
+        let keys: Vec<&str> = kept.views.iter().map(|v| v.key.as_str()).collect();
+        assert_eq!(keys, ["alive"]);
+    }
 }
