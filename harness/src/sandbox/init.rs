@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::cgroup::TestGroup;
 use super::spec::{Mode, Report, Spec, StartError};
 use super::supervisor::Command;
-use super::tree_cpu::{self, stat_fields, TreeCpu};
+use super::tree_cpu::{self, cpu_us_of, stat_fields, TreeCpu};
 use super::{spawn_shared, sys, view};
 
 /// Time allowed to kill and reap what is left of a test.
@@ -608,27 +608,6 @@ fn unreaped_cpu_us(mode: Mode, player: libc::pid_t) -> u64 {
         .filter(|&pid| pid != player || parent_of(pid) == Some(me))
         .collect();
     cpu_us_of(&pids)
-}
-
-/// The CPU time (µs) of these processes, each one's own and that of the children it reaped,
-/// from `/proc/<pid>/stat`; a process gone counts nothing.
-fn cpu_us_of(pids: &[libc::pid_t]) -> u64 {
-    let ticks = pids
-        .iter()
-        .filter_map(|&pid| {
-            // utime, stime, cutime, cstime: fields 14-17, the 12th to 15th from the state on.
-            stat_fields(pid, |fields| {
-                Some(
-                    fields
-                        .skip(11)
-                        .take(4)
-                        .map(|v| v.parse::<u64>().unwrap_or(0))
-                        .sum::<u64>(),
-                )
-            })
-        })
-        .sum();
-    tree_cpu::ticks_to_us(ticks)
 }
 
 /// The caller's descendants (processes whose parent chain reaches it) and `first`.

@@ -35,7 +35,7 @@
 //! and processes (the players); it never judges.
 
 use std::io::{self, Write};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
 use super::spec::{Report, Spec, StartError};
@@ -61,7 +61,7 @@ pub(super) struct Request {
 /// What the kept init holds for every test: /proc/sys from before it was made read-only (the
 /// player's process forbids user namespaces in its own through it), the namespace's last pid,
 /// and the player's files that each test binds again below its box's places.
-pub(super) struct Served {
+pub(super) struct Made {
     knobs: std::fs::File,
     last_pid: std::fs::File,
     again: Vec<(PathBuf, std::fs::File)>,
@@ -71,7 +71,7 @@ pub(super) struct Served {
 /// kept init shares, made once. A UTS namespace with the test's host name, a cgroup namespace
 /// of its own, and on its /proc the knobs read-only and the masks ([`view::Masks`]), as a
 /// test's. Fails where the namespace's last pid cannot be set (a player would not be PID 2).
-pub(super) fn setup(spec: &Spec) -> io::Result<Served> {
+pub(super) fn setup(spec: &Spec) -> io::Result<Made> {
     let proc_dir = Path::new("/proc");
     let knobs = view::path_only(&proc_dir.join("sys"))?;
     let last_pid = rustix::fs::openat(
@@ -81,34 +81,27 @@ pub(super) fn setup(spec: &Spec) -> io::Result<Served> {
         rustix::fs::Mode::empty(),
     )
     .map_err(|e| sys::named(e, "ns_last_pid"))?;
-    let last_pid = above_stdio(last_pid.into())?;
-    let knobs = above_stdio(knobs)?;
+    let last_pid: std::fs::File = above_stdio(last_pid)?;
+    let knobs: std::fs::File = above_stdio(knobs)?;
     reset_last_pid(&last_pid)?;
     sys::unshare(libc::CLONE_NEWUTS | libc::CLONE_NEWCGROUP)?;
     sys::set_hostname("sandbox")?;
     let masks = view::Masks::open(Path::new(view::BOX))?;
-    let again = view::again_binds(spec)
+    let again = view::held_again(spec)?
         .into_iter()
-        .enumerate()
-        .map(|(i, path)| {
-            let held = view::path_only(&Path::new(view::BOX).join(format!("b{i}")))?;
-            Ok((path.to_path_buf(), above_stdio(held)?))
-        })
+        .map(|(path, held)| Ok((path.to_path_buf(), above_stdio(held)?)))
         .collect::<io::Result<Vec<_>>>()?;
-    if !super::attribution::skips("proc") {
-        view::read_only_knobs(proc_dir)?;
-        masks.cover(proc_dir)?;
-    }
-    Ok(Served {
+    view::protect_proc(proc_dir, &masks)?;
+    Ok(Made {
         knobs,
         last_pid,
         again,
     })
 }
 
-/// `file` as a descriptor above 0, 1 and 2, which each test's player's pipes take.
-fn above_stdio(file: std::fs::File) -> io::Result<std::fs::File> {
-    Ok(super::high(file.as_raw_fd(), 3)?.into())
+/// A copy of `fd` above 0, 1 and 2, which each test's player's pipes take.
+fn above_stdio<T: From<OwnedFd>>(fd: impl AsFd) -> io::Result<T> {
+    Ok(super::high(fd.as_fd().as_raw_fd(), 3)?.into())
 }
 
 /// The next process made in the namespace is PID 2 (every other one has been reaped).
@@ -119,10 +112,9 @@ fn reset_last_pid(last_pid: &std::fs::File) -> io::Result<()> {
 
 /// The kept init's life: one test per request on `socket` until the socket or `lifetime`
 /// (the harness's pipe) is closed, or a test does not end clean. Never returns.
-pub(super) fn serve(served: Served, socket: OwnedFd, lifetime: OwnedFd) -> ! {
-    // Above 0, 1 and 2, which each test's player's pipes take.
-    let moved = super::high(socket.as_raw_fd(), 3)
-        .and_then(|socket| Ok((socket, super::high(lifetime.as_raw_fd(), 3)?)));
+pub(super) fn serve(made: Made, socket: OwnedFd, lifetime: OwnedFd) -> ! {
+    let moved = above_stdio::<OwnedFd>(&socket)
+        .and_then(|socket| Ok((socket, above_stdio::<OwnedFd>(&lifetime)?)));
     drop((socket, lifetime));
     let Ok((socket, lifetime)) = moved else {
         super::init::exit_now(1)
@@ -148,19 +140,19 @@ pub(super) fn serve(served: Served, socket: OwnedFd, lifetime: OwnedFd) -> ! {
         let Ok(request) = serde_json::from_slice::<Request>(&buf[..n]) else {
             break;
         };
-        if !one_test(&served, &request, fds, ahead.take()) {
+        if !one_test(&made, &request, fds, ahead.take()) {
             break;
         }
         // The next test's box, made while the harness ends this one (most often of the
         // same size).
-        ahead = mount_box(request.spec.disk, &served.again).ok();
+        ahead = mount_box(request.spec.disk, &made.again).ok();
     }
     super::init::exit_now(0)
 }
 
 /// Runs the test of `request` with its descriptors `fds` (see [`Request`]), in the box made
 /// `ahead` when it has the test's size; whether the kept init may run another.
-fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>, ahead: Option<Boxed>) -> bool {
+fn one_test(made: &Made, request: &Request, fds: Vec<OwnedFd>, ahead: Option<Boxed>) -> bool {
     let mut fds = fds.into_iter();
     let (Some(stdin), Some(stdout), Some(stderr), Some(stop), Some(report_w)) =
         (fds.next(), fds.next(), fds.next(), fds.next(), fds.next())
@@ -180,13 +172,11 @@ fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>, ahead: Option
     drop((stdin, stdout, stderr));
     let mounted = placed
         .map_err(io::Error::from)
-        .and_then(|()| box_for(spec, &served.again, ahead));
-    let mut report = match &mounted {
-        Ok(_) => match reset_last_pid(&served.last_pid) {
-            Ok(()) => super::init::run_in(spec, &stop, None, &entrances, Some(&served.knobs)),
-            Err(e) => failed_setup(e),
-        },
-        Err(e) => failed_setup(io::Error::new(e.kind(), e.to_string())),
+        .and_then(|()| box_for(spec, &made.again, ahead));
+    let mut report = match mounted.as_ref().map(|_| reset_last_pid(&made.last_pid)) {
+        Ok(Ok(())) => super::init::run_in(spec, &stop, None, &entrances, Some(&made.knobs)),
+        Ok(Err(e)) => failed_setup(&e),
+        Err(e) => failed_setup(e),
     };
     sys::detach_stdio();
     if report.all_gone && !super::net_left::left_empty() {
@@ -203,7 +193,7 @@ fn one_test(served: &Served, request: &Request, fds: Vec<OwnedFd>, ahead: Option
     report.all_gone && detached
 }
 
-fn failed_setup(e: io::Error) -> Report {
+fn failed_setup(e: &io::Error) -> Report {
     Report {
         start_error: Some(StartError::Setup(format!("sandbox: {e}"))),
         ..Report::default()

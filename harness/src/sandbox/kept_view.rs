@@ -66,40 +66,6 @@ struct KeptInit {
     holder: libc::pid_t,
 }
 
-impl Kept {
-    #[cfg(feature = "attribution")]
-    /// The CPU time (µs) its kept inits have used so far, with that of the players they
-    /// reaped (for the bench's attribution: none of it is the harness's children's).
-    pub(crate) fn inits_cpu_us(&self) -> u64 {
-        let ticks = self
-            .views
-            .iter()
-            .filter_map(|v| v.init.as_ref())
-            .filter_map(|init| {
-                // utime, stime, cutime, cstime: the 12th to 15th fields from the state on.
-                super::tree_cpu::stat_fields(init.holder, |fields| {
-                    Some(
-                        fields
-                            .skip(11)
-                            .take(4)
-                            .filter_map(|v| v.parse::<u64>().ok())
-                            .sum::<u64>(),
-                    )
-                })
-            })
-            .sum();
-        super::tree_cpu::ticks_to_us(ticks)
-    }
-}
-
-impl Kept {
-    /// Drops the views whose kept init has ended (killed by anyone): made again when needed.
-    fn drop_ended(&mut self) {
-        self.views
-            .retain(|v| v.init.as_ref().is_none_or(KeptInit::alive));
-    }
-}
-
 impl KeptInit {
     /// Whether the init is still there: it never writes to the harness's end of the socket,
     /// which reads (end of file) once the init's end is closed.
@@ -177,10 +143,28 @@ pub(crate) fn key(spec: &Spec) -> Option<String> {
 }
 
 impl Kept {
+    #[cfg(feature = "attribution")]
+    /// The CPU time (µs) its kept inits have used so far, with that of the players they
+    /// reaped (for the bench's attribution: none of it is the harness's children's).
+    pub(crate) fn inits_cpu_us(&self) -> u64 {
+        let holders: Vec<libc::pid_t> = self
+            .views
+            .iter()
+            .filter_map(|v| Some(v.init.as_ref()?.holder))
+            .collect();
+        super::tree_cpu::cpu_us_of(&holders)
+    }
+
+    /// Drops the views whose kept init has ended (killed by anyone): made again when needed.
+    fn drop_ended(&mut self) {
+        self.views
+            .retain(|v| v.init.as_ref().is_none_or(KeptInit::alive));
+    }
+
     /// The kept view of `key` (for `spec`), made now from the pooled namespaces `pool` (their
-    /// user, network and, where there is one, mount namespace) if there is none; its mount
-    /// and user namespaces. `None` where one cannot be made (the test then builds its whole
-    /// view).
+    /// user, network and, where there is one, mount namespace) if there is none: its kept
+    /// init's socket, else its mount and user namespaces. `None` where one cannot be made (the
+    /// test then builds its whole view).
     pub(crate) fn find_or_make(
         &mut self,
         pool: &[RawFd],
@@ -361,10 +345,10 @@ fn holder(spec: &Spec, go: OwnedFd, ready: OwnedFd) -> ! {
     if std::fs::File::from(go).read(&mut byte).ok() != Some(1) || byte[0] != b'!' {
         super::init::exit_now(1);
     }
-    let (answer, served) = match view::build_shared(spec) {
+    let (answer, made) = match view::build_shared(spec) {
         // A kept init leaves a test's peak memory to its memory group: with a cgroup only.
         Ok(()) if spec.cgroups.is_some() => match super::kept_init::setup(spec) {
-            Ok(served) => ("!k".to_string(), Some(served)),
+            Ok(made) => ("!k".to_string(), Some(made)),
             Err(_) => ("!".to_string(), None),
         },
         Ok(()) => ("!".to_string(), None),
@@ -374,8 +358,8 @@ fn holder(spec: &Spec, go: OwnedFd, ready: OwnedFd) -> ! {
     // SAFETY: descriptors 0 and 2 are the helper's input and the kept init's socket,
     // inherited and owned by nothing else here; this process never returns.
     let (lifetime, socket) = unsafe { (OwnedFd::from_raw_fd(0), OwnedFd::from_raw_fd(2)) };
-    match served {
-        Some(served) => super::kept_init::serve(served, socket, lifetime),
+    match made {
+        Some(made) => super::kept_init::serve(made, socket, lifetime),
         None => {
             drop(socket);
             wait_for_end(lifetime);

@@ -282,12 +282,11 @@ fn namespaces(
         return setup(e, "cannot map the test's user ids");
     }
     let _ = std::fs::File::from(go_w).write_all(b"!");
-    await_end(spec, pid, control, stop_w, &report_r)
+    await_end(spec, Some(pid), control, stop_w, &report_r)
 }
 
 /// In the supervisor of a test with `kept_init`: hands the test to the kept init and waits
-/// for its end (the harness closes the control pipe, or the init reports), as for an init of
-/// the test's own. The kept init checks the network namespace itself.
+/// for its end as for an init of the test's own ([`await_end`]).
 fn kept_init_test(spec: &Spec, control: &OwnedFd, entrances: &[OwnedFd]) -> Report {
     let setup = |e: std::io::Error, what: &str| Report {
         start_error: Some(StartError::of_setup(&e, what)),
@@ -313,20 +312,16 @@ fn kept_init_test(spec: &Spec, control: &OwnedFd, entrances: &[OwnedFd]) -> Repo
     if let Err(e) = sent {
         return setup(e, "cannot reach the player's kept init");
     }
-    let ready = sys::poll_read(&[control.as_raw_fd(), report_r.as_raw_fd()], -1);
-    if ready & 2 == 0 {
-        // Ask the init to end the test (end of file on its stop pipe).
-        drop(stop_w);
-    }
-    read_init_report(None, &report_r).0
+    await_end(spec, None, control, stop_w, &report_r).0
 }
 
 /// Waits for the end of the test: the harness closes the control pipe, or the init reports
 /// (it does once the player has ended and every process of the test is reaped). Then the
-/// init's report ([`read_init_report`]).
+/// init's report ([`read_init_report`]); `pid` is the test's own init, `None` for a kept
+/// init.
 fn await_end(
     spec: &Spec,
-    pid: libc::pid_t,
+    pid: Option<libc::pid_t>,
     control: &OwnedFd,
     stop_w: OwnedFd,
     report_r: &OwnedFd,
@@ -336,8 +331,10 @@ fn await_end(
         // Ask the init to end the test (end of file on its stop pipe).
         drop(stop_w);
     }
-    let (mut report, init) = read_init_report(Some(pid), report_r);
-    if spec.shared_net && report.all_gone && !super::net_left::left_empty() {
+    let (mut report, init) = read_init_report(pid, report_r);
+    // A kept init (`pid` `None`) looks at the network namespace itself: the supervisor is not
+    // in it.
+    if pid.is_some() && spec.shared_net && report.all_gone && !super::net_left::left_empty() {
         // What outlives a test's processes in the pooled network namespace: it goes back to
         // the pool only without any (else the kernel frees it once that is gone).
         report.all_gone = false;

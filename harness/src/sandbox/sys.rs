@@ -417,26 +417,23 @@ pub(crate) fn close_from(first: RawFd, keep: Option<RawFd>) {
 }
 
 /// Points descriptors 0, 1 and 2 at /dev/null: the player's pipes must be held by the player
-/// alone, so that its closing them is seen at once. /dev/null is opened once per process
-/// (a kept init does this at every test) and held above 2.
+/// alone, so that its closing them is seen at once.
 pub(crate) fn detach_stdio() {
-    static NULL: std::sync::OnceLock<Option<OwnedFd>> = std::sync::OnceLock::new();
-    let null = NULL.get_or_init(|| {
-        use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDWR | OFlags::CLOEXEC;
-        let null = rustix::fs::open(c"/dev/null", flags, Mode::empty()).ok()?;
-        // Never one of 0, 1, 2 (they may be closed now), which the copies below replace.
-        rustix::io::fcntl_dupfd_cloexec(&null, 3).ok()
-    });
-    match null {
-        Some(null) => {
-            let _ = rustix::stdio::dup2_stdin(null);
-            let _ = rustix::stdio::dup2_stdout(null);
-            let _ = rustix::stdio::dup2_stderr(null);
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDWR | OFlags::CLOEXEC;
+    match rustix::fs::open(c"/dev/null", flags, Mode::empty()) {
+        Ok(null) => {
+            let _ = rustix::stdio::dup2_stdin(&null);
+            let _ = rustix::stdio::dup2_stdout(&null);
+            let _ = rustix::stdio::dup2_stderr(&null);
+            // Opened as one of 0, 1, 2 (they were closed): it stays open as that one.
+            if null.as_raw_fd() <= 2 {
+                let _ = std::os::fd::IntoRawFd::into_raw_fd(null);
+            }
         }
         // SAFETY: closes the standard descriptors, which nothing of this process uses after
         // this call (its callers start a player that must not hold them).
-        None => unsafe {
+        Err(_) => unsafe {
             for fd in 0..3 {
                 libc::close(fd);
             }

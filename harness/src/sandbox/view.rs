@@ -370,7 +370,7 @@ fn bound_again(path: &Path) -> bool {
 }
 
 /// The player's files a test binds again ([`bound_again`]), in the spec's order.
-pub(super) fn again_binds(spec: &Spec) -> Vec<&Path> {
+fn again_binds(spec: &Spec) -> Vec<&Path> {
     spec.binds
         .iter()
         .map(|b| b.path.as_path())
@@ -399,11 +399,7 @@ pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
         let root = Path::new("/");
         sys::set_umask(0o022);
         let masks = Masks::open(Path::new(BOX))?;
-        let again = again_binds(spec)
-            .into_iter()
-            .enumerate()
-            .map(|(i, path)| Ok((path, path_only(&Path::new(BOX).join(format!("b{i}")))?)))
-            .collect::<io::Result<Vec<_>>>()?;
+        let again = held_again(spec)?;
         step.set("box");
         let boxed = writable_box(root, spec.disk)?;
         step.set("dev");
@@ -417,13 +413,31 @@ pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
         }
         step.set("proc");
         let knobs = path_only(&proc_dir.join("sys"))?;
-        if !super::attribution::skips("proc") {
-            read_only_knobs(proc_dir)?;
-            masks.cover(proc_dir)?;
-        }
+        protect_proc(proc_dir, &masks)?;
         sys::set_hostname("sandbox")?;
         Ok(knobs)
     })
+}
+
+/// The player's files each test binds again ([`again_binds`]), held open (as paths only)
+/// from their places below the box's mount point in a shared view ([`build_shared`]), to be
+/// bound after a box covers them.
+pub(super) fn held_again(spec: &Spec) -> io::Result<Vec<(&Path, std::fs::File)>> {
+    again_binds(spec)
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| Ok((path, path_only(&Path::new(BOX).join(format!("b{i}")))?)))
+        .collect()
+}
+
+/// The kernel's knobs of the /proc at `proc_dir` read-only and its [`PROC_MASKED`] covered
+/// by `masks` (both left out by the attribution build's `proc`).
+pub(super) fn protect_proc(proc_dir: &Path, masks: &Masks) -> io::Result<()> {
+    if super::attribution::skips("proc") {
+        return Ok(());
+    }
+    read_only_knobs(proc_dir)?;
+    masks.cover(proc_dir)
 }
 
 /// Binds `held` (a read-only bind of the shared view, held open by path) at `path` again,
@@ -665,7 +679,7 @@ pub(super) fn own_namespaces(knobs: &std::fs::File) -> Result<(), String> {
 }
 
 /// The kernel's knobs of the /proc at `proc_dir` ([`PROC_READ_ONLY`]), read-only.
-pub(super) fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
+fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
     for name in PROC_READ_ONLY {
         let path = proc_dir.join(name);
         // Bound at once (a test's view is dozens of mounts: no look first); one the kernel
@@ -739,7 +753,7 @@ impl Masks {
 
     /// Covers every [`PROC_MASKED`] entry of `proc_dir`, a /proc of the caller's PID
     /// namespace (where `self` is the caller).
-    pub(super) fn cover(&self, proc_dir: &Path) -> io::Result<()> {
+    fn cover(&self, proc_dir: &Path) -> io::Result<()> {
         use std::os::fd::AsRawFd;
         let seen = |f: &std::fs::File| proc_dir.join(format!("self/fd/{}", f.as_raw_fd()));
         let (file, folder) = (seen(&self.file), seen(&self.folder));
