@@ -344,15 +344,20 @@ fn proc_root(as_user: Option<u32>) {
         Some(uid) => plan.run_as_and_check(uid).1,
     };
     expect_verdict(&rows, "proc-root", &["OK"]);
-    let log = s.log("proc-root", 1);
-    assert!(reached(&log).is_empty(), "{log}");
+    proc_root_held(&s.log("proc-root", 1));
+}
+
+/// What the `proc-root` fixture's log must show: every attempt made and refused, and no
+/// host path in its mountinfo.
+fn proc_root_held(log: &str) {
+    assert!(reached(log).is_empty(), "{log}");
     for file in ["kcore", "keys", "timer_list", "slabinfo", "vmallocinfo"] {
         let path = format!("/proc/{file}");
         if std::path::Path::new(&path).exists() {
-            expect_blocked(&log, &format!("read {path}"));
+            expect_blocked(log, &format!("read {path}"));
         }
     }
-    expect_blocked(&log, "write /proc/sys/kernel");
+    expect_blocked(log, "write /proc/sys/kernel");
     let mounts: Vec<&str> = log
         .lines()
         .filter_map(|l| l.strip_prefix("MOUNT "))
@@ -362,6 +367,11 @@ fn proc_root(as_user: Option<u32>) {
         let (left, right) = line.split_once(" - ").unwrap();
         let fields: Vec<&str> = left.split(' ').collect();
         let (root, point, fstype) = (fields[3], fields[4], right.split(' ').next().unwrap());
+        // Nothing is kept under the box's mount point but the box (a covered mount shows).
+        assert!(
+            !point.starts_with("/box/"),
+            "a mount under the box:\n{line}"
+        );
         let own = ["tmpfs", "proc", "devtmpfs"].contains(&fstype);
         assert!(
             own || root == "/" || root == point,
@@ -382,6 +392,44 @@ fn proc_hides_what_containers_hide_sandboxed_unprivileged() {
         return;
     }
     proc_root(Some(free_uid(62_200)));
+}
+
+/// The `proc-root` fixture's folder moved below each of the places a test's box covers
+/// (/tmp, /var/tmp, /dev/shm), where the kept view shows it again in each test (by a kept
+/// init with a cgroup, by a test's own init without): over three tests, each one's
+/// mountinfo (which lists covered mounts too) names no host path.
+#[test]
+fn a_player_below_the_boxs_places_shows_no_host_path() {
+    let places = ["/tmp", "/var/tmp", "/dev/shm"];
+    for (place, mode) in places
+        .iter()
+        .flat_map(|p| [(p, Mode::Default), (p, Mode::NoCgroup)])
+    {
+        let s = Scratch::new("proc-root-placed");
+        let built = s.hostile("proc-root", "proc-root", &[]);
+        // Named without the test's token, which the run's check looks for as a leftover.
+        let placed = tempfile::Builder::new()
+            .prefix("harness-placed-")
+            .tempdir_in(place)
+            .unwrap();
+        let dir = placed.path().to_path_buf();
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        for entry in std::fs::read_dir(&built).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        let mut plan = Plan::new(&s, mode, &[1, 2, 3], vec![dir.clone(), s.good()]);
+        plan.threads = 1;
+        let rows = plan.run_and_check().1;
+        expect_verdict(&rows, "proc-root", &["OK"]);
+        for seed in [1, 2, 3] {
+            let log = s.log("proc-root", seed);
+            // Its own folder is shown at its path (a line of its mountinfo).
+            assert!(log.contains(&dir.display().to_string()), "{place}:\n{log}");
+            proc_root_held(&log);
+        }
+    }
 }
 
 /// Three tests one after the other in the run's pooled network namespace, each after a TCP

@@ -319,35 +319,40 @@ fn pivot_read_only(root: &Path) -> io::Result<()> {
 }
 
 /// Builds the part of a view every test of the same player shares ([`super::kept_view`]) on
-/// `spec.root` and makes it the root, read-only: [`shared_parts`], with, at the box's mount
-/// point (where each test's box covers them), the masks of /proc (see [`mask`]) and the
-/// player's files that each test shows again below the box's places ([`bound_again`]), and a
-/// /proc of the builder's own PID namespace (empty once it has ended), which lets each test
-/// mount its own /proc over it (the kernel lets a user namespace mount a /proc only where
-/// one is already fully visible). Must run in fresh user, mount and PID namespaces.
+/// `spec.root` and makes it the root, read-only: [`shared_parts`], with the masks of /proc
+/// at the box's mount point (see [`mask`]), the player's files that each test shows again
+/// below the box's places ([`bound_again`]) at their own paths (where each test's box covers
+/// them, and whence it takes them: a covered mount still shows in mountinfo, and this way it
+/// names no other path than its visible copy), and a /proc of the builder's own PID
+/// namespace (empty once it has ended), which lets each test mount its own /proc over it
+/// (the kernel lets a user namespace mount a /proc only where one is already fully visible).
+/// Must run in fresh user, mount and PID namespaces.
 pub(super) fn build_shared(spec: &Spec) -> io::Result<()> {
     in_steps(|step| {
         shared_parts(spec, step, false)?;
         step.set("masks");
         let root = spec.root.as_path();
-        let boxed = inside(root, Path::new(BOX));
-        let again = again_binds(spec);
-        let dirs = again
-            .iter()
-            .map(|b| std::fs::metadata(b).map(|m| m.is_dir()))
-            .collect::<io::Result<Vec<_>>>()?;
-        make_masks(&boxed, &dirs)?;
+        make_masks(&inside(root, Path::new(BOX)))?;
         step.set("binds");
-        for (i, path) in again.iter().enumerate() {
-            let target = boxed.join(format!("b{i}"));
+        let again = again_binds(spec);
+        let shm = inside(root, Path::new("/dev/shm"));
+        let below_shm = again.iter().any(|p| p.starts_with("/dev/shm"));
+        if below_shm {
+            // /dev is read-only already: the mount points go in a tmpfs of their own.
             sys::mount(
-                Some(path),
-                &target,
-                None,
-                libc::MS_BIND | libc::MS_REC,
-                None,
+                Some(Path::new("tmpfs")),
+                &shm,
+                Some("tmpfs"),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                Some("size=64k,mode=755"),
             )?;
-            make_read_only(path, &target, Exec::Allowed)?;
+        }
+        for path in &again {
+            bind_ro(path, &inside(root, path), Exec::Allowed)?;
+        }
+        if below_shm {
+            let flags = libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
+            sys::mount(None, &shm, None, flags | libc::MS_NOEXEC, None)?;
         }
         step.set("proc");
         let proc_dir = root.join("proc");
@@ -420,13 +425,12 @@ pub(super) fn finish_shared(spec: &Spec) -> io::Result<std::fs::File> {
 }
 
 /// The player's files each test binds again ([`again_binds`]), held open (as paths only)
-/// from their places below the box's mount point in a shared view ([`build_shared`]), to be
-/// bound after a box covers them.
+/// from their own paths in a shared view ([`build_shared`]) before a box covers them, to be
+/// bound again over it.
 pub(super) fn held_again(spec: &Spec) -> io::Result<Vec<(&Path, std::fs::File)>> {
     again_binds(spec)
         .into_iter()
-        .enumerate()
-        .map(|(i, path)| Ok((path, path_only(&Path::new(BOX).join(format!("b{i}")))?)))
+        .map(|path| Ok((path, path_only(path)?)))
         .collect()
 }
 
@@ -699,28 +703,19 @@ fn read_only_knobs(proc_dir: &Path) -> io::Result<()> {
 /// the old root already shown where it is needed: the pivot detaches it with the old root,
 /// where an unmount of its own would make every test wait for an RCU grace period.
 fn mask(spare: &Path, proc_dir: &Path) -> io::Result<()> {
-    make_masks(spare, &[])?;
+    make_masks(spare)?;
     Masks::open(spare)?.cover(proc_dir)
 }
 
-/// Mounts the masks' tmpfs on `at`: an empty `file` and `folder` of mode 0, read-only, and
-/// the mount points `b0`, `b1`... of other binds (a folder where `dirs` says so, else a file).
-fn make_masks(at: &Path, dirs: &[bool]) -> io::Result<()> {
+/// Mounts the masks' tmpfs on `at`: an empty `file` and `folder` of mode 0, read-only.
+fn make_masks(at: &Path) -> io::Result<()> {
     sys::mount(
         Some(Path::new("tmpfs")),
         at,
         Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        Some(&format!("size=4k,nr_inodes={},mode=0", 4 + dirs.len())),
+        Some("size=4k,nr_inodes=4,mode=0"),
     )?;
-    for (i, &dir) in dirs.iter().enumerate() {
-        let point = at.join(format!("b{i}"));
-        if dir {
-            std::fs::create_dir(&point)?;
-        } else {
-            std::fs::write(&point, b"")?;
-        }
-    }
     let (file, folder) = (at.join("file"), at.join("folder"));
     std::fs::write(&file, b"")?;
     std::fs::create_dir(&folder)?;
