@@ -321,7 +321,8 @@ pub(crate) fn affinity() -> Option<Vec<usize>> {
 }
 
 /// CPU time (µs, user and system) and the largest peak RSS (KiB) of every child reaped so
-/// far (`getrusage(RUSAGE_CHILDREN)`).
+/// far (`getrusage(RUSAGE_CHILDREN)`): the attribution build's account of a start.
+#[cfg(feature = "attribution")]
 pub(crate) fn children_usage() -> (u64, u64) {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: rusage is plain data, for which all zeroes is a valid value; getrusage only

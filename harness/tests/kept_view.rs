@@ -33,9 +33,17 @@ fn line_of<'a>(log: &'a str, head: &str, point: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no `{prefix}` line (the fixture did not run):\n{log}"))
 }
 
+/// The fixture's `HELD <MB>` line, written after its game.
+fn held_of(log: &str) -> &str {
+    log.lines()
+        .find_map(|l| l.strip_prefix("HELD "))
+        .unwrap_or_else(|| panic!("no HELD line (the fixture did not reach its end):\n{log}"))
+}
+
 /// The fixture and the good player on [`SEEDS`] at one thread in `mode`, by `uid` when
-/// given; the fixture's logs in seed order, once the run's own checks have passed.
-fn three_tests(mode: Mode, uid: Option<u32>) -> Vec<String> {
+/// given; the fixture's logs and peak memory (KiB, scores.csv's) in seed order, once the
+/// run's own checks have passed.
+fn three_tests(mode: Mode, uid: Option<u32>) -> Vec<(String, u64)> {
     let s = Scratch::new("kept-view");
     let players = vec![s.hostile("shared-view", "shared-view", &[]), s.good()];
     let mut plan = Plan::new(&s, mode, &SEEDS, players);
@@ -44,16 +52,24 @@ fn three_tests(mode: Mode, uid: Option<u32>) -> Vec<String> {
         None => plan.run_and_check().1,
         Some(uid) => plan.run_as_and_check(uid).1,
     };
-    expect_verdict(&rows, "shared-view", &["OK"]);
+    let mine = expect_verdict(&rows, "shared-view", &["OK"]);
     SEEDS
         .iter()
-        .map(|&seed| s.log("shared-view", seed))
+        .map(|&seed| {
+            let row = mine
+                .iter()
+                .find(|r| r["seed"] == seed.to_string())
+                .unwrap_or_else(|| panic!("no row of seed {seed}"));
+            let kb = row["max_memory_kb"].parse().expect("max_memory_kb");
+            (s.log("shared-view", seed), kb)
+        })
         .collect()
 }
 
 fn kept_but_private(mode: Mode, uid: Option<u32>) {
-    let logs = three_tests(mode, uid);
-    for log in &logs {
+    let tests = three_tests(mode, uid);
+    let logs: Vec<&str> = tests.iter().map(|(log, _)| log.as_str()).collect();
+    for &log in &logs {
         // Each attempt ran (its line) and none got through.
         assert!(reached(log).is_empty(), "{log}");
         for what in ATTEMPTS {
@@ -72,6 +88,26 @@ fn kept_but_private(mode: Mode, uid: Option<u32>) {
         roots.iter().all(|t| *t == roots[0]),
         "the tests were not shown one kept root (made at {roots:?})"
     );
+    // One init ran the three (the player's kept init, whose /proc is mounted once), each
+    // test's player still PID 2.
+    let procs = made("/proc");
+    assert!(
+        procs.iter().all(|t| *t == procs[0]),
+        "the tests did not run in one kept init (/proc mounted at {procs:?})"
+    );
+    // Each test's peak memory is its own: the fixture held 96 MB on seed 1's board only.
+    let held: Vec<&str> = logs.iter().map(|log| held_of(log)).collect();
+    assert_eq!(held, ["96", "0", "0"], "the boards changed: {held:?}");
+    for ((_, kb), held) in tests.iter().zip(&held) {
+        match *held {
+            "96" => assert!(*kb >= 96 << 10, "peak {kb} KiB for 96 MB held"),
+            _ => assert!(
+                *kb < 48 << 10,
+                "peak {kb} KiB of a test that held little: {:?}",
+                tests.iter().map(|t| t.1).collect::<Vec<_>>()
+            ),
+        }
+    }
     let boxes = made("/box");
     for (i, made) in boxes.iter().enumerate() {
         assert!(

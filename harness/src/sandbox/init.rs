@@ -78,8 +78,9 @@ pub fn run(
 }
 
 /// [`run`], by a kept init ([`super::kept_init`]) when `kept` is its /proc/sys: the player
-/// then makes its own user and IPC namespaces, the CPU time is what the init's children used
-/// from now on, and the peak memory is left to the test's memory group.
+/// then makes its own user and IPC namespaces. The CPU time and peak memory of what was
+/// reaped are those of this test's processes alone ([`Reaped`]), the caller's reaped
+/// children before it left out.
 pub(super) fn run_in(
     spec: &Spec,
     stop: &OwnedFd,
@@ -87,7 +88,6 @@ pub(super) fn run_in(
     entrances: &[OwnedFd],
     kept: Option<&std::fs::File>,
 ) -> Report {
-    let before = sys::children_usage();
     let fail = |error: StartError| Report {
         start_error: Some(error),
         ..Report::default()
@@ -119,25 +119,49 @@ pub(super) fn run_in(
         start_error: start_error(err_r),
         ..Report::default()
     };
-    let mut cpu = TreeCpu::default();
-    let peak_kb = watch(spec, player, group, stop, &sigchld, &mut report, &mut cpu);
-    let leftover = end_all(spec.mode, player, group, &sigchld);
+    let mut used = Used::default();
+    let peak_kb = watch(spec, player, group, stop, &sigchld, &mut report, &mut used);
+    let leftover = end_all(spec.mode, player, group, &sigchld, &mut used);
     report.all_gone = leftover.is_empty();
     if !leftover.is_empty() {
         report.notes.push(leftover);
     }
-    let (cpu_us, max_rss_kb) = sys::children_usage();
-    report.cpu_us = cpu_us.saturating_sub(before.0);
-    // A kept init's peak is that of every test it ran: the test's group has the test's.
-    let max_rss_kb = if kept.is_some() { 0 } else { max_rss_kb };
+    report.cpu_us = used.reaped_cpu_us;
     if !report.all_gone {
         report.cpu_us += unreaped_cpu_us(spec.mode, player);
     }
     // What the kernel reaped (children of a process that ignores SIGCHLD) reached no wait:
     // the sampled tree then shows more.
-    report.cpu_us = report.cpu_us.max(cpu.total_us());
-    report.max_memory_kb = max_rss_kb.max(peak_kb);
+    report.cpu_us = report.cpu_us.max(used.tree.total_us());
+    report.max_memory_kb = used.max_rss_kb.max(peak_kb);
     report
+}
+
+/// What the processes of a test used: added up as each is reaped, their CPU time (µs) and
+/// largest peak RSS (KiB), which is what the caller's `RUSAGE_CHILDREN` would add for them,
+/// for this test alone (a kept init's holds every test's); and the tree's CPU time sampled
+/// while they ran ([`tree_cpu`]), which also sees what the kernel reaped.
+#[derive(Default)]
+struct Used {
+    tree: TreeCpu,
+    reaped_cpu_us: u64,
+    max_rss_kb: u64,
+}
+
+impl Used {
+    /// Reaps every ended child (never blocks), counting each; returns the `player`'s exit
+    /// if it was among them.
+    fn reap(&mut self, player: libc::pid_t) -> Option<super::spec::Exit> {
+        let mut exit = None;
+        while let Ok(Some(w)) = sys::wait(-1, false) {
+            self.reaped_cpu_us += w.cpu_us;
+            self.max_rss_kb = self.max_rss_kb.max(w.max_rss_kb);
+            if w.pid == player {
+                exit = Some(w.exit);
+            }
+        }
+        exit
+    }
 }
 
 /// What the player's process said before its exec, if it failed: a refusal of the machine
@@ -172,7 +196,7 @@ fn watch(
     stop: &OwnedFd,
     sigchld: &OwnedFd,
     report: &mut Report,
-    cpu: &mut TreeCpu,
+    used: &mut Used,
 ) -> u64 {
     let watch = (group.is_none() && spec.address_space > 0).then_some(spec.address_space);
     let interval = match spec.mode {
@@ -187,7 +211,7 @@ fn watch(
     let sample_cpu = !has_cpu_counter(spec);
     let mut next_cpu = Instant::now() + cpu_every;
     let mut peak_kb = 0;
-    'test: loop {
+    loop {
         let timeout = match (watch, sample_cpu) {
             (Some(_), _) => interval as i32,
             (None, true) => next_cpu
@@ -206,7 +230,7 @@ fn watch(
                 None => test_pids(spec.mode, player),
             };
             if cpu_due {
-                cpu.sample(&pids);
+                used.tree.sample(&pids);
                 next_cpu = Instant::now() + cpu_every;
             }
             if let Some(limit) = memory_due {
@@ -224,20 +248,14 @@ fn watch(
         }
         if ready & 2 != 0 {
             drain(sigchld);
-            while let Ok(Some(w)) = sys::wait(-1, false) {
-                if w.pid == player {
-                    report.exit = Some(w.exit);
-                    break 'test;
-                }
+            if let Some(exit) = used.reap(player) {
+                report.exit = Some(exit);
+                break;
             }
         }
         if ready & 1 != 0 {
             // Told to stop: a player that has already ended still has its own exit.
-            while let Ok(Some(w)) = sys::wait(-1, false) {
-                if w.pid == player {
-                    report.exit = Some(w.exit);
-                }
-            }
+            report.exit = used.reap(player);
             break;
         }
     }
@@ -492,12 +510,13 @@ fn end_all(
     player: libc::pid_t,
     group: Option<&TestGroup>,
     sigchld: &OwnedFd,
+    used: &mut Used,
 ) -> String {
     let me = std::process::id() as libc::pid_t;
     let deadline = Instant::now() + REAP;
     let gone = || no_children() && group.is_none_or(|g| g.pids().iter().all(|&p| p == me));
     loop {
-        while let Ok(Some(_)) = sys::wait(-1, false) {}
+        used.reap(player);
         // As a subreaper (process mode) or PID 1 (namespaces), every process of the test is
         // a child of the caller or a descendant of one: no child, nothing left.
         if gone() {
@@ -519,7 +538,7 @@ fn end_all(
                 }
             }
         }
-        while let Ok(Some(_)) = sys::wait(-1, false) {}
+        used.reap(player);
         if gone() {
             return String::new();
         }

@@ -11,9 +11,9 @@
 //!   process before its exec ([`view::own_namespaces`]): its id mapped as in a test of its
 //!   own, no further user namespace allowed inside, a fresh keyring;
 //! - PID 2: the namespace's last pid is set back before each player starts;
-//! - the test's cgroup, made and removed by the test's supervisor as for any test;
-//! - the end of every process of the test (`kill(-1)` from PID 1, then each reaped); the CPU
-//!   time of the test is what the init's reaped children used during it.
+//! - the test's cgroup (if it has one), made and removed by the test's supervisor as for any
+//!   test;
+//! - the end of every process of the test (`kill(-1)` from PID 1, then each reaped).
 //!
 //! What is kept is what a player has no capability over (the read-only view, /proc with its
 //! read-only knobs and masks, the host name, the namespaces' owner). A test whose processes
@@ -21,8 +21,10 @@
 //! cannot be made or detached, ends the kept init: the harness then drops the network
 //! namespace and every view kept in it (its report says the test did not end clean).
 //!
-//! Only a test with a cgroup runs here: the peak memory of a test comes from its memory
-//! group (a kept init's reaped children's peak is that of every test it ran).
+//! With a cgroup or without: a test's CPU time and peak memory are those of its own reaped
+//! processes (each counted as it is reaped, not the init's `RUSAGE_CHILDREN`, which holds
+//! every test's), with, as in a test of its own, its memory group's peak or the sampled
+//! memory of its processes.
 //!
 //! The steps, with who does them:
 //! - the test's supervisor (`supervisor::kept_init_test`): sends the kept init the spec, the

@@ -43,14 +43,30 @@ const MOST: usize = 8;
 pub(super) const KEPT_MNT: RawFd = 7;
 const KEPT_USER: RawFd = 8;
 
-/// A player's kept view: the user namespace it was made in and its mount namespace, and
-/// where its holder stays as the player's kept init ([`super::kept_init`]), that init.
+/// A player's kept view.
 #[derive(Debug)]
 pub(crate) struct KeptView {
     key: String,
-    user: OwnedFd,
-    mnt: OwnedFd,
-    init: Option<KeptInit>,
+    held: Held,
+}
+
+/// What the harness holds of a kept view: where its holder stays as the player's kept init
+/// ([`super::kept_init`]), that init (whose namespaces it never opens: the init is not
+/// dumpable, which a harness without `CAP_SYS_PTRACE` could then no longer open them for);
+/// else the user namespace it was made in and its mount namespace.
+#[derive(Debug)]
+enum Held {
+    Init(KeptInit),
+    View { user: OwnedFd, mnt: OwnedFd },
+}
+
+impl KeptView {
+    fn init(&self) -> Option<&KeptInit> {
+        match &self.held {
+            Held::Init(init) => Some(init),
+            Held::View { .. } => None,
+        }
+    }
 }
 
 /// A kept init: the socket its tests are handed over on, and the helper it is the child of,
@@ -150,15 +166,14 @@ impl Kept {
         let holders: Vec<libc::pid_t> = self
             .views
             .iter()
-            .filter_map(|v| Some(v.init.as_ref()?.holder))
+            .filter_map(|v| Some(v.init()?.holder))
             .collect();
         super::tree_cpu::cpu_us_of(&holders)
     }
 
     /// Drops the views whose kept init has ended (killed by anyone): made again when needed.
     fn drop_ended(&mut self) {
-        self.views
-            .retain(|v| v.init.as_ref().is_none_or(KeptInit::alive));
+        self.views.retain(|v| v.init().is_none_or(KeptInit::alive));
     }
 
     /// The kept view of `key` (for `spec`), made now from the pooled namespaces `pool` (their
@@ -191,9 +206,9 @@ impl Kept {
             }
         }
         let view = self.views.iter().find(|v| v.key == key)?;
-        Some(match &view.init {
-            Some(init) => Served::Init(init.socket.as_raw_fd()),
-            None => Served::View(view.mnt.as_raw_fd(), view.user.as_raw_fd()),
+        Some(match &view.held {
+            Held::Init(init) => Served::Init(init.socket.as_raw_fd()),
+            Held::View { user, mnt } => Served::View(mnt.as_raw_fd(), user.as_raw_fd()),
         })
     }
 }
@@ -224,36 +239,39 @@ fn make(pool: &[RawFd], spec: &Spec, key: &str) -> io::Result<KeptView> {
             Ok(pid) => pid,
             Err(_) => return Err(io::Error::other(format!("the view's helper: {answer}"))),
         };
+        if init == "k" {
+            return Ok((holder, None));
+        }
         let open = |what: &str| -> io::Result<OwnedFd> {
             Ok(std::fs::File::open(format!("/proc/{holder}/ns/{what}"))?.into())
         };
-        Ok((open("user")?, open("mnt")?, (init == "k").then_some(holder)))
+        Ok((holder, Some((open("user")?, open("mnt")?))))
     })();
-    match opened {
-        Ok((user, mnt, Some(holder))) => Ok(KeptView {
-            key: key.to_string(),
-            user,
-            mnt,
-            init: Some(KeptInit {
-                socket,
-                _lifetime: input,
-                helper: pid,
-                holder,
-            }),
+    // Where the holder does not stay, the end of file of `input` ends it and the helper.
+    let let_go = |input: std::fs::File, socket: OwnedFd| {
+        drop((input, socket));
+        let _ = sys::wait(pid, true);
+    };
+    let held = match opened {
+        Ok((holder, None)) => Held::Init(KeptInit {
+            socket,
+            _lifetime: input,
+            helper: pid,
+            holder,
         }),
-        opened => {
-            // End of file: the holder and the helper end.
-            drop((input, socket));
-            let _ = sys::wait(pid, true);
-            let (user, mnt, _) = opened?;
-            Ok(KeptView {
-                key: key.to_string(),
-                user,
-                mnt,
-                init: None,
-            })
+        Ok((_, Some((user, mnt)))) => {
+            let_go(input, socket);
+            Held::View { user, mnt }
         }
-    }
+        Err(e) => {
+            let_go(input, socket);
+            return Err(e);
+        }
+    };
+    Ok(KeptView {
+        key: key.to_string(),
+        held,
+    })
 }
 
 /// The helper (`harness __sandbox view`): descriptor 0 gives the spec (one JSON line), then
@@ -346,12 +364,10 @@ fn holder(spec: &Spec, go: OwnedFd, ready: OwnedFd) -> ! {
         super::init::exit_now(1);
     }
     let (answer, made) = match view::build_shared(spec) {
-        // A kept init leaves a test's peak memory to its memory group: with a cgroup only.
-        Ok(()) if spec.cgroups.is_some() => match super::kept_init::setup(spec) {
+        Ok(()) => match super::kept_init::setup(spec) {
             Ok(made) => ("!k".to_string(), Some(made)),
             Err(_) => ("!".to_string(), None),
         },
-        Ok(()) => ("!".to_string(), None),
         Err(e) => (format!("?{e}"), None),
     };
     let _ = std::fs::File::from(ready).write_all(answer.as_bytes());
@@ -433,7 +449,6 @@ mod tests {
             None,
         )
         .unwrap();
-        let null = || -> OwnedFd { std::fs::File::open("/dev/null").unwrap().into() };
         let lifetime = std::fs::File::open("/dev/null").unwrap();
         let init = KeptInit {
             socket,
@@ -443,9 +458,7 @@ mod tests {
         };
         let view = KeptView {
             key: key.into(),
-            user: null(),
-            mnt: null(),
-            init: Some(init),
+            held: Held::Init(init),
         };
         (view, peer.then_some(init_end))
     }
@@ -457,7 +470,7 @@ mod tests {
         assert!(none.is_none());
         // A child another test started meanwhile holds a copy of the ended init's end until
         // its own exec: wait (bounded) until no process holds it.
-        let socket = ended.init.as_ref().unwrap().socket.as_raw_fd();
+        let socket = ended.init().unwrap().socket.as_raw_fd();
         assert_eq!(
             sys::poll_read(&[socket], 10_000),
             1,

@@ -478,45 +478,47 @@ fn kill_raw(pid: libc::pid_t, signal: libc::c_int) {
 pub(crate) struct Waited {
     pub pid: libc::pid_t,
     pub exit: super::spec::Exit,
+    /// What the child and every child it reaped used: CPU time (µs, user and system) and the
+    /// largest peak RSS (KiB), as a parent's `RUSAGE_CHILDREN` adds it.
+    pub cpu_us: u64,
+    pub max_rss_kb: u64,
 }
 
 /// `wait4(pid)`: `Ok(None)` when nothing is ready (`block = false`) or no child is left.
+/// `pid` as `wait4` takes it: a child, -1 any, 0 or -group one of a process group.
 pub(crate) fn wait(pid: libc::pid_t, block: bool) -> io::Result<Option<Waited>> {
-    use rustix::process::WaitOptions;
-    let mut options = WaitOptions::from_bits_retain(libc::__WALL as u32);
-    if !block {
-        options |= WaitOptions::NOHANG;
-    }
+    let options = libc::__WALL | if block { 0 } else { libc::WNOHANG };
     loop {
-        let waited = match pid {
-            -1 => rustix::process::wait(options),
-            0 => rustix::process::waitpid(None, options),
-            p => match Pid::from_raw(p.wrapping_abs()) {
-                Some(p) if pid > 0 => rustix::process::waitpid(Some(p), options),
-                Some(group) => rustix::process::waitpgid(group, options),
-                None => Err(rustix::io::Errno::CHILD),
+        let mut status = 0;
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: status and usage are locals alive for the call, rusage plain data for which
+        // all zeroes is a value; wait4 only writes them. rustix's waits give no rusage.
+        let (child, usage) = unsafe {
+            let child = libc::wait4(pid, &mut status, options, usage.as_mut_ptr());
+            (child, usage.assume_init())
+        };
+        match child {
+            0 => return Ok(None),
+            -1 => match io::Error::last_os_error() {
+                e if e.raw_os_error() == Some(libc::ECHILD) => return Ok(None),
+                e if e.raw_os_error() == Some(libc::EINTR) => continue,
+                e => return Err(e),
             },
+            _ => {}
+        }
+        let exit = if libc::WIFSIGNALED(status) {
+            super::spec::Exit::Signal(libc::WTERMSIG(status))
+        } else {
+            super::spec::Exit::Code(libc::WEXITSTATUS(status))
         };
-        let (child, status) = match waited {
-            Ok(Some(done)) => done,
-            Ok(None) | Err(rustix::io::Errno::CHILD) => return Ok(None),
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        let exit = match status.terminating_signal() {
-            Some(signal) => super::spec::Exit::Signal(signal),
-            None => super::spec::Exit::Code(libc::WEXITSTATUS(status.as_raw())),
-        };
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
         return Ok(Some(Waited {
-            pid: child.as_raw_pid(),
+            pid: child,
             exit,
+            cpu_us: us(usage.ru_utime) + us(usage.ru_stime),
+            max_rss_kb: usage.ru_maxrss as u64,
         }));
     }
-}
-
-/// CPU time and the largest peak RSS of every child reaped so far.
-pub(crate) fn children_usage() -> (u64, u64) {
-    crate::os::children_usage()
 }
 
 /// Blocks SIGCHLD and returns a descriptor that reads when a child changes state.
