@@ -96,8 +96,8 @@ const TEARDOWN: Duration = Duration::from_secs(2);
 
 /// A running player.
 pub(crate) struct Session {
-    /// The supervisor's pid.
-    pid: i32,
+    /// What runs the test (`None`: nothing started, or its start has ended).
+    runner: Option<sandbox::Runner>,
     /// Closing it tells the supervisor that the test is over.
     control: Option<OwnedFd>,
     report: Option<OwnedFd>,
@@ -191,15 +191,8 @@ impl Session {
 
     /// Starts the player as `spec` says, on pipes of the harness's own.
     fn launch(&mut self, spec: &Spec) -> std::io::Result<()> {
-        let l = sandbox::launch(spec)?;
-        let started = sandbox::OnPipes {
-            pid: l.pid,
-            stderr: l.stderr,
-            control: l.control,
-            report: l.report,
-            net: l.net,
-        };
-        self.adopt(Some((l.stdin, l.stdout)), started)?;
+        let (started, stdin, stdout) = sandbox::launch_player(spec)?;
+        self.adopt(Some((stdin, stdout)), started)?;
         if sandbox::cgroup::in_worker_cpu(spec) {
             // A game with the harness on the pipes, and the player in this worker thread's
             // cpu group: the thread shares it until the test's end.
@@ -224,7 +217,7 @@ impl Session {
         let mut waiter = Waiter::new()?;
         waiter.add(os::interrupt_fd(), INTERRUPT, Interest::Read)?;
         Ok(Session {
-            pid: 0,
+            runner: None,
             control: None,
             report: None,
             net: None,
@@ -282,7 +275,7 @@ impl Session {
         if let Some(fd) = &self.exited {
             self.waiter.add(fd.as_raw_fd(), EXITED, Interest::Read)?;
         }
-        self.pid = launched.pid;
+        self.runner = Some(launched.runner);
         self.control = Some(launched.control);
         self.report = Some(launched.report);
         self.net = launched.net;

@@ -11,8 +11,7 @@
 //!   process before its exec ([`view::own_namespaces`]): its id mapped as in a test of its
 //!   own, no further user namespace allowed inside, a fresh keyring;
 //! - PID 2: the namespace's last pid is set back before each player starts;
-//! - the test's cgroup (if it has one), made and removed by the test's supervisor as for any
-//!   test;
+//! - the test's cgroup (if it has one), made before the test and removed after it;
 //! - the end of every process of the test (`kill(-1)` from PID 1, then each reaped).
 //!
 //! What is kept is what a player has no capability over (the read-only view, /proc with its
@@ -27,10 +26,13 @@
 //! memory of its processes.
 //!
 //! The steps, with who does them:
-//! - the test's supervisor (`supervisor::kept_init_test`): sends the kept init the spec, the
-//!   worker's CPUs, the player's pipes, a stop pipe, a report pipe and the cgroup's
-//!   entrances ([`Request`]), over the socket it was handed (descriptor [`SOCKET`]), then
-//!   waits as for an init of its own;
+//! - a player's test: the harness's own thread (`kept_test`), with no supervisor, makes the
+//!   test's cgroup and sends the kept init the spec, the worker's CPUs, the player's pipes,
+//!   a stop pipe, a report pipe and the cgroup's entrances ([`Request`]); the harness's
+//!   control pipe is the stop pipe, and it reads the report itself;
+//! - any other test a kept init serves (a probe's), or one the harness's thread could not
+//!   hand over: its supervisor (`supervisor::kept_init_test`) sends the same over the socket
+//!   it was handed (descriptor [`SOCKET`]), then waits as for an init of its own;
 //! - the kept init ([`serve`]): runs one test per request, reports on the report pipe.
 //!
 //! May make mounts (the box, in the kept init's mount namespace), namespaces (the player's)

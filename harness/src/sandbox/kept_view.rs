@@ -99,9 +99,10 @@ impl Drop for KeptInit {
 }
 
 /// How a test is served by a kept view ([`Kept::find_or_make`]).
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Served {
-    /// By its kept init: the socket to it.
-    Init(RawFd),
+    /// By its kept init: the socket to it, and its helper's pid (the init dies with it).
+    Init(RawFd, libc::pid_t),
     /// By an init of the test's own, from its mount and user namespaces.
     View(RawFd, RawFd),
 }
@@ -207,7 +208,7 @@ impl Kept {
         }
         let view = self.views.iter().find(|v| v.key == key)?;
         Some(match &view.held {
-            Held::Init(init) => Served::Init(init.socket.as_raw_fd()),
+            Held::Init(init) => Served::Init(init.socket.as_raw_fd(), init.helper),
             Held::View { user, mnt } => Served::View(mnt.as_raw_fd(), user.as_raw_fd()),
         })
     }

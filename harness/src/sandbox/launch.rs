@@ -11,8 +11,9 @@ use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use super::reap::Runner;
 use super::spec::Spec;
-use super::{attribution, forker, kept_view, net, reap, sys, tool};
+use super::{attribution, forker, kept_test, kept_view, net, reap, sys, tool};
 
 /// The argument that makes the harness binary a supervisor.
 pub const SUPERVISOR_ARG: &str = "__sandbox";
@@ -120,37 +121,81 @@ pub(super) fn high(fd: RawFd, min: RawFd) -> std::io::Result<OwnedFd> {
     Ok(rustix::io::fcntl_dupfd_cloexec(fd, min)?)
 }
 
-/// Starts a supervisor for `spec` and hands it the spec.
+/// Starts a supervisor for `spec` and hands it the spec (a tool's, a build's, a probe's
+/// test: always under a supervisor, whose pid the caller waits for).
 pub(crate) fn launch(spec: &Spec) -> std::io::Result<Launched> {
+    check_thread()?;
     let (in_r, in_w) = sys::pipe()?;
     let (out_r, out_w) = sys::pipe()?;
-    let started = launch_on(spec, in_r, out_w)?;
+    let (err_r, err_w) = sys::pipe()?;
+    let place = place(spec)?;
+    let (pid, control, report) = supervised(spec, &place, [in_r, out_w, err_w])?;
     Ok(Launched {
-        pid: started.pid,
+        pid,
         stdin: in_w,
         stdout: out_r,
-        stderr: started.stderr,
-        control: started.control,
-        report: started.report,
-        net: started.net,
+        stderr: err_r,
+        control,
+        report,
+        net: place.net,
     })
 }
 
-/// A test started on another program's pipes ([`launch_on`]): a [`Launched`] without the
-/// player's stdin and stdout, which the harness does not hold.
+/// A started test ([`launch_on`]) without the player's stdin and stdout, which the harness
+/// holds or not: what runs it, its stderr, its control and report pipes.
 pub(crate) struct OnPipes {
-    pub pid: i32,
+    pub runner: Runner,
     pub stderr: OwnedFd,
     pub control: OwnedFd,
     pub report: OwnedFd,
     pub net: Option<net::NetNs>,
 }
 
-/// Starts a supervisor for `spec` whose player reads `stdin` and writes `stdout`: another
+/// Starts a player's test as `spec` says, on pipes of the harness's own: the test, with the
+/// player's stdin and stdout ([`launch_on`]).
+pub(crate) fn launch_player(spec: &Spec) -> std::io::Result<(OnPipes, OwnedFd, OwnedFd)> {
+    let (in_r, in_w) = sys::pipe()?;
+    let (out_r, out_w) = sys::pipe()?;
+    Ok((launch_on(spec, in_r, out_w)?, in_w, out_r))
+}
+
+/// Starts a player's test for `spec` whose player reads `in_r` and writes `out_w`: another
 /// program's pipe ends (a contest tester's, handed over by its relay), so that the player
-/// talks to that program with nothing of the harness's in between. The harness keeps no
-/// copy of them: the other program sees the player's end of output as soon as it comes.
+/// talks to that program with nothing of the harness's in between, or the harness's own
+/// ([`launch_player`]). The harness keeps no copy of them: the other program sees the
+/// player's end of output as soon as it comes. Handed to the player's kept init by this
+/// thread where it has one ([`kept_test`]), else under a supervisor.
 pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::Result<OnPipes> {
+    check_thread()?;
+    let (err_r, err_w) = sys::pipe()?;
+    let place = place(spec)?;
+    if let Some(kept_view::Served::Init(socket, helper)) = place.kept {
+        let player = [&in_r, &out_w, &err_w];
+        // Not handed over (the init is gone, no cgroup could be made): under a supervisor,
+        // which meets the same and reports it.
+        let spec = kept_spec(spec, place.kept.as_ref());
+        if let Ok(handed) = kept_test::start(socket, helper, &spec, player) {
+            return Ok(OnPipes {
+                runner: Runner::Kept(handed.test),
+                stderr: err_r,
+                control: handed.control,
+                report: handed.report,
+                net: place.net,
+            });
+        }
+    }
+    let (pid, control, report) = supervised(spec, &place, [in_r, out_w, err_w])?;
+    Ok(OnPipes {
+        runner: Runner::Supervisor(pid),
+        stderr: err_r,
+        control,
+        report,
+        net: place.net,
+    })
+}
+
+/// Refuses a start from a thread off the tests' path.
+fn check_thread() -> std::io::Result<()> {
     if tool::off_path_thread() {
         // What it starts would run only on CPU time nothing else wants, and could never
         // leave that.
@@ -158,44 +203,80 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
             "a test started from one of the harness's threads off the tests' path (a harness bug)",
         ));
     }
-    let (err_r, err_w) = sys::pipe()?;
-    let (ctl_r, ctl_w) = sys::pipe()?;
-    let (rep_r, rep_w) = sys::pipe()?;
+    Ok(())
+}
+
+/// Where a test runs: the network namespace it borrows (the pool's user and network
+/// namespaces, and its mount namespace where it has one), and the player's kept view there.
+struct Place {
+    net: Option<net::NetNs>,
+    ns_fds: Vec<RawFd>,
+    kept: Option<kept_view::Served>,
+}
+
+/// The [`Place`] of a test of `spec`: a network namespace taken from the pool, and the
+/// player's kept view found or made in it.
+fn place(spec: &Spec) -> std::io::Result<Place> {
     let mut net = if spec.shared_net {
         Some(net::take()?)
     } else {
         None
     };
-    // Descriptors 5 and 6: the pool's user and network namespaces; then its mount namespace,
-    // or a view kept there: its mount and user namespaces.
-    let mut ns_fds: Vec<RawFd> = net.iter().flat_map(|ns| ns.fds()).collect();
+    let ns_fds: Vec<RawFd> = net.iter().flat_map(|ns| ns.fds()).collect();
     let kept = match (net.as_mut(), kept_view::key(spec)) {
         (Some(ns), Some(key)) => ns.kept.find_or_make(&ns_fds, spec, &key),
         _ => None,
     };
-    let kept_spec;
-    let spec = match kept {
+    Ok(Place { net, ns_fds, kept })
+}
+
+/// `spec` as a kept view (`kept`) serves it.
+fn kept_spec(spec: &Spec, kept: Option<&kept_view::Served>) -> Spec {
+    match kept {
+        Some(kept_view::Served::View(..)) => Spec {
+            kept_view: true,
+            ..spec.clone()
+        },
+        Some(kept_view::Served::Init(..)) => Spec {
+            kept_view: true,
+            kept_init: true,
+            ..spec.clone()
+        },
+        None => spec.clone(),
+    }
+}
+
+/// Starts the supervisor of a test of `spec` at `place`, on the player's pipe ends
+/// `player`: the supervisor's descriptors from 5 on are the pool's user and network
+/// namespaces and its mount namespace, or a kept view's mount and user namespaces instead of
+/// the last, or the socket to a kept init alone.
+fn supervised(
+    spec: &Spec,
+    place: &Place,
+    player: [OwnedFd; 3],
+) -> std::io::Result<(i32, OwnedFd, OwnedFd)> {
+    let mut ns_fds = place.ns_fds.clone();
+    match place.kept {
         Some(kept_view::Served::View(mnt, user)) => {
             ns_fds.truncate(2);
             ns_fds.extend([mnt, user]);
-            kept_spec = Spec {
-                kept_view: true,
-                ..spec.clone()
-            };
-            &kept_spec
         }
-        Some(kept_view::Served::Init(socket)) => {
-            // Descriptor 5: the socket to the player's kept init.
-            ns_fds = vec![socket];
-            kept_spec = Spec {
-                kept_view: true,
-                kept_init: true,
-                ..spec.clone()
-            };
-            &kept_spec
-        }
-        None => spec,
-    };
+        Some(kept_view::Served::Init(socket, _)) => ns_fds = vec![socket],
+        None => {}
+    }
+    supervise(&kept_spec(spec, place.kept.as_ref()), player, &ns_fds)
+}
+
+/// Starts the supervisor of `spec` with the player's three pipe ends `player` and the
+/// namespaces' descriptors `ns_fds` (from 5 on), and writes it the spec; its pid, the control
+/// pipe's end and the report pipe's.
+fn supervise(
+    spec: &Spec,
+    player: [OwnedFd; 3],
+    ns_fds: &[RawFd],
+) -> std::io::Result<(i32, OwnedFd, OwnedFd)> {
+    let (ctl_r, ctl_w) = sys::pipe()?;
+    let (rep_r, rep_w) = sys::pipe()?;
     let mut line = serde_json::to_vec(spec).map_err(std::io::Error::other)?;
     line.push(b'\n');
     // The spec goes into the control pipe before the supervisor is started, whenever it fits
@@ -208,6 +289,7 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
         // Never blocks: it fits in the empty pipe.
         control.write_all(&line)?;
     }
+    let [in_r, out_w, err_w] = player;
     let child_ends = [in_r, out_w, err_w, ctl_r, rep_w];
     let mut fds: Vec<RawFd> = child_ends.iter().map(|fd| fd.as_raw_fd()).collect();
     fds.extend(ns_fds);
@@ -226,13 +308,7 @@ pub(crate) fn launch_on(spec: &Spec, in_r: OwnedFd, out_w: OwnedFd) -> std::io::
             return Err(e);
         }
     }
-    Ok(OnPipes {
-        pid,
-        stderr: err_r,
-        control: control.into(),
-        report: rep_r,
-        net,
-    })
+    Ok((pid, control.into(), rep_r))
 }
 
 /// Starts the supervisor's program ([`supervisor_program`]) with `argv`,

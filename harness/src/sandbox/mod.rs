@@ -1,7 +1,8 @@
 //! Containment of player programs: everything that touches the OS to start, limit, watch and
 //! end a player lives here (with the pipe and wait primitives of `crate::os`).
 //!
-//! Every test runs under a supervisor process of the small `harness-sandbox` program built
+//! Every test but a player's test its kept init runs (below) is supervised by a process of
+//! the small `harness-sandbox` program built
 //! with the harness, found beside it, or of the harness's own binary as `harness __sandbox`:
 //! forked, as the harness's child, by the calling thread's fork server ([`forker`], itself
 //! started with posix_spawn, so the multi-threaded harness never forks), or started with
@@ -10,8 +11,9 @@
 //! test's init in fresh user, PID, mount, IPC, UTS and cgroup namespaces, in a network
 //! namespace of its own for the test's time ([`net`]: borrowed from the run's pool), with a
 //! private file system view ([`view`], [`init`]; its read-only parts made once per player and
-//! kept from test to test: [`kept_view`], and with a cgroup the init too, which then runs
-//! each test of that player: [`kept_init`]) — the namespace mode — or, where namespaces
+//! kept from test to test: [`kept_view`], and the init too, which then runs each test of
+//! that player: [`kept_init`], handed to it by the harness's own thread, with no supervisor:
+//! [`kept_test`]) — the namespace mode — or, where namespaces
 //! cannot be had, becomes the init itself as a child subreaper — the process mode, where the
 //! kernel's unprivileged controls contain the player instead: no capability and no_new_privs
 //! (`init`), landlock (`landlock`) and a seccomp filter (`seccomp`: Unix sockets only, no
@@ -40,6 +42,7 @@ pub mod ids;
 mod init;
 mod isolation;
 mod kept_init;
+mod kept_test;
 mod kept_view;
 mod landlock;
 mod launch;
@@ -66,10 +69,10 @@ mod view;
 
 pub use build::{rust_tool_chain, BuildJob, BUILD_LIMITS};
 pub use isolation::{Isolation, TestLimits, Unavailable, Want};
-pub(crate) use launch::{harness_exe, launch, launch_on, Launched, OnPipes};
+pub(crate) use launch::{harness_exe, launch, launch_on, launch_player, Launched, OnPipes};
 pub use launch::{set_supervisor, BUILD_ID, SUPERVISOR_ARG, SUPERVISOR_PROGRAM};
 pub use reap::kill;
-pub(crate) use reap::{end_unreported, reap_all, reap_later, release, settle};
+pub(crate) use reap::{reap_all, reap_later, release, settle, Runner};
 pub use spec::Mode;
 pub use spec::{Bind, Report, Spec, StartError};
 

@@ -7,6 +7,7 @@
 
 use rustix::process::Pid;
 
+use super::kept_test::KeptTest;
 use super::spec::{self, Report};
 use super::{net, sys, tool};
 
@@ -40,7 +41,7 @@ pub(super) fn remember_groups(pid: i32, cgroups: &spec::Cgroups) {
 /// for it) is killed, until none is left, and its folders are removed. In the namespace mode
 /// the kernel has ended them already (the test's init dies with its supervisor, and with it
 /// the PID namespace). Without a cgroup there is nothing to find them by.
-pub(crate) fn end_unreported(pid: i32) {
+fn end_unreported(pid: i32) {
     let Some(cgroups) = groups_of(pid) else {
         return;
     };
@@ -155,6 +156,36 @@ pub(crate) fn reap_all(within: std::time::Duration) {
         }
         drop(pending);
         std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// What runs a started test, for its end ([`Runner::end`]).
+pub(crate) enum Runner {
+    /// Its supervisor, the harness's child.
+    Supervisor(i32),
+    /// Its player's kept init, handed the test by the harness's thread.
+    Kept(KeptTest),
+}
+
+impl Runner {
+    /// The end of the test once the harness has read what came on its report pipe:
+    /// `answered` whether the pipe was closed (its writer is done), `report` the report
+    /// (`None`: none came in time). The report completed where the runner's part is the
+    /// harness's (a kept init's test: its cgroup's counters); what did not answer killed, with
+    /// what it left; a supervisor reaped now or later.
+    pub(crate) fn end(self, answered: bool, report: &mut Option<Report>) {
+        match self {
+            Runner::Supervisor(pid) => {
+                if !answered {
+                    kill(pid);
+                }
+                if report.is_none() {
+                    end_unreported(pid);
+                }
+                reap_later(pid);
+            }
+            Runner::Kept(test) => test.end(answered, report),
+        }
     }
 }
 

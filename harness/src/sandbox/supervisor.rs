@@ -1,4 +1,5 @@
-//! The supervisor: the process the harness starts for every test (`harness-sandbox
+//! The supervisor: the process the harness starts for every test but a player's test its
+//! kept init runs (`kept_test`: the harness's thread hands it over) (`harness-sandbox
 //! __sandbox`, a small program built with the harness, or `harness __sandbox`; see
 //! `sandbox::supervisor_program`), forked by the calling thread's fork server (`forker`,
 //! the same program as `__sandbox forker`) or, without one, executed. It reads the test's [`Spec`], makes the test's cgroup, starts the
@@ -136,13 +137,7 @@ fn supervise(spec: &Spec, control: OwnedFd, send: impl FnOnce(&Report)) {
     };
     let group = group.map(|(g, _)| g);
     if let Some(group) = &group {
-        let (peak_kb, oom, hit, procs_hit) = group.stats();
-        report.max_memory_kb = peak_kb;
-        report.oom_killed = oom;
-        report.memory_limit_hit = hit;
-        report.procs_limit_hit = procs_hit;
-        // Counts what the kernel reaped too (children of a process that ignores SIGCHLD).
-        report.cpu_us = report.cpu_us.max(group.cpu_us().unwrap_or(0));
+        add_group_stats(&mut report, group);
     }
     send(&report);
     if let Some(pid) = init {
@@ -164,6 +159,17 @@ fn supervise(spec: &Spec, control: OwnedFd, send: impl FnOnce(&Report)) {
     if let Some(group) = group {
         group.remove();
     }
+}
+
+/// The test's memory, process and CPU counters from its `group` into `report`.
+pub(super) fn add_group_stats(report: &mut Report, group: &TestGroup) {
+    let (peak_kb, oom, hit, procs_hit) = group.stats();
+    report.max_memory_kb = peak_kb;
+    report.oom_killed = oom;
+    report.memory_limit_hit = hit;
+    report.procs_limit_hit = procs_hit;
+    // Counts what the kernel reaped too (children of a process that ignores SIGCHLD).
+    report.cpu_us = report.cpu_us.max(group.cpu_us().unwrap_or(0));
 }
 
 /// The namespaces every test's init gets fresh; the network namespace too unless the test

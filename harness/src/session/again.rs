@@ -35,7 +35,7 @@ impl Session {
     }
 
     /// Forgets the ended start: its pipes, what it wrote, its clock and counts. Until the next
-    /// launch the session holds no process (`pid` 0: ending it ends nothing).
+    /// launch the session holds no process (no `runner`: ending it ends nothing).
     fn fresh_start(&mut self) {
         if let Some((fd, _)) = self.other.take() {
             // A new game waits on a new descriptor, which may reuse the old one's number.
@@ -46,7 +46,7 @@ impl Session {
         Self::close(&mut self.waiter, &mut self.stdout);
         Self::close(&mut self.waiter, &mut self.stderr);
         Self::close(&mut self.waiter, &mut self.exited);
-        self.pid = 0;
+        self.runner = None;
         self.buf.clear();
         self.consumed = 0;
         self.output_total = 0;

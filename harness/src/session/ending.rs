@@ -25,7 +25,7 @@ impl Session {
     /// Ends the current start of the player (as [`Session::finish`] says); its stderr stays
     /// in the session's tail.
     pub(super) fn end_start(&mut self) -> Ending {
-        if self.pid == 0 {
+        if self.runner.is_none() {
             // Never started (the other program never started its player): nothing ran.
             return Ending {
                 report: Some(Report {
@@ -78,10 +78,10 @@ impl Session {
         }
     }
 
-    /// Tells the supervisor the test is over and waits (bounded) for its report; kills it
-    /// when it does not answer in time. The supervisor is reaped now if it has exited, else
-    /// later (`sandbox::reap_later`): what is left of it is tidying up after a test whose
-    /// processes are all gone.
+    /// Tells what runs the test (its supervisor, or its player's kept init) that the test is
+    /// over and waits (bounded) for its report; what does not answer in time is killed
+    /// ([`sandbox::Runner::end`]). A supervisor is reaped now if it has exited, else later:
+    /// what is left of it is tidying up after a test whose processes are all gone.
     pub(super) fn end_test(&mut self) -> Option<Report> {
         sandbox::cgroup::leave_worker_cpu();
         self.control = None;
@@ -109,14 +109,10 @@ impl Session {
                 }
             }
         }
-        if !answered {
-            sandbox::kill(self.pid);
+        let mut report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
+        if let Some(runner) = self.runner.take() {
+            runner.end(answered, &mut report);
         }
-        let report = serde_json::from_slice::<Report>(text.trim_ascii()).ok();
-        if report.is_none() {
-            sandbox::end_unreported(self.pid);
-        }
-        sandbox::reap_later(self.pid);
         sandbox::release(self.net.take(), report.as_ref());
         report
     }
