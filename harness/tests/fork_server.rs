@@ -2,8 +2,10 @@
 //! executed anew: it is still the harness's own child (killed, reaped and waited for by pid),
 //! the server is reused from test to test, a server that is gone (killed by anyone) is
 //! replaced without a test noticing, and a stopped one costs one test an ERR (after the
-//! harness's 10 s wait for its answer) and is replaced. In both modes: the namespaces and
-//! process mode.
+//! harness's 10 s wait for its answer) and is replaced: in process mode, where every test has
+//! a supervisor. In the sandbox a player's test runs in its kept init, handed over by the
+//! harness's own thread (`sandbox::kept_test`): no supervisor is forked for it, and a stopped
+//! server costs it nothing.
 //!
 //! One test in this binary: the fork server is per thread, and the checks below count this
 //! thread's server among the process's children.
@@ -77,85 +79,127 @@ fn forker_children() -> Vec<i32> {
 
 #[test]
 fn supervisors_come_from_the_threads_fork_server_and_stay_the_harness_children() {
-    for sandbox in [Want::Auto, Want::Off] {
-        assert_quit_early(&judge(sandbox, "read header\nexit 0"));
-        let servers = forker_children();
-        assert_eq!(
-            servers.len(),
-            1,
-            "{sandbox:?}: one server for this thread: {servers:?}"
-        );
-        let server = servers[0];
+    fork_server(Want::Off);
+    kept_init_without_supervisor();
+}
 
-        // While a test runs, its supervisor is this process's child, beside the server.
-        let done = Arc::new(AtomicBool::new(false));
-        let watcher = {
-            let done = done.clone();
-            std::thread::spawn(move || {
-                let mut seen = Vec::new();
-                while !done.load(Ordering::Relaxed) {
-                    seen.extend(forker_children().into_iter().filter(|&p| p != server));
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                seen
-            })
-        };
-        assert_quit_early(&judge(sandbox, "read header\nsleep 2\nexit 0"));
-        done.store(true, Ordering::Relaxed);
-        let supervisors = watcher.join().expect("watcher");
-        assert!(
-            !supervisors.is_empty(),
-            "{sandbox:?}: no supervisor seen among this process's children"
-        );
-        assert_eq!(
-            forker_children().first(),
-            Some(&server),
-            "{sandbox:?}: the server was not reused"
-        );
+/// This process's children forked by a fork server (its supervisors) while `run` runs,
+/// `servers` (the servers themselves) left out.
+fn supervisors_during(servers: &[i32], run: impl FnOnce()) -> Vec<i32> {
+    let done = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (done, servers) = (done.clone(), servers.to_vec());
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while !done.load(Ordering::Relaxed) {
+                seen.extend(
+                    forker_children()
+                        .into_iter()
+                        .filter(|p| !servers.contains(p)),
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            seen.sort_unstable();
+            seen.dedup();
+            seen
+        })
+    };
+    run();
+    done.store(true, Ordering::Relaxed);
+    watcher.join().expect("watcher")
+}
 
-        // A server killed from outside is replaced; the next test runs as before.
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(server, libc::SIGKILL) };
-        let until = Instant::now() + Duration::from_secs(30);
-        while std::fs::read(format!("/proc/{server}/cmdline")).is_ok_and(|c| !c.is_empty()) {
-            assert!(Instant::now() < until, "the killed server did not die");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert_quit_early(&judge(sandbox, "read header\nexit 0"));
-        let now = forker_children();
-        assert!(
-            now.len() == 1 && now[0] != server,
-            "{sandbox:?}: a new server, once: {now:?} (killed: {server})"
-        );
-        // The killed one was reaped (by the harness, its parent): no zombie is left of it.
-        gone(server, sandbox);
+/// The fork server's life in `sandbox` mode, where every test has a supervisor.
+fn fork_server(sandbox: Want) {
+    assert_quit_early(&judge(sandbox, "read header\nexit 0"));
+    let servers = forker_children();
+    assert_eq!(
+        servers.len(),
+        1,
+        "{sandbox:?}: one server for this thread: {servers:?}"
+    );
+    let server = servers[0];
 
-        // A stopped server (it takes the request and never answers) fails that one test's
-        // start, ERR, not the player's fault; it is killed, and the next test gets a new one.
-        // (The containment is prepared first: preparing it starts a probe test.)
-        let prepared = containment(sandbox);
-        let stopped = forker_children()[0];
-        // SAFETY: a signal to our own child.
-        unsafe { libc::kill(stopped, libc::SIGSTOP) };
-        let r = judge_in(&prepared, "read header\nexit 0");
-        assert_eq!(
-            r.outcome.verdict,
-            Verdict::HarnessError,
-            "{sandbox:?}: {r:?}"
-        );
-        assert!(
-            r.outcome.reason.contains("fork server did not answer"),
-            "{sandbox:?}: {}",
-            r.outcome.reason
-        );
-        gone(stopped, sandbox);
-        assert_quit_early(&judge(sandbox, "read header\nexit 0"));
-        let next = forker_children();
-        assert!(
-            next.len() == 1 && next[0] != stopped,
-            "{sandbox:?}: a new server after the stopped one: {next:?}"
-        );
+    // While a test runs, its supervisor is this process's child, beside the server.
+    let supervisors = supervisors_during(&servers, || {
+        assert_quit_early(&judge(sandbox, "read header\nsleep 2\nexit 0"))
+    });
+    assert!(
+        !supervisors.is_empty(),
+        "{sandbox:?}: no supervisor seen among this process's children"
+    );
+    assert_eq!(
+        forker_children().first(),
+        Some(&server),
+        "{sandbox:?}: the server was not reused"
+    );
+
+    // A server killed from outside is replaced; the next test runs as before.
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(server, libc::SIGKILL) };
+    let until = Instant::now() + Duration::from_secs(30);
+    while std::fs::read(format!("/proc/{server}/cmdline")).is_ok_and(|c| !c.is_empty()) {
+        assert!(Instant::now() < until, "the killed server did not die");
+        std::thread::sleep(Duration::from_millis(5));
     }
+    assert_quit_early(&judge(sandbox, "read header\nexit 0"));
+    let now = forker_children();
+    assert!(
+        now.len() == 1 && now[0] != server,
+        "{sandbox:?}: a new server, once: {now:?} (killed: {server})"
+    );
+    // The killed one was reaped (by the harness, its parent): no zombie is left of it.
+    gone(server, sandbox);
+
+    // A stopped server (it takes the request and never answers) fails that one test's
+    // start, ERR, not the player's fault; it is killed, and the next test gets a new one.
+    // (The containment is prepared first: preparing it starts a probe test.)
+    let prepared = containment(sandbox);
+    let stopped = forker_children()[0];
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(stopped, libc::SIGSTOP) };
+    let r = judge_in(&prepared, "read header\nexit 0");
+    assert_eq!(
+        r.outcome.verdict,
+        Verdict::HarnessError,
+        "{sandbox:?}: {r:?}"
+    );
+    assert!(
+        r.outcome.reason.contains("fork server did not answer"),
+        "{sandbox:?}: {}",
+        r.outcome.reason
+    );
+    gone(stopped, sandbox);
+    assert_quit_early(&judge(sandbox, "read header\nexit 0"));
+    let next = forker_children();
+    assert!(
+        next.len() == 1 && next[0] != stopped,
+        "{sandbox:?}: a new server after the stopped one: {next:?}"
+    );
+}
+
+/// In the sandbox a player's test runs in its kept init, handed over by the harness's
+/// thread: no supervisor is forked for it (the containment's probe test, which has one,
+/// runs before the watch), and a stopped fork server costs it nothing.
+fn kept_init_without_supervisor() {
+    let prepared = containment(Want::Auto);
+    let servers = forker_children();
+    let supervisors = supervisors_during(&servers, || {
+        assert_quit_early(&judge_in(&prepared, "read header\nsleep 2\nexit 0"))
+    });
+    assert!(
+        supervisors.is_empty(),
+        "a supervisor was forked for a test its kept init runs: {supervisors:?}"
+    );
+    let Some(&stopped) = servers.first() else {
+        panic!("no fork server for the containment's probe test");
+    };
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(stopped, libc::SIGSTOP) };
+    assert_quit_early(&judge_in(&prepared, "read header\nexit 0"));
+    // Going on as before, for whatever test needs it next.
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(stopped, libc::SIGCONT) };
 }
 
 /// Waits until `pid` (a server of ours that was killed) is dead and reaped.
