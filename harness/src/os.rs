@@ -324,11 +324,23 @@ pub(crate) fn affinity() -> Option<Vec<usize>> {
 /// far (`getrusage(RUSAGE_CHILDREN)`): the attribution build's account of a start.
 #[cfg(feature = "attribution")]
 pub(crate) fn children_usage() -> (u64, u64) {
+    usage(libc::RUSAGE_CHILDREN)
+}
+
+/// CPU time (µs, user and system) of every thread of this process so far, and its peak RSS
+/// (KiB) (`getrusage(RUSAGE_SELF)`).
+#[cfg(feature = "attribution")]
+pub(crate) fn own_usage() -> (u64, u64) {
+    usage(libc::RUSAGE_SELF)
+}
+
+#[cfg(feature = "attribution")]
+fn usage(who: libc::c_int) -> (u64, u64) {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: rusage is plain data, for which all zeroes is a valid value; getrusage only
     // writes that local, alive for the call. rustix has no getrusage.
     let usage = unsafe {
-        libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
+        libc::getrusage(who, usage.as_mut_ptr());
         usage.assume_init()
     };
     let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;

@@ -46,8 +46,8 @@ fn move_cases<'a>(open: &'a Containment, sandboxed: &'a Containment) -> [Case<'a
     ]
 }
 
-/// The start and end of `true` in each case, best of 5 medians: its time and its
-/// children's CPU time.
+/// The start and end of `true` in each case, best of 5 medians: its time and its CPU time
+/// ([`children_cpu`]).
 fn measure_starts(cases: &[Case]) -> Result<(Vec<Duration>, Vec<Duration>), Error> {
     let mut start = vec![Duration::MAX; cases.len()];
     let mut cpu = vec![Duration::MAX; cases.len()];
@@ -56,7 +56,8 @@ fn measure_starts(cases: &[Case]) -> Result<(Vec<Duration>, Vec<Duration>), Erro
             set(part);
             let before = children_cpu();
             let t = spawn_cost(c, SPAWNS);
-            crate::sandbox::reap_all(Duration::from_secs(5));
+            // Every supervisor reaped, every cgroup removed: all of the tests' CPU counted.
+            crate::sandbox::settle(Duration::from_secs(5));
             let used = children_cpu() - before;
             set("");
             start[i] = start[i].min(t?);
@@ -148,9 +149,11 @@ pub(super) fn attribute(n: u64, open: &Containment, sandboxed: &Containment) -> 
     Ok(())
 }
 
-/// The CPU time (user and system) of the harness's reaped children so far, and of the
-/// players' kept inits (not the harness's children) with the players they reaped.
+/// The CPU time (user and system) of the harness's own threads (which make a kept init's
+/// test's cgroup and remove it) and its reaped children so far, and of the players' kept
+/// inits (not the harness's children) with the players they reaped.
 fn children_cpu() -> Duration {
     let kept = crate::sandbox::net::kept_inits_cpu_us();
-    Duration::from_micros(crate::os::children_usage().0 + kept)
+    let own = crate::os::own_usage().0;
+    Duration::from_micros(crate::os::children_usage().0 + kept + own)
 }
