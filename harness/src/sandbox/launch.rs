@@ -1,7 +1,8 @@
 //! The start of a test: which program supervises it ([`supervisor_program`]: the small
 //! `harness-sandbox` of this very build beside the harness, else the harness itself), and
 //! its launch ([`launch`], [`launch_on`]) by the calling thread's fork server or with
-//! posix_spawn, the spec written to the supervisor's control pipe.
+//! posix_spawn, the spec written to the supervisor's control pipe; or, for a player's test
+//! that its kept init serves, its hand-over to that init ([`kept_test`]), with no supervisor.
 //!
 //! May start processes and make pipes; it decides nothing about containment (the spec
 //! says it all) and reaps nothing ([`super::reap`]).
