@@ -343,6 +343,11 @@ fn usage(who: libc::c_int) -> (u64, u64) {
         libc::getrusage(who, usage.as_mut_ptr());
         usage.assume_init()
     };
+    cpu_and_peak(&usage)
+}
+
+/// A `rusage`'s CPU time (µs, user and system) and largest peak RSS (KiB).
+pub(crate) fn cpu_and_peak(usage: &libc::rusage) -> (u64, u64) {
     let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
     (
         us(usage.ru_utime) + us(usage.ru_stime),

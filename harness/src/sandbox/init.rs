@@ -79,7 +79,7 @@ pub fn run(
 
 /// [`run`], by a kept init ([`super::kept_init`]) when `kept` is its /proc/sys: the player
 /// then makes its own user and IPC namespaces. The CPU time and peak memory of what was
-/// reaped are those of this test's processes alone ([`Reaped`]), the caller's reaped
+/// reaped are those of this test's processes alone ([`Used`]), the caller's reaped
 /// children before it left out.
 pub(super) fn run_in(
     spec: &Spec,
@@ -730,7 +730,7 @@ mod tests {
         use std::process::{Command, Stdio};
         // About 0.2 s of CPU time in the shell itself, then its end.
         let busy = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
-        // Reaped below by wait4 itself, for its rusage.
+        // Reaped below by sys::wait (wait4), for its usage.
         #[allow(clippy::zombie_processes)]
         let child = Command::new("sh")
             .args(["-c", busy])
@@ -740,17 +740,11 @@ mod tests {
         let pid = pid(&child);
         until_ended(pid);
         let read = cpu_us_of(&[pid]);
-        let mut status = 0;
-        // SAFETY: rusage is plain data (all zeroes is a value of it), filled by wait4 through
-        // pointers to these locals; `pid` is our ended child.
-        let (reaped_pid, usage) = unsafe {
-            let mut usage: libc::rusage = std::mem::zeroed();
-            (libc::wait4(pid, &mut status, 0, &mut usage), usage)
-        };
-        assert_eq!(reaped_pid, pid);
-        let reaped = (usage.ru_utime.tv_sec as u64 + usage.ru_stime.tv_sec as u64) * 1_000_000
-            + usage.ru_utime.tv_usec as u64
-            + usage.ru_stime.tv_usec as u64;
+        let waited = sys::wait(pid, true)
+            .expect("wait4")
+            .expect("our ended child");
+        assert_eq!(waited.pid, pid);
+        let reaped = waited.cpu_us;
         assert!(reaped >= 50_000, "the shell spent {reaped} µs only");
         let tick = 1_000_000 / rustix::param::clock_ticks_per_second().max(1);
         assert!(

@@ -105,7 +105,7 @@ pub(super) fn setup(spec: &Spec) -> io::Result<Made> {
 
 /// A copy of `fd` above 0, 1 and 2, which each test's player's pipes take.
 fn above_stdio<T: From<OwnedFd>>(fd: impl AsFd) -> io::Result<T> {
-    Ok(super::high(fd.as_fd().as_raw_fd(), 3)?.into())
+    Ok(rustix::io::fcntl_dupfd_cloexec(fd, 3)?.into())
 }
 
 /// The next process made in the namespace is PID 2 (every other one has been reaped).

@@ -23,8 +23,9 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::cgroup::TestGroup;
+use super::off_path::JANITOR;
 use super::spec::{Report, Spec};
-use super::{kept_init, sys, tool};
+use super::{kept_init, sys};
 
 /// A test its kept init runs: what its end needs.
 pub(crate) struct KeptTest {
@@ -124,7 +125,7 @@ impl KeptTest {
         let failure = match (answered, &mut *report) {
             (true, Some(report)) => {
                 if let Some(group) = &self.group {
-                    super::supervisor::add_group_stats(report, group);
+                    group.add_to(report);
                 }
                 None
             }
@@ -134,7 +135,7 @@ impl KeptTest {
         if let Some(failure) = failure {
             sys::kill(self.helper, libc::SIGKILL);
             if let Some(group) = &self.group {
-                kill_left(group);
+                super::cgroup::kill_members(|| group.pids());
             }
             *report = Some(Report {
                 failure: Some(failure.into()),
@@ -142,25 +143,9 @@ impl KeptTest {
             });
         }
         if let Some(group) = self.group {
-            tool::JANITOR.run_bounded(Box::new(move || {
+            JANITOR.run_bounded(Box::new(move || {
                 group.remove();
             }));
         }
-    }
-}
-
-/// Kills every process left in `group` (a test whose kept init did not report), for at most
-/// two seconds.
-fn kill_left(group: &TestGroup) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-    loop {
-        let left = group.pids();
-        if left.is_empty() || std::time::Instant::now() >= deadline {
-            return;
-        }
-        for pid in left {
-            sys::kill(pid, libc::SIGKILL);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }

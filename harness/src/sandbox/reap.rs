@@ -68,21 +68,13 @@ fn end_unreported(pid: i32) {
         ),
         spec::Cgroups::V2 { run, .. } => (run.join(&name), vec![run.join(&name)]),
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-    loop {
-        let procs = std::fs::read_to_string(pids.join("cgroup.procs")).unwrap_or_default();
-        let left: Vec<i32> = procs
+    super::cgroup::kill_members(|| {
+        std::fs::read_to_string(pids.join("cgroup.procs"))
+            .unwrap_or_default()
             .lines()
             .filter_map(|l| l.trim().parse().ok())
-            .collect();
-        if left.is_empty() || std::time::Instant::now() >= deadline {
-            break;
-        }
-        for p in left {
-            sys::kill(p, libc::SIGKILL);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+            .collect()
+    });
     for dir in dirs {
         let _ = std::fs::remove_dir(dir);
     }

@@ -137,7 +137,7 @@ fn supervise(spec: &Spec, control: OwnedFd, send: impl FnOnce(&Report)) {
     };
     let group = group.map(|(g, _)| g);
     if let Some(group) = &group {
-        add_group_stats(&mut report, group);
+        group.add_to(&mut report);
     }
     send(&report);
     if let Some(pid) = init {
@@ -159,17 +159,6 @@ fn supervise(spec: &Spec, control: OwnedFd, send: impl FnOnce(&Report)) {
     if let Some(group) = group {
         group.remove();
     }
-}
-
-/// The test's memory, process and CPU counters from its `group` into `report`.
-pub(super) fn add_group_stats(report: &mut Report, group: &TestGroup) {
-    let (peak_kb, oom, hit, procs_hit) = group.stats();
-    report.max_memory_kb = peak_kb;
-    report.oom_killed = oom;
-    report.memory_limit_hit = hit;
-    report.procs_limit_hit = procs_hit;
-    // Counts what the kernel reaped too (children of a process that ignores SIGCHLD).
-    report.cpu_us = report.cpu_us.max(group.cpu_us().unwrap_or(0));
 }
 
 /// The namespaces every test's init gets fresh; the network namespace too unless the test

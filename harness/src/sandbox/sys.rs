@@ -511,12 +511,12 @@ pub(crate) fn wait(pid: libc::pid_t, block: bool) -> io::Result<Option<Waited>> 
         } else {
             super::spec::Exit::Code(libc::WEXITSTATUS(status))
         };
-        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        let (cpu_us, max_rss_kb) = crate::os::cpu_and_peak(&usage);
         return Ok(Some(Waited {
             pid: child,
             exit,
-            cpu_us: us(usage.ru_utime) + us(usage.ru_stime),
-            max_rss_kb: usage.ru_maxrss as u64,
+            cpu_us,
+            max_rss_kb,
         }));
     }
 }

@@ -33,7 +33,7 @@ use rustix::io::Errno;
 use rustix::process::Pid;
 
 use super::attribution;
-use super::spec::Cgroups;
+use super::spec::{Cgroups, Report};
 pub(super) use crate::fs_msg::io_err;
 use held::Held;
 
@@ -305,6 +305,23 @@ struct Limits<'a> {
     cpus: &'a str,
 }
 
+/// Kills every process that `members` lists (a test's group's `cgroup.procs`, read anew each
+/// time), until it lists none or for at most two seconds: what a test whose supervisor or
+/// kept init gave no report left in its group.
+pub(crate) fn kill_members(members: impl Fn() -> Vec<libc::pid_t>) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let left = members();
+        if left.is_empty() || std::time::Instant::now() >= deadline {
+            return;
+        }
+        for pid in left {
+            super::sys::kill(pid, libc::SIGKILL);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 /// One test's folders, made and removed by its supervisor, held open while it lasts.
 pub(crate) struct TestGroup {
     /// The folders made for the test (memory and pids, in v2 one and the same, and its own
@@ -431,7 +448,7 @@ impl TestGroup {
     }
 
     /// (peak memory in KiB, killed for memory, limit hit, pids limit hit).
-    pub(crate) fn stats(&self) -> (u64, bool, bool, bool) {
+    fn stats(&self) -> (u64, bool, bool, bool) {
         let pids_hit = field(&self.pids_dir().read("pids.events"), "max ") > 0;
         let (peak, oom, failed) = if self.v2 {
             v2::memory_stats(self.mem())
@@ -439,6 +456,18 @@ impl TestGroup {
             v1::memory_stats(self.mem())
         };
         (peak / 1024, oom, failed, pids_hit)
+    }
+
+    /// The test's memory, process and CPU counters into `report` (its init's, which has its
+    /// exit and its CPU time as the init saw them).
+    pub(crate) fn add_to(&self, report: &mut Report) {
+        let (peak_kb, oom, hit, procs_hit) = self.stats();
+        report.max_memory_kb = peak_kb;
+        report.oom_killed = oom;
+        report.memory_limit_hit = hit;
+        report.procs_limit_hit = procs_hit;
+        // Counts what the kernel reaped too (children of a process that ignores SIGCHLD).
+        report.cpu_us = report.cpu_us.max(self.cpu_us().unwrap_or(0));
     }
 
     /// The CPU time of every process that was ever in the test's group, reaped by anyone or
