@@ -213,6 +213,9 @@ pub fn run(
         .num_threads(options.threads.max(1))
         .thread_name(|i| format!("harness-worker-{i}"))
         .start_handler(move |i| {
+            // A worker runs tests one after another: a test may make ready for the next
+            // (its judge's sandbox), and the run's end (`reap_all`) ends what is left.
+            crate::sandbox::held_ahead::enable_here();
             if pin {
                 os::pin_current_thread(cpus[i % cpus.len()]);
             }

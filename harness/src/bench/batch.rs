@@ -52,6 +52,9 @@ pub(super) fn tool_batch_cost(
         &|| tool_test_once(&suites[0], open, &case, &player),
         &|| tool_test_once(&suites[1], sandboxed, &case, &player),
     ];
+    // Tests in a row, as a run's worker has them (a test makes its judge ready for the
+    // next); each block starts with nothing made ready (`settle` ends it).
+    crate::sandbox::held_ahead::enable_here();
     let best = best_blocks(&kinds)?;
     for line in table(def.id, best, &sandboxed.isolation.describe()) {
         println!("{line}");

@@ -27,7 +27,9 @@
 //! on the control pipe) and reads its [`spec::Report`].
 //!
 //! The run's containment is decided once, at its start ([`isolation`]); each test's
-//! supervisor is started ([`launch`]) and, once the test is over, reaped ([`reap`]). This
+//! supervisor is started ([`launch`]) and, once the test is over, reaped ([`reap`]); what a
+//! test made ready for the next test of its thread (a batch judge's sandbox) waits in
+//! [`held_ahead`], ended with the run. This
 //! file only names the rooms and what they offer to the rest of the harness.
 //!
 //! This module may start processes, make namespaces, mounts and cgroups; it never judges.
@@ -38,6 +40,7 @@ mod build;
 pub mod cgroup;
 mod folder_cap;
 mod forker;
+pub mod held_ahead;
 pub mod ids;
 mod init;
 mod isolation;

@@ -126,9 +126,11 @@ pub(crate) fn settle(within: std::time::Duration) {
     tool::JANITOR.settle(within);
 }
 
-/// Reaps every pending supervisor, killing those still there after `within` (the end of a
+/// Ends what tests made ready for tests that will not come ([`super::held_ahead`]), then
+/// reaps every pending supervisor, killing those still there after `within` (the end of a
 /// run: nothing of it may be left).
 pub(crate) fn reap_all(within: std::time::Duration) {
+    super::held_ahead::end_all();
     let deadline = std::time::Instant::now() + within;
     loop {
         let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());

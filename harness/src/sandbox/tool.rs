@@ -326,15 +326,25 @@ pub fn hold(isolation: &Isolation, cmd: &ToolCommand, dir: &ToolDir) -> Held {
 
 impl Held {
     /// Lets the tool run and waits for it, as [`run`] does; its time limit counts from now.
-    pub fn go(mut self) -> ToolRun {
+    pub fn go(self) -> ToolRun {
+        self.go_then(|| ())
+    }
+
+    /// [`Held::go`], doing `meanwhile` once the tool has its go, before waiting for it: the
+    /// tool's output waits in its pipes, and its time limit still counts from its go.
+    pub fn go_then(mut self, meanwhile: impl FnOnce()) -> ToolRun {
         let begin = Instant::now();
         match self.started.take() {
             Some(Ok(mut pump)) => {
                 // The go byte: the pipe is empty, so this write is whole.
                 pump.feed();
+                meanwhile();
                 finish(pump, begin, self.timeout)
             }
-            Some(Err(not_started)) => (*not_started).since(begin),
+            Some(Err(not_started)) => {
+                meanwhile();
+                (*not_started).since(begin)
+            }
             None => unreachable!("a held tool goes once"),
         }
     }

@@ -10,7 +10,11 @@
 //! is made ahead of the test ([`judge::JudgeFolders`]: the tools shown, the input's and the
 //! answer's files made) and the input written into it meanwhile; the answer is written once
 //! the player has answered. After the answer a test waits only for the answer's bytes, the
-//! go, the judge itself and the reports.
+//! go, the judge itself and the reports. On a run's worker the judge is launched earlier
+//! still: each test launches the judge of the worker's next test while its own judge runs
+//! (kept in [`held_ahead`] until that test takes it; every judge is still a fresh sandbox
+//! in a fresh folder), so that a quick player's answer need not wait for its judge's
+//! sandbox to be set up.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,6 +25,7 @@ use super::config::Def;
 use super::inputs::{self, Made};
 use super::judge::{self, JudgeFolders, Placeholders};
 use crate::problem::{CaseError, Channel, Game, Picture};
+use crate::sandbox::held_ahead;
 use crate::sandbox::tool::{self, Stdin, ToolCommand, ToolDir};
 use crate::sandbox::Isolation;
 use crate::verdict::{Fault, Outcome, Verdict};
@@ -69,6 +74,37 @@ impl BatchGame {
         outputs.extend(def.pictures.iter().cloned());
         let files = vec![INPUT.to_string(), OUTPUT.to_string()];
         JudgeFolders::new(&def.tools, outputs, files, judge::linked_in_copies(def))
+    }
+
+    /// The judge of this test: the one the thread's last test of this problem in this run
+    /// made ready for it ([`BatchGame::ready_the_next`]), else one launched now.
+    fn ready_judge(&self) -> Result<Ready, String> {
+        let ours = |a: &Ahead| {
+            Arc::ptr_eq(&a.folders, &self.folders) && Arc::ptr_eq(&a.isolation, &self.isolation)
+        };
+        match held_ahead::take(ours) {
+            Some(ahead) => Ok(ahead.ready),
+            None => self.launch_judge(),
+        }
+    }
+
+    /// Launches the judge of the thread's next test of this problem in this run, kept for it
+    /// ([`held_ahead`]), while this test's judge runs: its sandbox is then set up by the time
+    /// that test's player answers, even a quick one.
+    /// Only for a judge whose command is the same for every test (no `{seed}`: its input
+    /// and answer are files of its own folder, filled by the test that takes it).
+    fn ready_the_next(&self) {
+        let same_for_all = !self.def.judge.iter().any(|a| a.contains("{seed"));
+        if !held_ahead::enabled() || !same_for_all {
+            return;
+        }
+        if let Ok(ready) = self.launch_judge() {
+            held_ahead::keep(Ahead {
+                folders: self.folders.clone(),
+                isolation: self.isolation.clone(),
+                ready,
+            });
+        }
     }
 
     /// Launches the judge's sandbox in a fresh folder (made ahead, [`JudgeFolders`]), held
@@ -141,7 +177,9 @@ impl BatchGame {
                 format!("cannot write the judge's files: {e}"),
             );
         }
-        let run = ready.held.take().expect("held until now").go();
+        // The next test's judge is launched while this one runs.
+        let held = ready.held.take().expect("held until now");
+        let run = held.go_then(|| self.ready_the_next());
         let work = ready.folder().work();
         let left = judge::left_pictures(&self.def, &work, self.made.tool_seed);
         let Some(outcome) = judge::judge_answer(&self.def, &run, output) else {
@@ -151,6 +189,14 @@ impl BatchGame {
         judge::keep_log(&self.def, &outcome, &run, &mut self.pictures);
         outcome
     }
+}
+
+/// A judge made ready by a test for the next of its thread ([`BatchGame::ready_the_next`]):
+/// for a test of the same problem (its judges' folders) in the same run.
+struct Ahead {
+    folders: Arc<JudgeFolders>,
+    isolation: Arc<Isolation>,
+    ready: Ready,
 }
 
 /// A judge made ready for one test ([`BatchGame::launch_judge`], [`BatchGame::fill`]).
@@ -197,14 +243,14 @@ impl Game for BatchGame {
     /// judge's supervisor to start before it launches the player's.
     fn player_starting(&mut self) {
         if self.judge.is_none() {
-            self.judge = Some(self.launch_judge());
+            self.judge = Some(self.ready_judge());
         }
     }
 
     fn play(&mut self, player: &mut dyn Channel) -> Outcome {
         // Both sandboxes are starting: the judge's folder is filled meanwhile, before the
         // player has its input (this work is not in its thinking time).
-        let mut ready = self.judge.take().unwrap_or_else(|| self.launch_judge());
+        let mut ready = self.judge.take().unwrap_or_else(|| self.ready_judge());
         if let Ok(r) = &mut ready {
             if let Err(why) = self.fill(r) {
                 ready = Err(why);

@@ -1,0 +1,82 @@
+//! A batch judge made ready ahead (issue 40): a run's worker launches the judge of its next
+//! test while the judge of this one runs, so that a quick player's answer does not wait for
+//! its judge's sandbox; each test's judge is still a fresh sandbox, its own folder, and
+//! judges that test's answer only.
+//!
+//! The player answers the time its own process began (clock ticks since boot); the judge
+//! (`vis`) scores how long before that its own process began (when its sandbox was set up),
+//! and what it judged, after a second's sleep. A judge made ready ahead began during the
+//! worker's last test, while that test's judge slept; one launched in its own test began
+//! after its player.
+
+mod support;
+
+use support::expect_exit;
+use support::tools::{by_seed, ToolsWorkspace, SEEDS_GEN};
+
+/// Reads N, answers N and the clock tick its process began at.
+const PLAYER: &str = "read n\necho \"$n $(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)\"\n";
+
+/// vis <input> <output>: `Score = 1000000 + (player's start - the judge's start)` in clock
+/// ticks, when the answer is the input's number, 0 else; after a second's sleep. The judge's
+/// process began when its sandbox was set up: it is forked then and held before its exec
+/// until the answer is there.
+const VIS: &str = r#"#!/bin/sh
+read -r n < "$1"
+read -r said began < "$2"
+set -- $(sed 's/.*) //' /proc/$$/stat)
+echo "judged $said of input $n; its process began at ${20}" >&2
+sleep 1
+[ "$said" = "$n" ] || { echo "Score = 0"; exit 0; }
+echo "Score = $((1000000 + began - ${20}))"
+"#;
+
+#[test]
+fn a_runs_judges_after_its_first_are_made_ready_while_the_last_judge_runs() {
+    let ws = ToolsWorkspace::new();
+    ws.script("ahead", "gen", SEEDS_GEN)
+        .script("ahead", "vis", VIS)
+        .problem_toml(
+            "ahead",
+            "shape = \"batch\"\nobjective = \"max\"\ntools = \"tools\"\n\
+             inputs = { gen = [\"./gen\", \"{seeds}\"], dir = \"in\" }\n\
+             judge = [\"./vis\", \"{input}\", \"{output}\"]\njudge-timeout = 60\n",
+        )
+        .player("ahead-starts", "ahead", PLAYER);
+    let results = ws.root().join("results").join("ahead");
+    let out = ws
+        .command(&["ahead-starts"], "1..4", &results)
+        .args(["--sandbox", "require", "--threads", "1"])
+        .output()
+        .unwrap();
+    expect_exit(&out, 0);
+    let rows = by_seed(&results, Some("ahead-starts"), |r| {
+        (r["verdict"].clone(), r["score"].clone())
+    });
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let mut leads: Vec<i64> = rows
+        .iter()
+        .map(|(seed, (verdict, score))| {
+            // Each judge judged its own test's answer (the input's number: seed + 1).
+            assert_eq!(verdict, "OK", "seed {seed}: {rows:?}");
+            let score: f64 = score.parse().unwrap();
+            assert!(
+                score > 0.0,
+                "seed {seed}'s judge judged another answer: {rows:?}"
+            );
+            score as i64 - 1_000_000
+        })
+        .collect();
+    leads.sort();
+    // The worker's first test launched its judge itself, after its player: its process
+    // began a few ticks after the player's (on a busy machine), never a second before.
+    assert!(
+        leads[0] < 30,
+        "ticks by which each judge's sandbox led its player: {leads:?}"
+    );
+    // Every later one was launched while the last test's judge slept its second.
+    assert!(
+        leads[1..].iter().all(|&l| l >= 50),
+        "ticks by which each judge's sandbox led its player: {leads:?}"
+    );
+}
