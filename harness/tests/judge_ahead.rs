@@ -33,10 +33,10 @@ sleep 1
 echo "Score = $((1000000 + began - ${20}))"
 "#;
 
-/// A run of problem `id` whose judge is `judge` (TOML), seeds 1 to 4 on one worker: the ticks
-/// by which each test's judge began before its player, sorted. Each judge judged its own
-/// test's answer (else its score is 0).
-fn leads(id: &str, judge: &str) -> Vec<i64> {
+/// A run of problem `id` whose judge is `judge` (TOML), seeds 1 to 4 on one worker, with
+/// `--sandbox` `sandbox`: the ticks by which each test's judge began before its player,
+/// sorted. Each judge judged its own test's answer (else its score is 0).
+fn leads(id: &str, judge: &str, sandbox: &str) -> Vec<i64> {
     let ws = ToolsWorkspace::new();
     let player = format!("{id}-starts");
     ws.script(id, "gen", SEEDS_GEN)
@@ -53,7 +53,7 @@ fn leads(id: &str, judge: &str) -> Vec<i64> {
     let results = ws.root().join("results").join(id);
     let out = ws
         .command(&[&player], "1..4", &results)
-        .args(["--sandbox", "require", "--threads", "1"])
+        .args(["--sandbox", sandbox, "--threads", "1"])
         .output()
         .unwrap();
     expect_exit(&out, 0);
@@ -79,26 +79,33 @@ fn leads(id: &str, judge: &str) -> Vec<i64> {
 
 #[test]
 fn a_runs_judges_after_its_first_are_made_ready_while_the_last_judge_runs() {
-    let leads = leads("ahead", r#"["./vis", "{input}", "{output}"]"#);
-    // The worker's first test launched its judge itself, after its player: its process
-    // began a few ticks after the player's (on a busy machine), never a second before.
-    assert!(
-        leads[0] < 30,
-        "ticks by which each judge's sandbox led its player: {leads:?}"
-    );
-    // Every later one was launched while the last test's judge slept its second.
-    assert!(
-        leads[1..].iter().all(|&l| l >= 50),
-        "ticks by which each judge's sandbox led its player: {leads:?}"
-    );
+    // In the sandbox and in process mode (the same held judge, its sandbox of the mode's).
+    for (id, sandbox) in [("ahead", "require"), ("ahead-process", "off")] {
+        let leads = leads(id, r#"["./vis", "{input}", "{output}"]"#, sandbox);
+        // The worker's first test launched its judge itself, after its player: its process
+        // began a few ticks after the player's (on a busy machine), never a second before.
+        assert!(
+            leads[0] < 30,
+            "{sandbox}: ticks by which each judge's process led its player: {leads:?}"
+        );
+        // Every later one was launched while the last test's judge slept its second.
+        assert!(
+            leads[1..].iter().all(|&l| l >= 50),
+            "{sandbox}: ticks by which each judge's process led its player: {leads:?}"
+        );
+    }
 }
 
 #[test]
 fn a_judge_given_its_tests_seed_is_launched_by_its_own_test() {
     // Its command differs from test to test: none is launched before its test is known.
-    let leads = leads("by-seed", r#"["./vis", "{input}", "{output}", "{seed}"]"#);
+    let leads = leads(
+        "by-seed",
+        r#"["./vis", "{input}", "{output}", "{seed}"]"#,
+        "require",
+    );
     assert!(
         leads.iter().all(|&l| l < 30),
-        "ticks by which each judge's sandbox led its player: {leads:?}"
+        "ticks by which each judge's process led its player: {leads:?}"
     );
 }
