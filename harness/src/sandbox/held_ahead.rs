@@ -1,7 +1,7 @@
-//! What a test made ready for the next test of its thread: a batch judge's sandbox, set up
-//! and held before its exec ([`super::tool::Held`]) once the test's own judge has run, so
-//! that the next test's judge is ready by the time that test's player answers (its sandbox
-//! takes longer to set up than a quick player takes to answer). Kept per thread, only on a
+//! What a test made ready for the next test of its thread: a batch judge's sandbox, launched
+//! while the test's own judge runs and held before its exec ([`super::tool::Held`]), so that
+//! the next test's judge is ready by the time that test's player answers (its sandbox takes
+//! longer to set up than a quick player takes to answer). Kept per thread, only on a
 //! thread that runs a run's tests one after another ([`enable_here`]), at most [`MOST`] per
 //! thread; taken by the next test that can use one ([`take`]); the rest are ended at the
 //! end of the run ([`end_all`], from `reap_all`), so that nothing of a run is left.

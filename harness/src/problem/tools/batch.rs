@@ -90,9 +90,9 @@ impl BatchGame {
 
     /// Launches the judge of the thread's next test of this problem in this run, kept for it
     /// ([`held_ahead`]), while this test's judge runs: its sandbox is then set up by the time
-    /// that test's player answers, even a quick one.
-    /// Only for a judge whose command is the same for every test (no `{seed}`: its input
-    /// and answer are files of its own folder, filled by the test that takes it).
+    /// that test's player answers, even a quick one. Only for a judge whose command is the
+    /// same for every test (no `{seed}`: its input and answer are files of its own folder,
+    /// filled by the test that takes it).
     fn ready_the_next(&self) {
         let same_for_all = !self.def.judge.iter().any(|a| a.contains("{seed"));
         if !held_ahead::enabled() || !same_for_all {
