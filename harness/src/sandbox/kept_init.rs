@@ -62,6 +62,33 @@ pub(super) struct Request {
     pub cpus: Vec<usize>,
 }
 
+/// Hands the kept init at the other end of `socket` a test of `spec`: its [`Request`], with
+/// the player's pipe ends `player` (stdin, stdout, stderr), a new stop pipe's and report
+/// pipe's ends, and the cgroup's `entrances`, in the order [`serve`] takes them. Returns the
+/// caller's ends: the stop pipe's (closed: end the test) and the report pipe's. An error
+/// says which step failed: making the pipes ("pipe"), or the sending.
+pub(super) fn hand(
+    socket: RawFd,
+    spec: &Spec,
+    player: [RawFd; 3],
+    entrances: &[RawFd],
+) -> Result<(OwnedFd, OwnedFd), (&'static str, io::Error)> {
+    let pipes = sys::pipe().and_then(|stop| Ok((stop, sys::pipe()?)));
+    let ((stop_r, stop_w), (report_r, report_w)) = pipes.map_err(|e| ("pipe", e))?;
+    let request = Request {
+        spec: spec.clone(),
+        cpus: crate::os::affinity().unwrap_or_default(),
+    };
+    let mut fds = player.to_vec();
+    fds.extend([stop_r.as_raw_fd(), report_w.as_raw_fd()]);
+    fds.extend(entrances);
+    serde_json::to_vec(&request)
+        .map_err(io::Error::other)
+        .and_then(|payload| sys::send_with_fds(socket, &payload, &fds, libc::MSG_NOSIGNAL))
+        .map_err(|e| ("cannot reach the player's kept init", e))?;
+    Ok((stop_w, report_r))
+}
+
 /// What the kept init holds for every test: /proc/sys from before it was made read-only (the
 /// player's process forbids user namespaces in its own through it), the namespace's last pid,
 /// and the player's files that each test binds again below its box's places.

@@ -101,18 +101,9 @@ fn send(
         Some(g) => g.entrances()?,
         None => Vec::new(),
     };
-    let (stop_r, stop_w) = sys::pipe()?;
-    let (report_r, report_w) = sys::pipe()?;
-    let request = kept_init::Request {
-        spec: spec.clone(),
-        cpus: crate::os::affinity().unwrap_or_default(),
-    };
-    let payload = serde_json::to_vec(&request).map_err(io::Error::other)?;
-    let mut fds: Vec<RawFd> = player.iter().map(|fd| fd.as_raw_fd()).collect();
-    fds.extend([stop_r.as_raw_fd(), report_w.as_raw_fd()]);
-    fds.extend(entrances.iter().map(|e| e.as_raw_fd()));
-    sys::send_with_fds(socket, &payload, &fds, libc::MSG_NOSIGNAL)?;
-    Ok((stop_w, report_r))
+    let entrances: Vec<RawFd> = entrances.iter().map(|e| e.as_raw_fd()).collect();
+    let player = player.map(|fd| fd.as_raw_fd());
+    kept_init::hand(socket, spec, player, &entrances).map_err(|(_, e)| e)
 }
 
 impl KeptTest {

@@ -287,27 +287,14 @@ fn kept_init_test(spec: &Spec, control: &OwnedFd, entrances: &[OwnedFd]) -> Repo
         start_error: Some(StartError::of_setup(&e, what)),
         ..Report::default()
     };
-    let pipes = sys::pipe().and_then(|stop| Ok((stop, sys::pipe()?)));
-    let ((stop_r, stop_w), (report_r, report_w)) = match pipes {
-        Ok(p) => p,
-        Err(e) => return setup(e, "pipe"),
-    };
-    let request = super::kept_init::Request {
-        spec: spec.clone(),
-        cpus: crate::os::affinity().unwrap_or_default(),
-    };
-    let payload = serde_json::to_vec(&request).map_err(std::io::Error::other);
-    let mut fds = vec![0, 1, 2, stop_r.as_raw_fd(), report_w.as_raw_fd()];
-    fds.extend(entrances.iter().map(|e| e.as_raw_fd()));
-    let sent = payload
-        .and_then(|p| sys::send_with_fds(super::kept_init::SOCKET, &p, &fds, libc::MSG_NOSIGNAL));
+    let entrances: Vec<_> = entrances.iter().map(|e| e.as_raw_fd()).collect();
+    let sent = super::kept_init::hand(super::kept_init::SOCKET, spec, [0, 1, 2], &entrances);
     sys::close_numbered(&[super::kept_init::SOCKET]);
-    drop((stop_r, report_w));
     sys::detach_stdio();
-    if let Err(e) = sent {
-        return setup(e, "cannot reach the player's kept init");
+    match sent {
+        Ok((stop_w, report_r)) => await_end(spec, None, control, stop_w, &report_r).0,
+        Err((what, e)) => setup(e, what),
     }
-    await_end(spec, None, control, stop_w, &report_r).0
 }
 
 /// Waits for the end of the test: the harness closes the control pipe, or the init reports
