@@ -141,6 +141,12 @@ pub(crate) struct Session {
     /// The player talks to another program directly (`relay = "direct"`): its time is its
     /// CPU time.
     direct: bool,
+    /// The player is in this worker thread's cpu group, and the thread is to join it once
+    /// the game is a conversation: at its second message. The scheduler switches between
+    /// two tasks of one group for less than between two groups, which pays in a game of
+    /// many round trips; each move of the thread between groups costs it its place on the
+    /// CPU, which a test with one message each way (a batch test) would only pay for.
+    join_worker: bool,
     /// The spec it was started from, to start it again ([`Channel::restart`]).
     spec: Option<Box<Spec>>,
     /// How the earlier starts of the player in this test ended ([`Channel::restart`]).
@@ -193,11 +199,9 @@ impl Session {
     fn launch(&mut self, spec: &Spec) -> std::io::Result<()> {
         let (started, stdin, stdout) = sandbox::launch_player(spec)?;
         self.adopt(Some((stdin, stdout)), started)?;
-        if sandbox::cgroup::in_worker_cpu(spec) {
-            // A game with the harness on the pipes, and the player in this worker thread's
-            // cpu group: the thread shares it until the test's end.
-            sandbox::cgroup::join_worker_cpu();
-        }
+        // The player is in this worker thread's cpu group: the thread shares it from the
+        // game's second message on ([`Channel::send`]) until the test's end.
+        self.join_worker = sandbox::cgroup::in_worker_cpu(spec);
         Ok(())
     }
 
@@ -247,6 +251,7 @@ impl Session {
             other_ready: false,
             pending: None,
             direct: false,
+            join_worker: false,
             spec: None,
             earlier: Vec::new(),
         })
@@ -621,6 +626,10 @@ impl Drop for Session {
 
 impl Channel for Session {
     fn send(&mut self, text: &str) -> Result<(), Fault> {
+        if self.join_worker && self.lines > 0 {
+            self.join_worker = false;
+            sandbox::cgroup::join_worker_cpu();
+        }
         // The clock starts with the write: a write blocks only when the player does not read
         // its input, and that time is the player's.
         self.clock = Instant::now();

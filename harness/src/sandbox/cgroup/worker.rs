@@ -36,8 +36,8 @@ struct WorkerCpu {
     cpus: String,
     /// The cpu folder the thread was in before, and is in when not [`Self::joined`].
     home: PathBuf,
-    /// The thread is in [`Self::cpu`] now: from the start of a game with its player until
-    /// the end of that test ([`join_worker_cpu`], [`leave_worker_cpu`]).
+    /// The thread is in [`Self::cpu`] now: from the second message of a game with its player
+    /// until the end of that test ([`join_worker_cpu`], [`leave_worker_cpu`]).
     joined: bool,
 }
 
@@ -147,9 +147,11 @@ pub(crate) fn for_this_worker(run: &Cgroups) -> Cgroups {
 }
 
 /// Moves this worker thread into the cpu folder of the players it starts ([`WorkerCpu`]),
-/// for a game with a player it has started: after the player's launch, so that the test's
-/// supervisor (forked by this thread) stays outside the group, and out of its player's reach
-/// for CPU. Nothing where the thread has no folder (cgroup v2, no cpu hierarchy).
+/// for a game with a player it has started: once the game is a conversation (the session's
+/// second message), so that the test's supervisor (forked by this thread) stays outside the
+/// group, out of its player's reach for CPU, and a test with one message each way (a batch
+/// test) never moves the thread. Nothing where the thread has no folder (cgroup v2, no cpu
+/// hierarchy).
 pub(crate) fn join_worker_cpu() {
     enter_worker_cpu(true);
 }
