@@ -5,8 +5,10 @@
 //! a time, beside the good player, and read what it saw and tried: the three tests were shown
 //! one and the same read-only root (the kept view was used: its folder's change time, the
 //! moment its file system was made, is the same in all three), each its own box, and none
-//! could change what the next one sees. What a test leaves in its writable places and
-//! keyrings is `memory_isolation.rs`'s and `host_reach.rs`'s (they run on the kept view too).
+//! could change what the next one sees. The `box-moves` fixture turns its box's folders
+//! against the end of its test (which moves its /tmp, /var/tmp and /dev/shm into its box and
+//! detaches the box once). What a test leaves in its writable places and keyrings is
+//! `memory_isolation.rs`'s and `host_reach.rs`'s (they run on the kept view too).
 
 #[path = "support/containment.rs"]
 mod containment;
@@ -133,4 +135,81 @@ fn the_tests_of_a_player_share_one_read_only_view_and_nothing_else_unprivileged(
         return;
     }
     kept_but_private(Mode::Default, Some(free_uid(63_000)));
+}
+
+/// What `box-moves` (`tests/fixtures/hostile/box-moves.c`) does to its box before its test
+/// ends, each step's `MOVED` line: proof that it ran its attack.
+const BOX_MOVES: [&str; 6] = [
+    "/box/tmp",
+    "/box/vartmp",
+    "/box/shm",
+    "/box/tmp -> /etc",
+    "/box/vartmp -> /",
+    "/box/shm -> its working folder",
+];
+
+/// A test of a kept init ends by moving the mounts of its /tmp, /var/tmp and /dev/shm onto
+/// their folders in its box and detaching the box once. A player that renames those folders
+/// (the moves then follow them), removes one (its mount is then detached on its own) and
+/// leaves links to /etc, / and its working folder in their place: the next test of the same
+/// init finds none of its notes anywhere, and a box of folders of its own.
+fn box_moves(mode: Mode, uid: Option<u32>) {
+    let s = Scratch::new("box-moves");
+    let players = vec![s.hostile("box-moves", "box-moves", &[]), s.good()];
+    let mut plan = Plan::new(&s, mode, &SEEDS, players);
+    plan.threads = 1;
+    let rows = match uid {
+        None => plan.run_and_check().1,
+        Some(uid) => plan.run_as_and_check(uid).1,
+    };
+    expect_verdict(&rows, "box-moves", &["OK"]);
+    let logs: Vec<String> = SEEDS.iter().map(|&seed| s.log("box-moves", seed)).collect();
+    for log in &logs {
+        for place in ["/tmp", "/var/tmp", "/dev/shm"] {
+            assert!(
+                log.lines().any(|l| l == format!("LEFT {place}")),
+                "no note left in {place} (the fixture did not run):\n{log}"
+            );
+        }
+        for step in BOX_MOVES {
+            assert!(
+                log.lines().any(|l| l == format!("MOVED {step}")),
+                "the fixture did not do `{step}`:\n{log}"
+            );
+        }
+        assert!(reached(log).is_empty(), "{log}");
+        for dir in ["/tmp", "/var/tmp", "/dev/shm", "/etc", "/", "."] {
+            expect_blocked(log, &format!("note of an earlier test in {dir}:"));
+        }
+        for folder in ["tmp", "vartmp", "shm"] {
+            expect_blocked(log, &format!("an earlier test's link at /box/{folder}:"));
+        }
+    }
+    // One init ran the three: a folder removed by its test ended no init.
+    let procs: Vec<&str> = logs
+        .iter()
+        .map(|log| line_of(log, "MADE", "/proc"))
+        .collect();
+    assert!(
+        procs.iter().all(|t| *t == procs[0]),
+        "the tests did not run in one kept init (/proc mounted at {procs:?})"
+    );
+}
+
+#[test]
+fn a_player_that_moves_its_box_folders_leaves_nothing_to_the_next_test() {
+    box_moves(Mode::Default, None);
+}
+
+#[test]
+fn without_cgroups_a_player_that_moves_its_box_folders_leaves_nothing_to_the_next_test() {
+    box_moves(Mode::NoCgroup, None);
+}
+
+#[test]
+fn a_player_that_moves_its_box_folders_leaves_nothing_to_the_next_test_unprivileged() {
+    if !support::needs_root("starts the harness as another user (setpriv)") {
+        return;
+    }
+    box_moves(Mode::Default, Some(free_uid(63_100)));
 }
