@@ -270,21 +270,21 @@ fn box_for(
     }
 }
 
+/// A box's places outside it, each a bind of its folder in the box (made by
+/// [`view::writable_box`] and [`view::bind_shm`]).
+const PLACES: [(&str, &str); 3] = [("/tmp", "tmp"), ("/var/tmp", "vartmp"), ("/dev/shm", "shm")];
+
 /// A box of `disk` bytes, with /tmp, /var/tmp and /dev/shm in it, and the player's files
 /// below them bound again.
 fn mount_box(disk: u64, again: &[(PathBuf, std::fs::File)]) -> io::Result<Boxed> {
     let root = Path::new("/");
     sys::set_umask(0o022);
     let boxed = view::writable_box(root, disk)?;
-    let mut points = vec![
-        boxed.clone(),
-        PathBuf::from("/tmp"),
-        PathBuf::from("/var/tmp"),
-    ];
     view::bind_shm(root, &boxed)?;
-    points.push(PathBuf::from("/dev/shm"));
+    let mut points = vec![boxed.clone()];
     let mut places = Vec::new();
-    for (path, folder) in [("/tmp", "tmp"), ("/var/tmp", "vartmp"), ("/dev/shm", "shm")] {
+    for (path, folder) in PLACES {
+        points.push(PathBuf::from(path));
         // Without one of them, that place is detached on its own at the end.
         if let (Ok(mount), Ok(folder)) = (path_fd(Path::new(path)), path_fd(&boxed.join(folder))) {
             let path = PathBuf::from(path);
@@ -330,15 +330,15 @@ fn detach(made: &Boxed) -> io::Result<()> {
     }
     // What is not in the box now (a place not moved, a bind of the player's files not below
     // one that was), in the order made: a detach takes what is below it too.
-    let detach = |point: &Path| {
+    let unmount_at = |point: &Path| {
         unmount(point, UnmountFlags::DETACH)
             .map_err(|e| sys::named(e, &format!("unmount {}", point.display())))
     };
     for point in &made.points[1..] {
         if !inside.iter().any(|gone| point.starts_with(gone)) {
-            detach(point)?;
+            unmount_at(point)?;
             inside.push(point);
         }
     }
-    detach(boxed)
+    unmount_at(boxed)
 }
