@@ -125,6 +125,9 @@ pub(crate) struct Session {
     used: Duration,
     clock: Instant,
     scratch: Box<[u8; 1 << 16]>,
+    /// A message went to the player and its answer has not been looked for yet: it may be
+    /// in the pipe already ([`Self::answer_ready`]).
+    answer_due: bool,
     /// A limit was broken: the player is killed at once, without a grace period.
     doomed: bool,
     /// While reading to the end of output: `buf` is checked for over-long lines up to
@@ -245,6 +248,7 @@ impl Session {
             clock: Instant::now(),
             scratch: Box::new([0; 1 << 16]),
             doomed: false,
+            answer_due: false,
             scanned: 0,
             open_line: 0,
             other: None,
@@ -382,8 +386,31 @@ impl Session {
                 }
                 None => None,
             };
+            if self.answer_ready(want)? {
+                continue;
+            }
             self.wait_once(timeout)?;
         }
+    }
+
+    /// The first wait for the answer to a message tries one read of stdout before it sleeps:
+    /// a quick player has often answered while the harness finished its write (the player
+    /// took the CPU from it), and then a message costs one read instead of a wait and a read.
+    /// A player still thinking costs one read that finds nothing. Not while the player's
+    /// stderr is shown as it comes (`--verbose`: the wait drains stderr first, so each
+    /// move's stderr shows before the move), nor once the run is interrupted (the wait tells).
+    /// Whether it read something (or the end of the output).
+    fn answer_ready(&mut self, want: Want) -> Result<bool, Fault> {
+        if !std::mem::take(&mut self.answer_due)
+            || !matches!(want, Want::Line | Want::LineOrOther)
+            || crate::debug::watching()
+            || os::interrupted()
+        {
+            return Ok(false);
+        }
+        let before = self.buf.len();
+        self.read_stdout()?;
+        Ok(self.buf.len() != before || self.stdout_eof)
     }
 
     /// What the harness was waiting for when the time ran out (`want`), for the reason of
@@ -634,6 +661,7 @@ impl Channel for Session {
         // its input, and that time is the player's.
         self.clock = Instant::now();
         let deadline = self.deadline();
+        self.answer_due = true;
         self.pump(Want::Write, text.as_bytes(), Some(deadline))
     }
 

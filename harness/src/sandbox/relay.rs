@@ -391,6 +391,8 @@ pub struct Link {
     /// The tester sent a line longer than [`MAX_TOOL_LINE`]: nothing more is read.
     too_long: bool,
     to_buf: Vec<u8>,
+    /// What a read of the tester's pipe lands in (made once: a message zeroes nothing).
+    scratch: Box<[u8]>,
     /// The lines [`Link::take_lines`] hands out (kept, so a message allocates nothing).
     lines: String,
     /// The tester will send nothing more (it closed the player's input, or is gone).
@@ -421,6 +423,7 @@ impl Link {
             scanned: 0,
             too_long: false,
             to_buf: Vec::new(),
+            scratch: vec![0; 1 << 14].into_boxed_slice(),
             lines: String::new(),
             read_closed: false,
             write_closed: false,
@@ -487,7 +490,7 @@ impl Link {
     /// took all the pipe held, so a message costs one read, not a second one that finds
     /// the pipe empty; what comes later makes [`Link::fd`] readable again.
     pub fn receive(&mut self) {
-        let mut buf = [0u8; 1 << 14];
+        let buf = &mut self.scratch[..];
         // A bound per call, so a tester that never stops writing still lets the game go on;
         // and none past a line's limit, which the next `take_lines` finds.
         let mut budget = 1usize << 20;
@@ -495,7 +498,7 @@ impl Link {
             &self.from_tool,
             budget > 0 && !self.too_long && self.from_buf.len() <= MAX_TOOL_LINE,
         ) {
-            match os::read(fd.as_fd(), &mut buf) {
+            match os::read(fd.as_fd(), buf) {
                 Ok(Some(0)) | Err(_) => {
                     self.read_closed = true;
                     Self::close(&mut self.waiter, &mut self.from_tool);
