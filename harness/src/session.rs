@@ -393,10 +393,12 @@ impl Session {
         }
     }
 
-    /// The first wait for the answer to a message tries one read of stdout before it sleeps:
-    /// a quick player has often answered while the harness finished its write (the player
-    /// took the CPU from it), and then a message costs one read instead of a wait and a read.
-    /// A player still thinking costs one read that finds nothing. Not while the player's
+    /// The first wait for the answer to a message tries one read of stdout before it sleeps
+    /// when the write of the message took longer than [`PREEMPTED`]: the player then took the
+    /// CPU from the harness during the write, and a quick player has answered by then (in
+    /// `bench --only relay` about half the messages, of which all but one in a hundred had
+    /// their answer there): such a message costs one read instead of a wait and a read, and a
+    /// player that thinks costs nothing more (no read that finds nothing). Not while the player's
     /// stderr is shown as it comes (`--verbose`: the wait drains stderr first, so each
     /// move's stderr shows before the move), nor once the run is interrupted (the wait tells).
     /// Whether it read something (or the end of the output).
@@ -621,6 +623,10 @@ impl Session {
     }
 }
 
+/// Longer than a plain write to a pipe takes (0.5-1.5 us on a slow virtual machine), shorter
+/// than a write during which the player ran (two switches of the CPU and the player's work).
+const PREEMPTED: Duration = Duration::from_micros(2);
+
 /// The RLIMIT_CPU of a player whose CPU time is limited to `limit`: a second past it, so the
 /// kernel stops a spinning player and the judgement of its CPU time is the harness's.
 fn cpu_seconds(limit: Duration) -> u64 {
@@ -661,8 +667,11 @@ impl Channel for Session {
         // its input, and that time is the player's.
         self.clock = Instant::now();
         let deadline = self.deadline();
-        self.answer_due = true;
-        self.pump(Want::Write, text.as_bytes(), Some(deadline))
+        let written = self.pump(Want::Write, text.as_bytes(), Some(deadline));
+        // A write that took longer than a plain one: the player took the CPU from the
+        // harness, and a quick player has answered by now.
+        self.answer_due = self.clock.elapsed() > PREEMPTED;
+        written
     }
 
     fn recv(&mut self) -> Result<&str, Fault> {
