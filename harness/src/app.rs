@@ -38,6 +38,7 @@ fn dispatch(cli: Cli) -> Result<u8> {
         Some(Command::Runs(args)) => crate::compare::runs_main(&args),
         Some(Command::Echo) => crate::bench::echo(),
         Some(Command::Forward) => crate::bench::forward(),
+        Some(Command::ForwardWaiting) => crate::bench::forward_waiting(),
         Some(Command::Doctor(args)) => doctor(&args),
         Some(Command::Tune(args)) => crate::tune::main(&args),
         Some(Command::Replay(args)) => crate::replay::main(&args),

@@ -62,6 +62,10 @@ pub enum Command {
     /// each line of its input to it and each line of its answer back, blocking, no clock).
     #[command(hide = true)]
     Forward,
+    /// Internal: the forwarder of `bench` that waits on both sides at once (one epoll wait
+    /// before each read, as a proxy must), no clock.
+    #[command(hide = true)]
+    ForwardWaiting,
 }
 
 /// Options shared by the commands that read `scoring.toml` and `testcases/`.

@@ -189,6 +189,7 @@ fn the_bench_measures_every_way_of_the_relay_and_both_modes_of_the_suite() {
     for way in [
         "tool <-> plain process, one pipe",
         "tool <-> plain forwarder <-> plain process",
+        "tool <-> waiting forwarder <-> plain process",
         "tool <-> harness (proxy) <-> sandboxed player",
         "tool <-> sandboxed player (relay = \"direct\")",
     ] {
@@ -197,8 +198,8 @@ fn the_bench_measures_every_way_of_the_relay_and_both_modes_of_the_suite() {
     let proxy = out.lines().find(|l| l.contains("(proxy)")).expect("above");
     let (_, over) = proxy
         .rsplit_once("; ")
-        .expect("the proxy over the forwarder");
-    assert!(over.ends_with("x the forwarder"), "{proxy}");
+        .expect("the proxy over the waiting forwarder");
+    assert!(over.ends_with("x the waiting forwarder"), "{proxy}");
     assert!(number(over, proxy) > 0.0, "{out}");
     for ratio in [
         "threads / 1 thread, process mode:",
@@ -206,6 +207,30 @@ fn the_bench_measures_every_way_of_the_relay_and_both_modes_of_the_suite() {
         "sandbox + cgroup / process mode, 1 thread:",
     ] {
         assert!(figure(ratio) > 0.0, "{out}");
+    }
+}
+
+/// The bench's two forwarders pass each line of their input to `harness echo` and its answer
+/// back, the last answers too once their input has ended.
+#[test]
+fn the_bench_forwarders_pass_every_line_and_its_answer() {
+    for forwarder in ["forward", "forward-waiting"] {
+        let mut child = harness()
+            .arg(forwarder)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut input, b"1 2\n3 4\n5 6\n").unwrap();
+        drop(input);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{forwarder}: {:?}", out.status);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "0 0\n0 0\n0 0\n",
+            "{forwarder}"
+        );
     }
 }
 

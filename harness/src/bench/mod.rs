@@ -28,7 +28,7 @@ use crate::exit;
 use crate::os;
 use crate::sandbox::Want;
 
-pub use peer::{echo, forward};
+pub use peer::{echo, forward, forward_waiting};
 
 pub fn main(args: &BenchArgs) -> Result<u8, Error> {
     os::install_interrupt_handler().fault()?;

@@ -29,18 +29,14 @@ pub fn echo() -> Result<u8, Error> {
     Ok(exit::OK)
 }
 
-/// The floor of any proxy between a contest tool and its player (`harness forward`): starts
+/// A plain forwarder between a contest tool and its player (`harness forward`): starts
 /// `harness echo` on pipes, then passes each line of its own input to it and its answer back,
 /// with blocking reads and writes, no clock, no check and no record. A message through it
-/// crosses two pipes and wakes two processes, as through the harness's proxy.
+/// crosses two pipes and wakes two processes, as through the harness's proxy; it hears only
+/// the side whose turn it is, which a proxy cannot ([`forward_waiting`]).
 pub fn forward() -> Result<u8, Error> {
-    let mut child = echo_command()?
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .fault()?;
-    let mut to_peer = child.stdin.take().expect("piped");
-    let mut from_peer = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let (mut child, mut to_peer, from_peer) = echo_on_pipes()?;
+    let mut from_peer = std::io::BufReader::new(from_peer);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
@@ -70,12 +66,79 @@ pub fn forward() -> Result<u8, Error> {
     Ok(exit::OK)
 }
 
+/// The floor of any proxy that must hear both sides at once (`harness forward-waiting`): as
+/// [`forward`], but each read waits first for either side to be readable (one `epoll_wait`
+/// on the tool's pipe and the peer's, as the harness's proxy must wait, so that a tool that
+/// speaks out of turn or ends is heard while the player thinks). Bytes pass as they come: no
+/// line, no clock, no check and no record.
+pub fn forward_waiting() -> Result<u8, Error> {
+    use std::io::Read;
+    use std::os::fd::{AsFd, AsRawFd};
+    let (mut child, to_peer, mut from_peer) = echo_on_pipes()?;
+    // Unbuffered: what the wait says is readable is in the pipe, not in a buffer of ours.
+    let mut from_tool = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned().fault()?);
+    let mut waiter = crate::os::Waiter::new().fault()?;
+    let read = crate::os::Interest::Read;
+    waiter.add(from_tool.as_raw_fd(), 0, read).fault()?;
+    waiter.add(from_peer.as_raw_fd(), 1, read).fault()?;
+    let mut to_peer = Some(to_peer);
+    let mut out = std::io::stdout().lock();
+    let mut buf = [0u8; 4096];
+    let pass = |to: &mut dyn Write, bytes: &[u8]| to.write_all(bytes).and_then(|_| to.flush());
+    while let Ok(ready) = waiter.wait(None) {
+        if ready & 1 != 0 {
+            match (from_tool.read(&mut buf), to_peer.as_mut()) {
+                (Ok(n), Some(to)) if n > 0 => {
+                    if pass(to, &buf[..n]).is_err() {
+                        break;
+                    }
+                }
+                _ => {
+                    // The tool's end: the peer's input ends, its last answers still pass.
+                    waiter.remove(from_tool.as_raw_fd());
+                    to_peer = None;
+                }
+            }
+        }
+        if ready & 2 != 0 {
+            match from_peer.read(&mut buf) {
+                Ok(n) if n > 0 && pass(&mut out, &buf[..n]).is_ok() => {}
+                _ => break,
+            }
+        }
+    }
+    waiter.remove(from_peer.as_raw_fd());
+    drop(to_peer);
+    let _ = child.wait();
+    Ok(exit::OK)
+}
+
+/// `harness echo` started on pipes: the child, its input and its output.
+fn echo_on_pipes() -> Result<
+    (
+        std::process::Child,
+        std::process::ChildStdin,
+        std::process::ChildStdout,
+    ),
+    Error,
+> {
+    let mut child = echo_command()?
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .fault()?;
+    let to_peer = child.stdin.take().expect("piped");
+    let from_peer = child.stdout.take().expect("piped");
+    Ok((child, to_peer, from_peer))
+}
+
 /// `harness echo`, from this very binary.
 pub(super) fn echo_command() -> Result<Command, Error> {
     own_command("echo")
 }
 
-/// This very binary with the (hidden) subcommand `sub`: `echo`, `forward`.
+/// This very binary with the (hidden) subcommand `sub`: `echo`, `forward`,
+/// `forward-waiting`.
 pub(super) fn own_command(sub: &str) -> Result<Command, Error> {
     let exe = std::env::current_exe().fault()?;
     let mut cmd = Command::new(exe);

@@ -1,9 +1,10 @@
 //! The relay's cost per message: a contest tool talking to a plain process through a pipe
-//! (the raw ping-pong), through a plain forwarding process (the floor of any proxy), through
+//! (the raw ping-pong), through a plain forwarding process, through one that waits on both
+//! sides at once as any proxy must (the floor of a proxy), through
 //! the relay and the harness's proxy to a player, sandboxed and not, and with
 //! `relay = "direct"` (the player on the tool's own pipes), sandboxed and not. The tool (this
 //! thread) shares the worker cpu group of its player, as a run's tool does. Starts
-//! `harness __relay`, `harness forward` and `harness echo`, and makes a temporary folder for
+//! `harness __relay`, `harness forward`, `harness forward-waiting` and `harness echo`, and makes a temporary folder for
 //! the relay's socket.
 
 use std::path::PathBuf;
@@ -138,6 +139,8 @@ const ROUNDS: u64 = 9;
 struct Messages {
     base: f64,
     forwarded: f64,
+    /// Through `harness forward-waiting`: the floor of a proxy.
+    waited: f64,
     relayed: f64,
     relayed_open: f64,
     direct: f64,
@@ -145,7 +148,8 @@ struct Messages {
 }
 
 /// The relay's cost per message: a tool talking to a plain process through a pipe (the raw
-/// ping-pong) and through a plain forwarding process (the floor of any proxy), the same tool
+/// ping-pong), through a plain forwarding process and through one that waits on both sides
+/// at once (the floor of any proxy: it must hear a tool that speaks out of turn), the same tool
 /// talking through the relay to a sandboxed player, as in a run of an interactive or
 /// TopCoder-shaped problem, and the same with `relay = "direct"` (the sandboxed player on
 /// the tool's own pipes); the proxy and the direct way also without the sandbox and cgroup
@@ -159,6 +163,7 @@ pub(super) fn relay_ping_pongs(
     let mut m = Messages {
         base: f64::MAX,
         forwarded: f64::MAX,
+        waited: f64::MAX,
         relayed: f64::MAX,
         relayed_open: f64::MAX,
         direct: f64::MAX,
@@ -169,6 +174,8 @@ pub(super) fn relay_ping_pongs(
         // `harness forward`: a plain process between the tool and `harness echo`.
         let t = round_trips(own_command("forward")?, per_round)?;
         m.forwarded = m.forwarded.min(per_move(t, per_round));
+        let t = round_trips(own_command("forward-waiting")?, per_round)?;
+        m.waited = m.waited.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, sandboxed, false)?;
         m.relayed = m.relayed.min(per_move(t, per_round));
         let t = relay_ping_pong(per_round, open, false)?;
@@ -187,22 +194,27 @@ pub(super) fn relay_ping_pongs(
 /// The table's lines; `open` describes the containment without sandbox nor cgroup.
 fn table(m: &Messages, per_round: u64, open: &str) -> Vec<String> {
     let base = m.base;
-    let floor = m.forwarded;
+    let plain = m.forwarded;
+    let floor = m.waited;
     vec![
         format!("\na contest tool talking to its player ({per_round} round trips a round, best of {ROUNDS}):"),
         format!("  tool <-> plain process, one pipe                 {base:8.2} us/message   1.00x (baseline)"),
         format!(
-            "  tool <-> plain forwarder <-> plain process       {floor:8.2} us/message   {:.2}x   (the floor of any proxy: two pipes, no clock)",
+            "  tool <-> plain forwarder <-> plain process       {plain:8.2} us/message   {:.2}x   (two pipes, blocking reads, no clock)",
+            plain / base
+        ),
+        format!(
+            "  tool <-> waiting forwarder <-> plain process     {floor:8.2} us/message   {:.2}x   (the same waiting on both pipes at once: the floor of any proxy)",
             floor / base
         ),
         format!(
-            "  tool <-> harness (proxy) <-> sandboxed player    {:8.2} us/message   {:.2}x   (target <= 2.5x); {:.2}x the forwarder",
+            "  tool <-> harness (proxy) <-> sandboxed player    {:8.2} us/message   {:.2}x   (target <= 2.5x); {:.2}x the waiting forwarder",
             m.relayed,
             m.relayed / base,
             m.relayed / floor
         ),
         format!(
-            "  the same, no sandbox nor cgroup ({open})  {:8.2} us/message   {:.2}x; {:.2}x the forwarder",
+            "  the same, no sandbox nor cgroup ({open})  {:8.2} us/message   {:.2}x; {:.2}x the waiting forwarder",
             m.relayed_open,
             m.relayed_open / base,
             m.relayed_open / floor
@@ -225,10 +237,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_gives_each_way_over_the_plain_pipe_and_the_proxy_over_the_forwarder() {
+    fn the_table_gives_each_way_over_the_plain_pipe_and_the_proxy_over_the_waiting_forwarder() {
         let m = Messages {
             base: 10.0,
             forwarded: 25.0,
+            waited: 28.0,
             relayed: 32.3,
             relayed_open: 30.0,
             direct: 11.9,
@@ -239,9 +252,10 @@ mod tests {
             [
                 "\na contest tool talking to its player (1111 round trips a round, best of 9):",
                 "  tool <-> plain process, one pipe                    10.00 us/message   1.00x (baseline)",
-                "  tool <-> plain forwarder <-> plain process          25.00 us/message   2.50x   (the floor of any proxy: two pipes, no clock)",
-                "  tool <-> harness (proxy) <-> sandboxed player       32.30 us/message   3.23x   (target <= 2.5x); 1.29x the forwarder",
-                "  the same, no sandbox nor cgroup (process)     30.00 us/message   3.00x; 1.20x the forwarder",
+                "  tool <-> plain forwarder <-> plain process          25.00 us/message   2.50x   (two pipes, blocking reads, no clock)",
+                "  tool <-> waiting forwarder <-> plain process        28.00 us/message   2.80x   (the same waiting on both pipes at once: the floor of any proxy)",
+                "  tool <-> harness (proxy) <-> sandboxed player       32.30 us/message   3.23x   (target <= 2.5x); 1.15x the waiting forwarder",
+                "  the same, no sandbox nor cgroup (process)     30.00 us/message   3.00x; 1.07x the waiting forwarder",
                 "  tool <-> sandboxed player (relay = \"direct\")       11.90 us/message   1.19x   (target <= 1.25x)",
                 "  the same, no sandbox nor cgroup (process)     11.00 us/message   1.10x",
             ]
