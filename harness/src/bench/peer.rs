@@ -1,7 +1,8 @@
 //! The bench's players: `harness echo` (the peer of every ping-pong, answering each line with
-//! `0 0`), the containments the bench runs them in, and their start as a run starts a player
-//! (a spec, and in process mode a host folder made ahead). May start processes and make
-//! temporary folders.
+//! `0 0`), the two forwarders between a tool and an echo that the relay's proxy is measured
+//! against (`harness forward`, `harness forward-waiting`), the containments the bench runs
+//! its players in, and their start as a run starts a player (a spec, and in process mode a
+//! host folder made ahead). May start processes and make temporary folders.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
