@@ -1,11 +1,11 @@
 //! The relay's cost per message: a contest tool talking to a plain process through a pipe
 //! (the raw ping-pong), through a plain forwarding process, through one that waits on both
-//! sides at once as any proxy must (the floor of a proxy), through
-//! the relay and the harness's proxy to a player, sandboxed and not, and with
-//! `relay = "direct"` (the player on the tool's own pipes), sandboxed and not. The tool (this
-//! thread) shares the worker cpu group of its player, as a run's tool does. Starts
-//! `harness __relay`, `harness forward`, `harness forward-waiting` and `harness echo`, and makes a temporary folder for
-//! the relay's socket.
+//! sides at once as any proxy must (the floor of a proxy), through the relay and the
+//! harness's proxy to a player, sandboxed and not, and with `relay = "direct"` (the player
+//! on the tool's own pipes), sandboxed and not. The tool (this thread) shares the worker cpu
+//! group of its player, as a run's tool does. Starts `harness __relay`, `harness forward`,
+//! `harness forward-waiting` and `harness echo`, and makes a temporary folder for the
+//! relay's socket.
 
 use std::path::PathBuf;
 use std::process::Command;
